@@ -1,0 +1,103 @@
+"""ptosim: a cycle-approximate, multi-target simulator for Ascend PTO tile instructions.
+
+The names mirror the C++ PTO API so kernels port line by line; see README.md.
+"""
+
+from .config import DeviceConfig, available_devices, load_config
+from .device import Device
+from .dtypes import DType
+from .enums import (
+    EVENT_ID0,
+    EVENT_ID1,
+    EVENT_ID2,
+    EVENT_ID3,
+    EVENT_ID4,
+    EVENT_ID5,
+    EVENT_ID6,
+    EVENT_ID7,
+    EVENT_ID8,
+    EVENT_ID9,
+    EVENT_ID10,
+    EVENT_ID11,
+    EVENT_ID12,
+    EVENT_ID13,
+    EVENT_ID14,
+    EVENT_ID15,
+    PIPE_ALL,
+    PIPE_FIX,
+    PIPE_M,
+    PIPE_MTE1,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_S,
+    PIPE_V,
+    BLayout,
+    Coalesce,
+    GatherExec,
+    GatherOOB,
+    Layout,
+    MaskPattern,
+    PadValue,
+    Pipe,
+    ScatterAtomicOp,
+    ScatterAxis,
+    ScatterConflict,
+    ScatterOOB,
+    SLayout,
+    TileType,
+)  # fmt: skip
+from .errors import (
+    ConfigError,
+    ConstraintError,
+    DeadlockError,
+    ExecutionError,
+    FindingsError,
+    KernelError,
+    MemoryLayoutError,
+    OutOfBoundsError,
+    PtoSimError,
+    UbBudgetError,
+    UnsupportedError,
+)  # fmt: skip
+from .findings import Finding
+from .isa.data import TASSIGN, TEXPANDS, TLOAD, TMOV, TSTORE
+from .isa.gather import MGATHER
+from .isa.rowexpand import (
+    TROWEXPAND,
+    TROWEXPANDADD,
+    TROWEXPANDDIV,
+    TROWEXPANDEXPDIF,
+    TROWEXPANDMAX,
+    TROWEXPANDMIN,
+    TROWEXPANDMUL,
+    TROWEXPANDSUB,
+)  # fmt: skip
+from .isa.scatter import MSCATTER
+from .isa.sync import pipe_barrier, set_flag, wait_flag
+from .isa.tscatter import TSCATTER
+from .memory import GmBuffer
+from .program import Kernel, get_block_idx, get_block_num, kernel
+from .run import RunResult
+from .tensors import GlobalTensor, Tile
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Device", "DeviceConfig", "available_devices", "load_config", "kernel", "Kernel",
+    "get_block_idx", "get_block_num", "Tile", "GlobalTensor", "GmBuffer", "RunResult",
+    "Finding", "DType",
+    "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
+    "TROWEXPAND", "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB",
+    "TROWEXPANDMUL", "TROWEXPANDDIV", "TROWEXPANDEXPDIF",
+    "set_flag", "wait_flag", "pipe_barrier",
+    "TileType", "BLayout", "SLayout", "Layout", "PadValue", "Coalesce", "GatherOOB",
+    "ScatterOOB", "ScatterAtomicOp", "ScatterConflict", "GatherExec", "MaskPattern",
+    "ScatterAxis", "Pipe",
+    "PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_ALL", "PIPE_FIX",
+    "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
+    "EVENT_ID7", "EVENT_ID8", "EVENT_ID9", "EVENT_ID10", "EVENT_ID11", "EVENT_ID12",
+    "EVENT_ID13", "EVENT_ID14", "EVENT_ID15",
+    "PtoSimError", "KernelError", "ConstraintError", "UnsupportedError", "MemoryLayoutError",
+    "UbBudgetError", "OutOfBoundsError", "ConfigError", "DeadlockError", "ExecutionError",
+    "FindingsError",
+]  # fmt: skip

@@ -1,0 +1,96 @@
+"""Device configurations: pydantic models loaded from ``configs/<device>.toml``.
+
+Models forbid unknown keys and carry no hardware defaults: every number comes from the TOML file,
+where it has a ``# source:`` comment.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ConfigError
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MemoryConfig(_Strict):
+    ub_size_bytes: int = Field(gt=0)
+    l1_size_bytes: int = Field(gt=0)
+    ub_align_bytes: int = Field(gt=0)
+
+
+class SimtConfig(_Strict):
+    """UB budget of a SIMT kernel (950): reserve + data cache come off the UB."""
+
+    ub_reserved_bytes: int = Field(ge=0)
+    data_cache_bytes: int = Field(ge=0)
+    default_dyn_ubuf_bytes: int = Field(gt=0)
+
+
+class SyncConfig(_Strict):
+    event_ids: int = Field(gt=0)
+
+
+class DeviceConfig(_Strict):
+    """One device: its target family, memories and synchronisation resources."""
+
+    name: str
+    target: Literal["cpu", "a2a3", "a5"]
+    description: str
+    memory: MemoryConfig
+    sync: SyncConfig
+    simt: SimtConfig | None = None
+
+    @model_validator(mode="after")
+    def _simt_only_on_a5(self):
+        if (self.simt is not None) != (self.target == "a5"):
+            raise ValueError("a [simt] section is required on target a5 and only there")
+        return self
+
+    @property
+    def simt_max_dyn_ubuf_bytes(self) -> int | None:
+        """Largest dynamic UB a SIMT kernel may declare (256 - 8 - 32 = 216 KiB on 950)."""
+        if self.simt is None:
+            return None
+        return self.memory.ub_size_bytes - self.simt.ub_reserved_bytes - self.simt.data_cache_bytes
+
+
+def available_devices() -> list[str]:
+    """Names of the device configs shipped in ``configs/``."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
+
+
+def load_config(name_or_path: str | Path) -> DeviceConfig:
+    """Load a device config by name (``"a2"``) or by path to a TOML file.
+
+    Raises:
+        ConfigError: unknown device, unreadable file or invalid content.
+    """
+    text = str(name_or_path)
+    path = Path(text)
+    if not (text.endswith(".toml") or path.exists()):
+        path = CONFIG_DIR / f"{text.lower()}.toml"
+        if not path.exists():
+            raise ConfigError(
+                f"unknown device {text!r}; available: {', '.join(available_devices())} "
+                f"(or give a path to a .toml config)"
+            )
+    try:
+        raw = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read device config {path}: {exc}") from None
+    try:
+        return DeviceConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"invalid device config {path}: {problems}") from None

@@ -1,0 +1,183 @@
+"""PTO enums with the ISA's spelling; every enum parameter also accepts its name as a string."""
+
+from __future__ import annotations
+
+import enum
+
+from .errors import KernelError
+
+
+class PtoEnum(enum.Enum):
+    """Enum whose members can be given by name, case-insensitively (``"row"`` -> ``Row``)."""
+
+    @classmethod
+    def parse(cls, value, what: str | None = None):
+        """Resolve a member, its name (any case) or its integer value.
+
+        Raises:
+            KernelError: the value names no member of this enum.
+        """
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            key = value.strip().lower().replace("scatteratomicop::", "").split("::")[-1]
+            for member in cls:
+                if member.name.lower() == key:
+                    return member
+        elif isinstance(value, int) and not isinstance(value, bool):
+            for member in cls:
+                if member.value == value:
+                    return member
+        options = ", ".join(m.name for m in cls)
+        raise KernelError(
+            f"{what or cls.__name__}: {value!r} is not a {cls.__name__}; expected one of {options}"
+        )
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}::{self.name}"
+
+
+class TileType(PtoEnum):
+    Vec = 0
+    Mat = 1
+    Left = 2
+    Right = 3
+    Acc = 4
+
+
+class BLayout(PtoEnum):
+    RowMajor = 0
+    ColMajor = 1
+
+
+class SLayout(PtoEnum):
+    NoneBox = 0
+    RowMajor = 1
+    ColMajor = 2
+
+
+class Layout(PtoEnum):
+    ND = 0
+    DN = 1
+    NZ = 2
+
+
+class PadValue(PtoEnum):
+    Null = 0
+    Zero = 1
+    Max = 2
+    Min = 3
+
+
+class Coalesce(PtoEnum):
+    Row = 0
+    Elem = 1
+
+
+class GatherOOB(PtoEnum):
+    Undefined = 0
+    Clamp = 1
+    Wrap = 2
+    Zero = 3
+
+
+class ScatterOOB(PtoEnum):
+    Undefined = 0
+    Skip = 1
+    Clamp = 2
+    Wrap = 3
+
+
+class ScatterAtomicOp(PtoEnum):
+    # C++ spells the first member ``None``, a Python keyword: the string "none" always works.
+    None_ = 0
+    Add = 1
+    Max = 2
+    Min = 3
+
+    @classmethod
+    def parse(cls, value, what=None):
+        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+            return cls.None_
+        return super().parse(value, what)
+
+    def __str__(self) -> str:
+        return "ScatterAtomicOp::" + ("None" if self is ScatterAtomicOp.None_ else self.name)
+
+
+class ScatterConflict(PtoEnum):
+    Last = 0
+    Default = 1
+
+
+class GatherExec(PtoEnum):
+    Scalar = 0
+    Simt = 1
+
+
+class MaskPattern(PtoEnum):
+    P0101 = 1
+    P1010 = 2
+    P0001 = 3
+    P0010 = 4
+    P0100 = 5
+    P1000 = 6
+    P1111 = 7
+
+    @property
+    def times(self) -> int:
+        """Expansion factor (GetTimesByMask)."""
+        if self is MaskPattern.P1111:
+            return 1
+        if self in (MaskPattern.P0101, MaskPattern.P1010):
+            return 2
+        return 4
+
+    @property
+    def pos(self) -> int:
+        """Selected lane inside each group of ``times`` lanes."""
+        return {"P0101": 0, "P1010": 1, "P0001": 0, "P0010": 1, "P0100": 2, "P1000": 3,
+                "P1111": 0}[self.name]  # fmt: skip
+
+
+class ScatterAxis(PtoEnum):
+    SCATTER_ROW = 0
+    SCATTER_COL = 1
+
+
+class Pipe(PtoEnum):
+    """Pipe identifiers (numbering of the reference CPU stub / cost model)."""
+
+    PIPE_S = 0
+    PIPE_V = 1
+    PIPE_MTE1 = 2
+    PIPE_MTE2 = 3
+    PIPE_MTE3 = 4
+    PIPE_M = 5
+    PIPE_ALL = 6
+    PIPE_FIX = 7
+
+    @classmethod
+    def parse(cls, value, what=None):
+        if isinstance(value, str) and not value.strip().upper().startswith("PIPE_"):
+            value = "PIPE_" + value.strip()
+        return super().parse(value, what)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+PIPE_S = Pipe.PIPE_S
+PIPE_V = Pipe.PIPE_V
+PIPE_MTE1 = Pipe.PIPE_MTE1
+PIPE_MTE2 = Pipe.PIPE_MTE2
+PIPE_MTE3 = Pipe.PIPE_MTE3
+PIPE_M = Pipe.PIPE_M
+PIPE_ALL = Pipe.PIPE_ALL
+PIPE_FIX = Pipe.PIPE_FIX
+
+# Event ids are plain integers; the names mirror the C++ constants.
+EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3 = 0, 1, 2, 3
+EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = 4, 5, 6, 7
+EVENT_ID8, EVENT_ID9, EVENT_ID10, EVENT_ID11 = 8, 9, 10, 11
+EVENT_ID12, EVENT_ID13, EVENT_ID14, EVENT_ID15 = 12, 13, 14, 15

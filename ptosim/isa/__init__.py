@@ -1,0 +1,1 @@
+"""The PTO instructions: one module per family (definitions, checks, reference semantics)."""

@@ -1,0 +1,191 @@
+"""Instruction base class, the facts a target exposes to checks, and the execution context.
+
+An instruction is defined once: operands, per-target constraint checks (``validate``), the
+operands it reads and writes, and its numpy reference semantics (``execute``), parameterised by
+the target family where the reference implementations differ (DESIGN.md section 6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, NoReturn
+
+import numpy as np
+
+from ..dtypes import DType, names
+from ..enums import Pipe, TileType
+from ..errors import ConstraintError, OutOfBoundsError, UnsupportedError
+from ..findings import Finding
+from ..memory import GlobalMemory, Scratchpad
+from ..tensors import GmRef, TileRef
+
+TARGETS = ("cpu", "a2a3", "a5")
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What instruction checks may know about the device: target family and memory sizes."""
+
+    target: str  # "cpu" | "a2a3" | "a5"
+    device: str
+    ub_size_bytes: int
+    l1_size_bytes: int
+    ub_align_bytes: int
+    event_ids: int
+
+
+class Instruction:
+    """Base of every recorded instruction.
+
+    Subclasses set ``opcode`` (ISA spelling) and ``nominal_pipe``, list their operand attribute
+    names in ``reads``/``writes`` and implement ``validate`` and ``execute``.
+    """
+
+    opcode: ClassVar[str] = "?"
+    nominal_pipe: ClassVar[Pipe] = Pipe.PIPE_S
+    reads: ClassVar[tuple[str, ...]] = ()
+    writes: ClassVar[tuple[str, ...]] = ()
+
+    position: int = -1
+    source: str | None = None
+    _arch: Arch | None = None
+
+    # -- operands ----------------------------------------------------------------------
+    def tile_operands(self) -> dict[str, TileRef]:
+        """Tile operands by name (used for placement, budgets and messages)."""
+        out = {}
+        for name in dict.fromkeys(self.reads + self.writes):
+            value = getattr(self, name, None)
+            if isinstance(value, TileRef):
+                out[name] = value
+        return out
+
+    def gm_operands(self) -> dict[str, GmRef]:
+        out = {}
+        for name in dict.fromkeys(self.reads + self.writes):
+            value = getattr(self, name, None)
+            if isinstance(value, GmRef):
+                out[name] = value
+        return out
+
+    def is_simt(self, arch: Arch) -> bool:
+        """True when this instruction runs as a SIMT launch on the target (950 budget rules)."""
+        return False
+
+    @property
+    def label(self) -> str:
+        return f"{self.opcode} #{self.position}" if self.position >= 0 else self.opcode
+
+    # -- checks ------------------------------------------------------------------------
+    def validate(self, arch: Arch) -> None:
+        """Check every constraint of the specification for ``arch``; raise ConstraintError."""
+
+    def check(self, arch: Arch) -> None:
+        """Entry point used by the recorder: remembers the arch, then validates."""
+        self._arch = arch
+        self.validate(arch)
+
+    def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
+        raise ConstraintError(
+            self.opcode, operand, rule, expected, given,
+            target=self._arch.target if self._arch else None,
+            position=self.position if self.position >= 0 else None, source=self.source,
+            detail=detail,
+        )  # fmt: skip
+
+    def unsupported(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
+        raise UnsupportedError(
+            self.opcode, operand, rule, expected, given,
+            target=self._arch.target if self._arch else None,
+            position=self.position if self.position >= 0 else None, source=self.source,
+            detail=detail,
+        )  # fmt: skip
+
+    def require(self, ok: bool, operand: str, rule: str, expected, given, detail: str = ""):
+        if not ok:
+            self.fail(operand, rule, expected, given, detail)
+
+    def require_dtype(self, operand: str, dt: DType, allowed, rule: str = "dtype", detail=""):
+        if dt not in allowed:
+            self.fail(operand, rule, f"one of {names(allowed)}", dt.name, detail)
+
+    def require_loc(self, operand: str, ref: TileRef, loc: TileType = TileType.Vec):
+        if ref.loc is not loc:
+            self.fail(
+                operand, "tile-location", f"TileType::{loc.name}", f"TileType::{ref.loc.name}"
+            )
+
+    def require_same_dtype(self, a: str, ra, b: str, rb):
+        if ra.dtype is not rb.dtype:
+            self.fail(b, "same-dtype", f"{ra.dtype.name} (the dtype of {a})", rb.dtype.name)
+
+    # -- semantics ---------------------------------------------------------------------
+    def execute(self, ctx: ExecContext) -> None:
+        raise NotImplementedError(self.opcode)
+
+    def __repr__(self) -> str:
+        return f"<{self.label}>"
+
+
+class ExecContext:
+    """Memories and collected findings of a run, with typed accessors for instructions."""
+
+    def __init__(self, arch: Arch, ub: Scratchpad, l1: Scratchpad, gm: GlobalMemory):
+        self.arch = arch
+        self.ub = ub
+        self.l1 = l1
+        self.gm = gm
+        self.findings: list[Finding] = []
+        self.instr: Instruction | None = None
+        self.tiles: list = []  # placement slots of every tile the program uses (name, address)
+
+    @property
+    def target(self) -> str:
+        return self.arch.target
+
+    def memory_of(self, ref: TileRef) -> Scratchpad:
+        return self.l1 if ref.loc is TileType.Mat else self.ub
+
+    def tile_storage(self, ref: TileRef) -> np.ndarray:
+        """Writable typed view of the tile's whole storage (Rows*Cols elements)."""
+        what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
+        return self.memory_of(ref).typed(ref.address, ref.dtype, ref.numel, what=what)
+
+    def memory_from(self, ref: TileRef) -> np.ndarray:
+        """Writable typed view from the tile's address to the end of its memory."""
+        return self.memory_of(ref).typed(ref.address, ref.dtype)
+
+    def tile_read(self, ref: TileRef, rows: int | None = None, cols: int | None = None):
+        """Copy of the logical block [0:rows, 0:cols] (default: the valid region)."""
+        rows = ref.valid_row if rows is None else rows
+        cols = ref.valid_col if cols is None else cols
+        r, c = ref.geom.grid(rows, cols)
+        return self.tile_storage(ref)[ref.offsets(r, c)]
+
+    def tile_write(self, ref: TileRef, values, rows: int | None = None, cols: int | None = None):
+        """Write a (rows, cols) block (default: the valid region) at logical [0:rows, 0:cols]."""
+        rows = ref.valid_row if rows is None else rows
+        cols = ref.valid_col if cols is None else cols
+        r, c = ref.geom.grid(rows, cols)
+        self.tile_storage(ref)[ref.offsets(r, c)] = np.asarray(values).astype(
+            ref.dtype.np, copy=False
+        )
+
+    def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
+        """Raise OutOfBoundsError if any element offset leaves the operand's GM buffer."""
+        offsets = np.asarray(offsets)
+        if offsets.size == 0:
+            return
+        limit = ref.buffer.nbytes // ref.dtype.size_bytes
+        lo, hi = int(offsets.min()), int(offsets.max())
+        if lo < 0 or hi >= limit:
+            bad = lo if lo < 0 else hi
+            raise OutOfBoundsError(
+                f"{self.instr.label if self.instr else ''}: operand '{operand}' would access "
+                f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
+            )
+
+    def finding(self, code: str, kind: str, message: str, *extra_positions: int) -> None:
+        positions = ((self.instr.position,) if self.instr else ()) + extra_positions
+        label = f"{self.instr.label}" + (f" ({self.instr.source})" if self.instr.source else "")
+        self.findings.append(Finding(code, kind, f"{label}: {message}", positions))

@@ -1,0 +1,120 @@
+"""Index handling shared by MGATHER and MSCATTER: reading index tiles, table capacities, row
+pitches and the OOB remaps (semantics.md 3.1.1 / 3.2.1, DESIGN.md D2-D4).
+
+Decisions:
+- D2: index values are read as uint32 on every target (a negative int32 is a huge index that goes
+  through the OOB policy).
+- D3: Row capacity is shape0*shape1*shape2*shape3 on a2a3 (NZ: gShape2*16 logical rows) and
+  shape[3] on cpu/a5; the GM row pitch is stride[3] on cpu/a2a3 and the valid column count on a5.
+  Elem capacity is the product of the five dims (NZ: logical rows x logical cols).
+- D4: an empty table (capacity 0) gathers zeros and scatters nothing, under any policy.
+- An Undefined index past the capacity is an OutOfBoundsError (the caller broke the contract);
+  it is raised before anything is written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..enums import Coalesce, GatherOOB, Layout, ScatterOOB
+from ..errors import OutOfBoundsError
+from ..tensors import GmRef, TileRef
+from .base import ExecContext
+
+
+def read_indices(ctx: ExecContext, idx: TileRef, mode: Coalesce, rows: int, cols: int):
+    """Index values as int64 holding the uint32 reinterpretation (D2).
+
+    Row mode reads the index tile linearly (``idx_storage[r]`` for r < rows, whatever its
+    layout); Elem mode reads logical (r, c) through the tile layout. Returns shape (rows,) for
+    Row and (rows, cols) for Elem.
+    """
+    storage = ctx.tile_storage(idx)
+    if mode is Coalesce.Row:
+        raw = storage[:rows]
+    else:
+        r, c = idx.geom.grid(rows, cols)
+        raw = storage[idx.offsets(r, c)]
+    return raw.astype(np.int64) & 0xFFFFFFFF
+
+
+def nz_logical_shape(gm: GmRef) -> tuple[int, int]:
+    """(logical rows, logical cols) of an NZ table: (gShape2*16, gShape0*gShape1*C0)."""
+    s0, s1, s2, s3, s4 = gm.shape
+    return s2 * s3, s0 * s1 * s4
+
+
+def row_capacity(target: str, gm: GmRef) -> int:
+    """Rows addressable by a Row-mode index (D3)."""
+    s0, s1, s2, s3, _ = gm.shape
+    if gm.layout is Layout.NZ:
+        return nz_logical_shape(gm)[0]
+    if target == "a2a3":
+        return s0 * s1 * s2 * s3
+    return s3
+
+
+def elem_capacity(gm: GmRef) -> int:
+    """Elements addressable by an Elem-mode index (product of the five dims)."""
+    return int(np.prod(gm.shape, dtype=np.int64))
+
+
+def row_pitch(target: str, gm: GmRef, valid_cols: int) -> int:
+    """GM elements between consecutive table rows in Row mode (ND tables, D3)."""
+    return valid_cols if target == "a5" else gm.stride[3]
+
+
+def nz_offsets(gm: GmRef, row, col) -> np.ndarray:
+    """Buffer element offsets of logical (row, col) of an NZ table (MGatherNZGmOffset)."""
+    s0, s1 = gm.shape[0], gm.shape[1]
+    c0 = gm.shape[4]
+    st = gm.stride
+    row = np.asarray(row, dtype=np.int64)
+    col = np.asarray(col, dtype=np.int64)
+    bc, cin = col // c0, col % c0
+    br, rin = row // 16, row % 16
+    if s0 == 1:
+        o0, o1 = np.zeros_like(bc), bc
+    else:
+        o0 = bc // s1
+        o1 = bc - o0 * s1
+    return gm.offset + o0 * st[0] + o1 * st[1] + br * st[2] + rin * st[3] + cin * st[4]
+
+
+def _undefined_error(ctx: ExecContext, operand: str, k: np.ndarray, cap: int, policy) -> None:
+    bad = np.argwhere(k >= cap)
+    if bad.size == 0:
+        return
+    pos = tuple(int(v) for v in bad[0])
+    where = f"[{', '.join(map(str, pos))}]"
+    label = ctx.instr.label if ctx.instr else ""
+    src = f" ({ctx.instr.source})" if ctx.instr and ctx.instr.source else ""
+    raise OutOfBoundsError(
+        f"{label}{src}: operand '{operand}' element {where} = {int(k[pos])} is not below the table "
+        f"capacity {cap}, and {policy} promises in-range indices; nothing was written (use an OOB "
+        "policy such as Clamp/Wrap or fix the index)"
+    )
+
+
+def remap(ctx: ExecContext, k: np.ndarray, cap: int, oob: GatherOOB | ScatterOOB):
+    """Apply a GatherOOB or ScatterOOB policy to uint32 indices.
+
+    Returns (index, mask): mask is False where the access does not happen (GatherOOB::Zero reads
+    yield T(0); ScatterOOB::Skip writes are dropped; every access of an empty table, D4).
+
+    Raises:
+        OutOfBoundsError: an Undefined index >= capacity (nothing has been written).
+    """
+    k = np.asarray(k, dtype=np.int64)
+    everywhere = np.ones(k.shape, dtype=bool)
+    if cap == 0:  # D4
+        return np.zeros_like(k), ~everywhere
+    if oob.name == "Undefined":
+        _undefined_error(ctx, "idx", k, cap, oob)
+        return k, everywhere
+    if oob.name == "Clamp":
+        return np.minimum(k, cap - 1), everywhere
+    if oob.name == "Wrap":
+        return k % cap, everywhere
+    ok = k < cap  # GatherOOB::Zero / ScatterOOB::Skip
+    return np.where(ok, k, 0), ok

@@ -1,0 +1,115 @@
+"""Simulated memories: byte-addressed UB / L1 scratchpads and GM made of host-allocated buffers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dtypes import DType
+from .dtypes import dtype as as_dtype
+from .errors import OutOfBoundsError
+
+# UB/L1 start each run filled with this byte: every float type reads NaN and every integer
+# type reads -1 / its maximum, so data that no instruction wrote is easy to spot.
+POISON_BYTE = 0xFF
+GM_ALIGN_BYTES = 512  # host allocations start on a 512 B boundary (the A2/A3 DMA burst size)
+GM_BASE_ADDRESS = 0x1_0000_0000  # arbitrary, non-zero so that GM and UB addresses differ
+
+
+class Scratchpad:
+    """A byte-addressed on-chip memory (UB or L1)."""
+
+    def __init__(self, name: str, size_bytes: int):
+        self.name = name
+        self.size_bytes = size_bytes
+        self.data = np.full(size_bytes, POISON_BYTE, dtype=np.uint8)
+
+    def reset(self) -> None:
+        self.data.fill(POISON_BYTE)
+
+    def typed(
+        self, address: int, dt: DType, count: int | None = None, *, what: str = ""
+    ) -> np.ndarray:
+        """A writable typed view of ``count`` elements (default: to the end) at ``address``.
+
+        Raises:
+            OutOfBoundsError: the range leaves the memory.
+        """
+        size = dt.size_bytes
+        if count is None:
+            count = (self.size_bytes - address) // size
+        end = address + count * size
+        if address < 0 or end > self.size_bytes:
+            raise OutOfBoundsError(
+                f"{what or 'access'}: {self.name} bytes [{address:#x}, {end:#x}) leave the "
+                f"{self.name} of {self.size_bytes} bytes"
+            )
+        return self.data[address:end].view(dt.np)
+
+
+@dataclass
+class GmBuffer:
+    """A host allocation in simulated GM, returned by ``Device.gm_array`` / ``gm_zeros``.
+
+    Attributes:
+        address: GM byte address of element 0.
+        dtype: element type; shape: host shape used for ``numpy()``.
+    """
+
+    buffer_id: int
+    address: int
+    dtype: DType
+    shape: tuple[int, ...]
+    data: np.ndarray = field(repr=False)  # uint8 backing store
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.data.size
+
+    def typed(self) -> np.ndarray:
+        """Writable flat typed view of the whole buffer."""
+        return self.data.view(self.dtype.np)
+
+    def numpy(self) -> np.ndarray:
+        """A host copy of the buffer, in its shape and dtype."""
+        return self.typed().reshape(self.shape).copy()
+
+    def write(self, values) -> None:
+        """Overwrite the buffer from host values (same number of elements)."""
+        arr = np.asarray(values)
+        if arr.size != self.size:
+            raise OutOfBoundsError(
+                f"GM buffer #{self.buffer_id}: writing {arr.size} elements into {self.size}"
+            )
+        self.typed()[:] = arr.reshape(-1).astype(self.dtype.np, copy=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"GmBuffer(#{self.buffer_id}, {self.dtype.name}{list(self.shape)} @ {self.address:#x})"
+        )
+
+
+class GlobalMemory:
+    """GM: a set of host-allocated buffers; nothing outside them is addressable."""
+
+    def __init__(self):
+        self.buffers: list[GmBuffer] = []
+        self._next_address = GM_BASE_ADDRESS
+
+    def allocate(self, shape, dt, fill=None) -> GmBuffer:
+        dt = as_dtype(dt)
+        shape = tuple(int(s) for s in np.atleast_1d(np.asarray(shape, dtype=np.int64)))
+        count = int(np.prod(shape, dtype=np.int64))
+        data = np.zeros(count * dt.size_bytes, dtype=np.uint8)
+        buf = GmBuffer(len(self.buffers), self._next_address, dt, shape, data)
+        if fill is not None:
+            buf.write(fill)
+        self.buffers.append(buf)
+        span = max(data.size, 1)
+        self._next_address += -(-span // GM_ALIGN_BYTES) * GM_ALIGN_BYTES
+        return buf

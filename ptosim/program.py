@@ -1,0 +1,140 @@
+"""Recording a kernel: running its Python body once and collecting the instructions it emits."""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import os
+import sys
+from dataclasses import dataclass, field
+
+from .errors import ConstraintError, KernelError
+from .isa.base import Arch, Instruction
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_current: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
+    "ptosim_recorder", default=None
+)
+
+
+@dataclass
+class Program:
+    """An ordered list of instructions recorded from one kernel invocation (one block)."""
+
+    kernel_name: str
+    arch: Arch
+    block_idx: int = 0
+    block_num: int = 1
+    dyn_ubuf_size: int | None = None
+    instructions: list[Instruction] = field(default_factory=list)
+
+    def __iter__(self):
+        return iter(self.instructions)
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    def listing(self) -> str:
+        """One line per instruction: position, opcode, source line."""
+        return "\n".join(f"#{i.position:<4} {i.opcode:<14} {i.source or ''}" for i in self)
+
+
+def _caller_source() -> str | None:
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PKG_DIR + os.sep):
+            return f"{os.path.basename(filename)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+class Recorder:
+    """The active recording: appends validated instructions to a Program."""
+
+    def __init__(self, program: Program):
+        self.program = program
+
+    def emit(self, instr: Instruction) -> Instruction:
+        instr.position = len(self.program.instructions)
+        instr.source = _caller_source()
+        try:
+            instr.check(self.program.arch)
+        except ConstraintError as exc:
+            raise exc.locate(instr.position, instr.source) from None
+        self.program.instructions.append(instr)
+        return instr
+
+
+def current() -> Recorder:
+    """The active recorder.
+
+    Raises:
+        KernelError: called outside ``Device.run``.
+    """
+    rec = _current.get()
+    if rec is None:
+        raise KernelError(
+            "PTO instructions can only be called inside a @pto.kernel function run by Device.run()"
+        )
+    return rec
+
+
+def emit(instr: Instruction) -> Instruction:
+    return current().emit(instr)
+
+
+def record(kernel: Kernel, arch: Arch, args, kwargs, *, block_idx=0, block_num=1,
+           dyn_ubuf_size=None) -> Program:  # fmt: skip
+    """Run the kernel body once under a recorder and return the Program."""
+    program = Program(
+        kernel.name,
+        arch,
+        block_idx,
+        block_num,
+        dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
+    )
+    token = _current.set(Recorder(program))
+    try:
+        kernel.func(*args, **kwargs)
+    finally:
+        _current.reset(token)
+    return program
+
+
+class Kernel:
+    """A kernel: a Python function whose body calls PTO instructions (see ``kernel``)."""
+
+    def __init__(self, func, dyn_ubuf_size: int | None = None):
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.dyn_ubuf_size = dyn_ubuf_size
+
+    def __call__(self, *args, **kwargs):
+        if _current.get() is None:
+            raise KernelError(
+                f"kernel {self.name!r} must be run on a device: dev.run({self.name}, ...)"
+            )
+        return self.func(*args, **kwargs)  # a kernel called from a kernel is inlined
+
+    def __repr__(self) -> str:
+        return f"<pto.kernel {self.name}>"
+
+
+def kernel(func=None, *, dyn_ubuf_size: int | None = None):
+    """Decorator making a function a PTO kernel (``@pto.kernel`` or
+    ``@pto.kernel(dyn_ubuf_size=...)`` to declare a larger 950 SIMT dynamic UB size)."""
+    if func is None:
+        return lambda f: Kernel(f, dyn_ubuf_size)
+    return Kernel(func, dyn_ubuf_size)
+
+
+def get_block_idx() -> int:
+    """Index of the block (core) running this kernel body, like ``get_block_idx()``."""
+    return current().program.block_idx
+
+
+def get_block_num() -> int:
+    """Number of blocks the kernel was launched with (``block_dim``)."""
+    return current().program.block_num

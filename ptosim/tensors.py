@@ -1,0 +1,282 @@
+"""User-facing data objects: Tile (on-chip buffer) and GlobalTensor (view of a GM buffer).
+
+Instructions never hold a Tile itself but a TileRef: an immutable snapshot of the tile's
+geometry, valid shape and placement taken when the instruction is recorded, so a kernel may change
+a dynamic valid shape or re-TASSIGN a tile between instructions (ping-pong buffers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dtypes import DType
+from .dtypes import dtype as as_dtype
+from .enums import BLayout, Layout, PadValue, SLayout, TileType
+from .errors import ConstraintError, KernelError, OutOfBoundsError
+from .layout import GmGeom, TileGeom, packed_strides
+from .memory import GmBuffer
+
+_tile_ids = itertools.count()
+
+
+class Placement:
+    """Where a tile binding lives: a byte address set by TASSIGN or later by the allocator."""
+
+    def __init__(self, address: int | None, auto: bool):
+        self.address = address
+        self.auto = auto
+
+
+def _pad(value) -> PadValue | float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+            return PadValue.parse(value)
+        return float(value)
+    return PadValue.parse(value, "pad")
+
+
+class Tile:
+    """An on-chip tile, mirroring ``pto::Tile<Loc, T, Rows, Cols, BLayout, ValidRow, ValidCol,
+    SLayout, SFractalSize, PadVal>``.
+
+    Args:
+        loc: TileType (``"Vec"``, ``"Mat"`` ...).
+        dtype: element type name or DType.
+        rows, cols: padded (storage) shape.
+        blayout: ``"RowMajor"`` or ``"ColMajor"``.
+        valid: static valid shape (r, c); None means the full tile. Use ``set_valid`` to give a
+            runtime (dynamic) valid shape later.
+        slayout: ``"NoneBox"``, ``"RowMajor"`` or ``"ColMajor"`` (fractal box layout).
+        fractal: fractal box size in bytes (512, 1024 or 32).
+        pad: PadValue (``"Null"``, ``"Zero"``, ``"Max"``, ``"Min"``) or a float (custom pad).
+        name: label used in messages and traces.
+
+    Raises:
+        ConstraintError: the static tile rules (32-byte rows, fractal divisibility, valid <= shape).
+    """
+
+    def __init__(
+        self,
+        loc,
+        dtype,
+        rows: int,
+        cols: int,
+        blayout="RowMajor",
+        valid=None,
+        slayout="NoneBox",
+        fractal: int = 512,
+        pad="Null",
+        name: str | None = None,
+    ):
+        self.id = next(_tile_ids)
+        dt = as_dtype(dtype)
+        self.geom = TileGeom(
+            TileType.parse(loc, "Tile loc"),
+            dt,
+            int(rows),
+            int(cols),
+            BLayout.parse(blayout, "Tile blayout"),
+            SLayout.parse(slayout, "Tile slayout"),
+            int(fractal),
+        )
+        self.pad = _pad(pad)
+        self.name = name or f"tile{self.id}<{dt.name},{rows}x{cols},{self.geom.layout_name}>"
+        for rule, expected, given in self.geom.layout_problems():
+            raise ConstraintError("Tile", self.name, rule, expected, given)
+        self.static_valid = True  # given at construction (or the full tile): static
+        if valid is None:
+            self._valid = (self.geom.rows, self.geom.cols)
+        else:
+            self._valid = self._check_valid(valid)
+        self.placement: Placement | None = None
+
+    # -- shape ---------------------------------------------------------------------------
+    def _check_valid(self, valid) -> tuple[int, int]:
+        try:
+            vr, vc = (int(v) for v in valid)
+        except (TypeError, ValueError):
+            raise KernelError(
+                f"{self.name}: valid must be a pair (rows, cols), got {valid!r}"
+            ) from None
+        if not (0 <= vr <= self.geom.rows and 0 <= vc <= self.geom.cols):
+            raise ConstraintError(
+                "Tile",
+                self.name,
+                "valid-within-shape",
+                f"0 <= ValidRow <= {self.geom.rows} and 0 <= ValidCol <= {self.geom.cols}",
+                f"({vr}, {vc})",
+            )
+        return vr, vc
+
+    def set_valid(self, rows: int, cols: int) -> None:
+        """Set a runtime (dynamic) valid shape, like ``Tile(vr, vc)`` / ``SetValidShape``."""
+        self._valid = self._check_valid((rows, cols))
+        self.static_valid = False
+
+    @property
+    def valid(self) -> tuple[int, int]:
+        return self._valid
+
+    @valid.setter
+    def valid(self, value) -> None:
+        self.set_valid(*value)
+
+    valid_row = property(lambda self: self._valid[0])
+    valid_col = property(lambda self: self._valid[1])
+    rows = property(lambda self: self.geom.rows)
+    cols = property(lambda self: self.geom.cols)
+    dtype = property(lambda self: self.geom.dtype)
+    loc = property(lambda self: self.geom.loc)
+
+    @property
+    def address(self) -> int | None:
+        return None if self.placement is None else self.placement.address
+
+    def ref(self) -> TileRef:
+        """Snapshot for an instruction operand (allocates a placement if none yet)."""
+        if self.placement is None:
+            self.placement = Placement(None, auto=True)
+        return TileRef(self.geom, *self._valid, self.static_valid, self.pad, self.placement,
+                       self.name, self.id)  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"Tile({self.name}, valid={self._valid}, addr={self.address})"
+
+
+@dataclass(frozen=True)
+class TileRef:
+    """Immutable snapshot of a tile as an instruction operand."""
+
+    geom: TileGeom
+    valid_row: int
+    valid_col: int
+    static_valid: bool
+    pad: PadValue | float
+    placement: Placement
+    name: str
+    tile_id: int
+
+    rows = property(lambda self: self.geom.rows)
+    cols = property(lambda self: self.geom.cols)
+    dtype = property(lambda self: self.geom.dtype)
+    loc = property(lambda self: self.geom.loc)
+    numel = property(lambda self: self.geom.numel)
+    size_bytes = property(lambda self: self.geom.size_bytes)
+
+    @property
+    def valid(self) -> tuple[int, int]:
+        return self.valid_row, self.valid_col
+
+    @property
+    def address(self) -> int:
+        return self.placement.address
+
+    def offsets(self, r, c) -> np.ndarray:
+        return self.geom.offsets(r, c)
+
+    def describe(self) -> str:
+        g = self.geom
+        return (f"{self.name} ({g.loc.name}, {g.dtype.name}, {g.rows}x{g.cols} "
+                f"{g.layout_name}, valid {self.valid_row}x{self.valid_col})")  # fmt: skip
+
+
+def _five(values, what: str) -> tuple[int, ...]:
+    vals = tuple(int(v) for v in np.atleast_1d(np.asarray(values, dtype=np.int64)))
+    if not 1 <= len(vals) <= 5:
+        raise KernelError(f"GlobalTensor {what} must have 1 to 5 entries, got {len(vals)}")
+    return vals
+
+
+class GlobalTensor:
+    """A 5-D view of a GM buffer, mirroring ``pto::GlobalTensor<T, Shape, Stride, Layout>``.
+
+    Args:
+        buffer: a GmBuffer from ``Device.gm_array`` / ``gm_zeros``.
+        shape: up to 5 dims (left-padded with 1s to 5), in elements.
+        stride: same length as shape, in elements; None means packed for the layout.
+        layout: ``"ND"``, ``"DN"`` or ``"NZ"``.
+        offset: element offset of the view inside the buffer.
+        dtype: element type of the view (default: the buffer's).
+
+    Raises:
+        OutOfBoundsError: the view reaches outside the buffer.
+    """
+
+    def __init__(self, buffer: GmBuffer, shape, stride=None, layout="ND", offset: int = 0,
+                 dtype=None):  # fmt: skip
+        if not isinstance(buffer, GmBuffer):
+            raise KernelError(
+                f"GlobalTensor needs a GM buffer from Device.gm_array/gm_zeros, got "
+                f"{type(buffer).__name__}"
+            )
+        self.buffer = buffer
+        self.dtype = as_dtype(dtype) if dtype is not None else buffer.dtype
+        lay = Layout.parse(layout, "GlobalTensor layout")
+        shp = _five(shape, "shape")
+        if any(s < 0 for s in shp):
+            raise KernelError(f"GlobalTensor shape must be non-negative, got {shp}")
+        shape5 = (1,) * (5 - len(shp)) + shp
+        if stride is None:
+            stride5 = packed_strides(shape5, lay)
+        else:
+            st = _five(stride, "stride")
+            if len(st) != len(shp):
+                raise KernelError(f"GlobalTensor stride {st} must match shape {shp} in length")
+            stride5 = packed_strides(shape5, lay)[: 5 - len(st)] + st
+        self.geom = GmGeom(shape5, stride5, lay)  # type: ignore[arg-type]
+        self.offset = int(offset)
+        capacity = buffer.nbytes // self.dtype.size_bytes
+        end = self.offset + self.geom.extent
+        if self.offset < 0 or end > capacity:
+            raise OutOfBoundsError(
+                f"GlobalTensor shape {shape5} stride {stride5} at offset {self.offset} spans "
+                f"elements [{self.offset}, {end}) but {buffer!r} holds {capacity} "
+                f"{self.dtype.name} elements"
+            )
+
+    shape = property(lambda self: self.geom.shape)
+    stride = property(lambda self: self.geom.stride)
+    layout = property(lambda self: self.geom.layout)
+
+    def ref(self) -> GmRef:
+        return GmRef(self.buffer, self.dtype, self.geom, self.offset)
+
+    def __repr__(self) -> str:
+        return (f"GlobalTensor({self.dtype.name}, shape={self.shape}, stride={self.stride}, "
+                f"{self.layout.name}, buffer #{self.buffer.buffer_id})")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GmRef:
+    """Immutable GlobalTensor operand: buffer, element type, geometry and element offset."""
+
+    buffer: GmBuffer
+    dtype: DType
+    geom: GmGeom
+    offset: int
+
+    shape = property(lambda self: self.geom.shape)
+    stride = property(lambda self: self.geom.stride)
+    layout = property(lambda self: self.geom.layout)
+
+    def storage(self) -> np.ndarray:
+        """Writable flat typed view of the whole underlying buffer (element 0 = buffer start)."""
+        return self.buffer.data.view(self.dtype.np)
+
+    def offsets(self, r, c) -> np.ndarray:
+        """Buffer element offsets of logical (r, c)."""
+        return self.offset + self.geom.offsets(r, c)
+
+    def flat_offsets(self, k) -> np.ndarray:
+        """Buffer element offsets of flat indices k into the 5-D tensor."""
+        return self.offset + self.geom.flat_offsets(k)
+
+    def byte_address(self, element_offset: int) -> int:
+        return self.buffer.address + element_offset * self.dtype.size_bytes
+
+    def describe(self) -> str:
+        return (f"GM {self.dtype.name} shape {list(self.shape)} stride {list(self.stride)} "
+                f"{self.layout.name} (buffer #{self.buffer.buffer_id})")  # fmt: skip

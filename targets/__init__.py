@@ -1,0 +1,12 @@
+"""Targets: the device families ptosim simulates.
+
+Each target family maps a set of devices (``configs/*.toml``) onto the per-target semantic rules
+of the instructions (DESIGN.md section 6). The lowering plans of the timed engine (DMA bursts,
+scalar steps, vector repeats, SIMT launches) will live in one sub-package per target.
+"""
+
+FAMILIES = {
+    "cpu": "reference semantics of the PTO CPU simulator, program order, no timing",
+    "a2a3": "Atlas A2/A3 vector core: scalar pipe S, MTE2 GM->UB, MTE3 UB->GM, vector pipe V",
+    "a5": "Ascend 950PR/950DT vector core: SIMT launches dim3{32, W} and vector-register loops",
+}

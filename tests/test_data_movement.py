@@ -1,0 +1,414 @@
+"""TASSIGN, TLOAD, TSTORE, TMOV, TEXPANDS, flags and placement, per target.
+
+Expected values are computed here with numpy from the layout definitions and the DMA arithmetic
+of DESIGN.md D7/D8, never read back from the implementation.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ptosim as pto
+from ptosim.dtypes import dtype as as_dtype
+
+DTYPES = {
+    "cpu": ["int8", "uint16", "int32", "int64", "half", "bfloat16", "float32", "float8_e4m3",
+            "float8_e5m2", "hifloat8"],
+    "a2": ["int8", "uint16", "int32", "int64", "half", "bfloat16", "float32"],
+    "950pr": ["int8", "uint16", "int32", "uint64", "half", "bfloat16", "float32", "float8_e4m3",
+              "float8_e5m2", "hifloat8"],
+}  # fmt: skip
+
+
+def _host(dtype: str, shape, seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dt = as_dtype(dtype)
+    if dt.kind == "opaque" or dt.size_bytes == 1 and dt.kind == "float":
+        bits = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        return bits if dt.kind == "opaque" else bits.view(dt.np)
+    if dt.kind == "float":
+        return rng.standard_normal(shape).astype(dt.np)
+    info = np.iinfo(dt.np)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape).astype(dt.np)
+
+
+def _same_bits(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _roundtrip(dev, host, tile_kwargs, gm_shape, layout="ND", gm_host=None):
+    dtype = tile_kwargs["dtype"]
+    src = dev.gm_array(gm_host if gm_host is not None else host, dtype=dtype)
+    out = dev.gm_zeros(src.shape, dtype)
+    tile = pto.Tile("Vec", **tile_kwargs)
+
+    @pto.kernel
+    def k(src, out):
+        pto.TASSIGN(tile, 0x100)
+        pto.TLOAD(tile, pto.GlobalTensor(src, gm_shape, layout=layout))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(out, gm_shape, layout=layout), tile)
+
+    run = dev.run(k, src, out)
+    return run, tile, src, out
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+def test_tload_tstore_nd_roundtrip_every_dtype(devname):
+    dev = pto.Device(devname)
+    for dtype in DTYPES[devname]:
+        itemsize = as_dtype(dtype).size_bytes
+        cols = max(32 // itemsize, 8)
+        host = _host(dtype, (16, cols))
+        run, tile, src, out = _roundtrip(dev, host, dict(dtype=dtype, rows=16, cols=cols),
+                                         (1, 1, 1, 16, cols))  # fmt: skip
+        assert _same_bits(run.tile(tile), host), dtype
+        assert _same_bits(out.numpy(), host), dtype
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+def test_tload_dn_and_nz_layouts(devname):
+    dev = pto.Device(devname)
+    # DN: a column-major GM matrix into a ColMajor tile
+    logical = _host("float32", (16, 8), seed=1)
+    gm_dn = logical.T.copy()  # storage order of a packed DN tensor: column after column
+    src = dev.gm_array(gm_dn)
+    t = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor")
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 16, 8), layout="DN"))
+
+    assert np.array_equal(dev.run(k, src).tile(t), logical)
+    # NZ: [1, C/C0, R/16, 16, C0] into an NZ tile
+    R, C, c0 = 32, 32, 16
+    logical = _host("half", (R, C), seed=2)
+    nz = logical.reshape(R // 16, 16, C // c0, c0).transpose(2, 0, 1, 3).copy()
+    src = dev.gm_array(nz.reshape(-1))
+    tz = pto.Tile("Vec", "half", R, C, blayout="ColMajor", slayout="RowMajor")
+    out = dev.gm_zeros(nz.size, "half")
+
+    @pto.kernel
+    def kz(src, out):
+        pto.TLOAD(tz, pto.GlobalTensor(src, (1, C // c0, R // 16, 16, c0), layout="NZ"))
+        pto.set_flag("MTE2", "MTE3", 0)
+        pto.wait_flag("MTE2", "MTE3", 0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, C // c0, R // 16, 16, c0), layout="NZ"), tz)
+
+    run = dev.run(kz, src, out)
+    assert np.array_equal(run.tile(tz), logical)
+    assert np.array_equal(out.numpy(), nz.reshape(-1))
+
+
+def _pad_case(devname, pad, valid_cols):
+    dev = pto.Device(devname)
+    host = _host("int16", (8, valid_cols), seed=3)
+    src = dev.gm_array(host)
+    t = pto.Tile("Vec", "int16", 8, 128, valid=(8, valid_cols), pad=pad)
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 8, valid_cols)))
+
+    return dev.run(k, src).tile_storage(t).reshape(8, 128), host
+
+
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
+def test_npu_tload_pads_only_to_the_32_byte_boundary(devname):
+    storage, host = _pad_case(devname, "Max", 100)
+    assert np.array_equal(storage[:, :100], host)
+    # 100 int16 = 200 bytes; the row is padded up to 224 bytes = 112 elements (D8)
+    assert (storage[:, 100:112] == np.iinfo(np.int16).max).all()
+    assert (storage[:, 112:] == -1).all()  # never written: the 0xFF poison
+    storage, _ = _pad_case(devname, "Null", 100)
+    assert (storage[:, 100:] == -1).all()
+    storage, _ = _pad_case(devname, "Min", 127)
+    assert (storage[:, 127] == np.iinfo(np.int16).min).all()
+
+
+def test_cpu_tload_fills_every_non_valid_element():
+    storage, host = _pad_case("cpu", "Max", 100)
+    assert np.array_equal(storage[:, :100], host)
+    assert (storage[:, 100:] == np.iinfo(np.int16).max).all()
+    storage, _ = _pad_case("cpu", "Null", 100)
+    assert (storage[:, 100:] == 0).all()
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+def test_float_pad_values_and_custom_pad(devname):
+    dev = pto.Device(devname)
+    for pad, expect in [("Max", np.inf), ("Min", -np.inf), (2.5, 2.5)]:
+        for dtype in ("float32", "half", "bfloat16"):
+            src = dev.gm_array(np.ones((2, 3), dtype=as_dtype(dtype).np))
+            t = pto.Tile("Vec", dtype, 2, 32, valid=(2, 3), pad=pad)
+
+            @pto.kernel
+            def k(src, t=t):
+                pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 2, 3)))
+
+            s = dev.run(k, src).tile_storage(t).reshape(2, 32).astype(np.float64)
+            assert (s[:, :3] == 1).all() and (s[:, 3] == expect).all(), (pad, dtype)
+
+
+def test_a2a3_packed_valid_pitch_is_a_finding_and_follows_the_dma_arithmetic():
+    """D7: a tile whose validCol differs from shape4 reads GM at pitch validCol+stride3-shape4."""
+    dev = pto.Device("a2")
+    gm_host = np.arange(4 * 16, dtype=np.float32)
+    src = dev.gm_array(gm_host)
+    t = pto.Tile("Vec", "float32", 4, 16, valid=(4, 8))
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 4, 16)))
+
+    run = dev.run(k, src)
+    pitch = 8 + 16 - 16
+    expect = np.stack([gm_host[r * pitch : r * pitch + 8] for r in range(4)])
+    assert np.array_equal(run.tile(t), expect)
+    assert [f.code for f in run.findings] == ["F101"]
+    assert "lenBurst" in run.findings[0].message and "TLOAD #0" in run.findings[0].message
+    with pytest.raises(pto.FindingsError) as e:
+        dev.run(k, src, strict=True)
+    assert e.value.code == "PTO500" and len(e.value.findings) == 1
+    for other in ("cpu", "950pr"):
+        d = pto.Device(other)
+        with pytest.raises(pto.ConstraintError) as e:
+            d.run(k, d.gm_array(gm_host))
+        assert e.value.rule == "valid-shape" and "validCol == 16" in str(e.value)
+
+
+def test_a5_tstore_uses_stride3_and_a2a3_the_dma_pitch():
+    host = _host("float32", (4, 8), seed=5)
+    results = {}
+    for devname in ("a2", "950pr", "cpu"):
+        dev = pto.Device(devname)
+        src = dev.gm_array(host)
+        out = dev.gm_zeros((4, 16), "float32")
+        t = pto.Tile("Vec", "float32", 4, 8)
+
+        @pto.kernel
+        def k(src, out, t=t):
+            pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 4, 8)))
+            pto.set_flag("MTE2", "MTE3", 0)
+            pto.wait_flag("MTE2", "MTE3", 0)
+            pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 4, 8), stride=(64, 64, 64, 16, 1)), t)
+
+        dev.run(k, src, out)
+        results[devname] = out.numpy()
+    expect = np.zeros((4, 16), np.float32)
+    expect[:, :8] = host
+    # validCol == shape4, so every target honours stride3 = 16
+    for devname, got in results.items():
+        assert np.array_equal(got, expect), devname
+
+
+def test_tload_checks():
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.zeros((8, 8), np.float32))
+
+    def run_with(body):
+        @pto.kernel
+        def k(src):
+            body(src)
+
+        return dev.run(k, src)
+
+    with pytest.raises(pto.ConstraintError) as e:
+        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor"),
+                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+    assert e.value.rule == "layout-pairing" and "TLOAD #0" in str(e.value)
+    with pytest.raises(pto.ConstraintError) as e:
+        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "int32", 8, 8),
+                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+    assert e.value.rule == "same-dtype" and e.value.operand == "gm"
+    with pytest.raises(pto.ConstraintError) as e:
+        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float32", 16, 8),
+                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+    assert e.value.rule == "valid-shape" and "validRow == 8" in str(e.value)
+    f8 = dev.gm_array(np.zeros(32, np.uint8), dtype="float8_e5m2")
+    with pytest.raises(pto.ConstraintError) as e:
+        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float8_e5m2", 1, 32),
+                                     pto.GlobalTensor(f8, (1, 1, 1, 1, 32))))  # fmt: skip
+    assert e.value.rule == "dtype" and "a2a3" in str(e.value) and "float8_e5m2" in str(e.value)
+
+
+def test_tassign_alignment_and_capacity():
+    dev = pto.Device("a2")
+    t = pto.Tile("Vec", "float32", 64, 64)  # 16 KiB
+
+    @pto.kernel
+    def misaligned():
+        pto.TASSIGN(t, 0x10)
+
+    with pytest.raises(pto.MemoryLayoutError) as e:
+        dev.run(misaligned)
+    assert e.value.code == "PTO200" and e.value.rule == "alignment" and "0x10" in str(e.value)
+
+    @pto.kernel
+    def overflow():
+        pto.TASSIGN(t, 192 * 1024 - 8 * 1024)
+
+    with pytest.raises(pto.MemoryLayoutError) as e:
+        dev.run(overflow)
+    assert e.value.rule == "fits-in-memory" and "196608" in str(e.value)
+    pto.Device("950pr").run(overflow)  # 256 KiB UB: fits
+
+
+def test_allocator_places_unassigned_tiles_apart_from_assigned_ones():
+    dev = pto.Device("a2")
+    a = pto.Tile("Vec", "float32", 8, 8)
+    b = pto.Tile("Vec", "float32", 8, 8)
+    c = pto.Tile("Vec", "float32", 8, 8)
+
+    @pto.kernel
+    def k():
+        pto.TASSIGN(a, 0)
+        pto.TEXPANDS(a, 1.0)
+        pto.TEXPANDS(b, 2.0)
+        pto.TEXPANDS(c, 3.0)
+
+    run = dev.run(k)
+    spans = sorted((t.address, t.address + 256) for t in (a, b, c))
+    assert all(hi <= lo for (_, hi), (lo, _) in zip(spans, spans[1:]))
+    assert all(t.address % 32 == 0 for t in (a, b, c))
+    assert (run.tile(a) == 1).all() and (run.tile(b) == 2).all() and (run.tile(c) == 3).all()
+
+
+def test_tile_overflowing_ub_is_a_budget_error():
+    dev = pto.Device("a2")
+    big = [pto.Tile("Vec", "float32", 128, 128) for _ in range(4)]  # 4 x 64 KiB > 192 KiB
+
+    @pto.kernel
+    def k():
+        for t in big:
+            pto.TEXPANDS(t, 0.0)
+
+    with pytest.raises(pto.UbBudgetError) as e:
+        dev.run(k)
+    assert e.value.code == "PTO201" and "65536 B" in str(e.value)
+
+
+def test_unwritten_ub_reads_as_poison():
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((8, 8), "float32")
+    t = pto.Tile("Vec", "float32", 8, 8)
+
+    @pto.kernel
+    def k(out):
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 8, 8)), t)
+
+    dev.run(k, out)
+    assert np.isnan(out.numpy()).all()
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+def test_tmov_and_texpands(devname):
+    dev = pto.Device(devname)
+    host = _host("half", (16, 16), seed=7)
+    src = dev.gm_array(host)
+    a = pto.Tile("Vec", "half", 16, 16)
+    b = pto.Tile("Vec", "half", 16, 16)
+    c = pto.Tile("Vec", "int32", 4, 8, valid=(3, 5))
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(a, pto.GlobalTensor(src, (1, 1, 1, 16, 16)))
+        pto.set_flag("MTE2", "V", 0)
+        pto.wait_flag("MTE2", "V", 0)
+        pto.TMOV(b, a)
+        pto.TEXPANDS(c, 7)
+
+    run = dev.run(k, src)
+    assert np.array_equal(run.tile(b), host)
+    storage = run.tile_storage(c).reshape(4, 8)
+    assert (
+        (storage[:3, :5] == 7).all() and (storage[3] == -1).all() and (storage[:, 5:] == -1).all()
+    )
+
+
+def test_tmov_checks_shapes_per_target():
+    small = pto.Tile("Vec", "float32", 8, 8)
+    other = pto.Tile("Vec", "float32", 8, 16, valid=(8, 8))
+
+    @pto.kernel
+    def k():
+        pto.TMOV(small, other)
+
+    with pytest.raises(pto.ConstraintError) as e:
+        pto.Device("a2").run(k)
+    assert e.value.rule == "same-shape"
+    pto.Device("cpu").run(k)  # cpu/a5 only need equal valid shapes
+
+
+def test_flag_checks():
+    def run(devname, body):
+        @pto.kernel
+        def k():
+            body()
+
+        return pto.Device(devname).run(k)
+
+    with pytest.raises(pto.ConstraintError) as e:
+        run("a2", lambda: pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID8))
+    assert e.value.rule == "event-id-range" and "0..7" in str(e.value)
+    run("950pr", lambda: pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID15))
+    with pytest.raises(pto.ConstraintError) as e:
+        run("a2", lambda: pto.wait_flag(pto.PIPE_ALL, pto.PIPE_V, 0))
+    assert e.value.rule == "flag-pipe"
+    with pytest.raises(pto.ConstraintError) as e:
+        run("a2", lambda: pto.set_flag("V", "V", 0))
+    assert e.value.rule == "distinct-pipes" and "pipe_barrier" in str(e.value)
+    with pytest.raises(pto.KernelError):
+        run("a2", lambda: pto.set_flag("VEC", "S", 0))
+    run("a2", lambda: pto.pipe_barrier("ALL"))
+
+
+def test_instructions_outside_a_kernel_are_a_clear_error():
+    with pytest.raises(pto.KernelError, match="inside a @pto.kernel"):
+        pto.TEXPANDS(pto.Tile("Vec", "float32", 8, 8), 0)
+
+
+def test_runs_are_deterministic_and_blocks_are_independent():
+    def once():
+        dev = pto.Device("a2")
+        host = _host("float32", (4, 8, 8), seed=9)
+        src = dev.gm_array(host)
+        out = dev.gm_zeros((4, 8, 8), "float32")
+
+        @pto.kernel
+        def k(src, out):
+            b = pto.get_block_idx()
+            t = pto.Tile("Vec", "float32", 8, 8)
+            pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 8, 8), offset=64 * b))
+            pto.set_flag("MTE2", "MTE3", 0)
+            pto.wait_flag("MTE2", "MTE3", 0)
+            pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 8, 8), offset=64 * (3 - b)), t)
+
+        run = dev.run(k, src, out, block_dim=4)
+        assert len(run.blocks) == 4
+        assert np.array_equal(out.numpy(), host[::-1])
+        return out.numpy().tobytes()
+
+    assert once() == once()
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 12), cols=st.integers(1, 24), extra=st.integers(0, 9),
+       devname=st.sampled_from(["cpu", "a2", "950pr"]))  # fmt: skip
+def test_strided_nd_load_matches_numpy_slicing(rows, cols, extra, devname):
+    """TLOAD of a strided ND window equals numpy slicing of the host array (validCol == S4)."""
+    dev = pto.Device(devname)
+    pitch = cols + extra
+    host = np.arange(rows * pitch, dtype=np.int32).reshape(rows, pitch)
+    src = dev.gm_array(host)
+    tile_cols = -(-cols // 8) * 8
+    t = pto.Tile("Vec", "int32", rows, tile_cols, valid=(rows, cols))
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, rows, cols), stride=(0, 0, 0, pitch, 1)))
+
+    assert np.array_equal(dev.run(k, src).tile(t), host[:, :cols])

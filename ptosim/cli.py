@@ -40,8 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("config", help="print a device's resolved config as JSON")
     c.add_argument("device")
     c.set_defaults(func=_cmd_config)
-    sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(
-        func=_cmd_demo)  # fmt: skip
+    sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(func=_cmd_demo)
     return p
 
 

@@ -39,8 +39,62 @@ class SyncConfig(_Strict):
     event_ids: int = Field(gt=0)
 
 
+class DmaConfig(_Strict):
+    """One DMA engine (MTE2 GM->UB or MTE3 UB->GM).
+
+    A DMA instruction costs ``latency_cycles`` plus its charged bytes at ``bw_bytes_per_cycle``;
+    every burst is charged in whole ``granule_bytes`` (the UB block), and split into GM requests
+    at ``gm_request_bytes`` boundaries (reported in the trace).
+    """
+
+    latency_cycles: int = Field(ge=0)
+    bw_bytes_per_cycle: float = Field(gt=0)
+    granule_bytes: int = Field(gt=0)
+    gm_request_bytes: int = Field(gt=0)
+
+
+class ScalarConfig(_Strict):
+    """The scalar unit: issue, ALU, scalar UB and GM accesses (GM through a data cache)."""
+
+    issue_cycles: int = Field(ge=0)
+    op_cycles: int = Field(ge=0)
+    loop_cycles: int = Field(ge=0)
+    ub_load_cycles: int = Field(ge=0)
+    ub_store_cycles: int = Field(ge=0)
+    gm_load_hit_cycles: int = Field(ge=0)
+    gm_load_miss_cycles: int = Field(ge=0)
+    gm_store_cycles: int = Field(ge=0)
+    dcache_bytes: int = Field(gt=0)
+    dcache_line_bytes: int = Field(gt=0)
+    flag_cycles: int = Field(ge=0)
+    barrier_cycles: int = Field(ge=0)
+
+
+class VectorOpCost(_Strict):
+    head: int = Field(ge=0)
+    slope: int = Field(ge=0)
+    tail: int = Field(ge=0)
+
+
+class VectorConfig(_Strict):
+    """The vector pipe: intrinsic cost = head + slope x repeats (+ tail when the stream drains)."""
+
+    repeat_bytes: int = Field(gt=0)
+    partial_mask_floor_cycles: int = Field(ge=0)
+    ub_copy_bw_bytes_per_cycle: float = Field(gt=0)
+    ops: dict[str, VectorOpCost]
+
+
+class TimingConfig(_Strict):
+    clock_ghz: float = Field(gt=0)
+    scalar: ScalarConfig
+    mte2: DmaConfig
+    mte3: DmaConfig
+    vector: VectorConfig
+
+
 class DeviceConfig(_Strict):
-    """One device: its target family, memories and synchronisation resources."""
+    """One device: its target family, memories, synchronisation resources and timing."""
 
     name: str
     target: Literal["cpu", "a2a3", "a5"]
@@ -48,6 +102,7 @@ class DeviceConfig(_Strict):
     memory: MemoryConfig
     sync: SyncConfig
     simt: SimtConfig | None = None
+    timing: TimingConfig | None = None
 
     @model_validator(mode="after")
     def _simt_only_on_a5(self):

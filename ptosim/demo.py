@@ -19,7 +19,7 @@ from . import (
     kernel,
     set_flag,
     wait_flag,
-)  # fmt: skip
+)
 
 TABLE_ROWS, COLS, LOOKUPS = 1024, 64, 8
 

@@ -26,8 +26,14 @@ class Device:
     def __init__(self, name: str = "cpu"):
         self.config: DeviceConfig = load_config(name)
         c = self.config
-        self.arch = Arch(c.target, c.name, c.memory.ub_size_bytes, c.memory.l1_size_bytes,
-                         c.memory.ub_align_bytes, c.sync.event_ids)  # fmt: skip
+        self.arch = Arch(
+            c.target,
+            c.name,
+            c.memory.ub_size_bytes,
+            c.memory.l1_size_bytes,
+            c.memory.ub_align_bytes,
+            c.sync.event_ids,
+        )
         self.gm = GlobalMemory()
 
     @property
@@ -55,8 +61,15 @@ class Device:
         dt = D.dtype(dtype)
         return self.gm.allocate(shape, dt, fill=np.full(shape, value).astype(dt.np))
 
-    def run(self, kernel, *args, strict: bool = False, dyn_ubuf_size: int | None = None,
-            block_dim: int = 1, **kwargs) -> RunResult:  # fmt: skip
+    def run(
+        self,
+        kernel,
+        *args,
+        strict: bool = False,
+        dyn_ubuf_size: int | None = None,
+        block_dim: int = 1,
+        **kwargs,
+    ) -> RunResult:
         """Record the kernel (once per block) and run it on this device.
 
         Args:
@@ -85,7 +98,7 @@ class Device:
                 block_idx=b,
                 block_num=block_dim,
                 dyn_ubuf_size=dyn_ubuf_size,
-            )  # fmt: skip
+            )
             for b in range(block_dim)
         ]
         result = run_blocks(programs, self.config, self.gm)

@@ -75,20 +75,49 @@ float8_e5m2 = _d("float8_e5m2", ml_dtypes.float8_e5m2, "float", "float8_e5m2_t")
 hifloat8 = _d("hifloat8", np.uint8, "opaque", "hifloat8_t")
 
 ALL: tuple[DType, ...] = (
-    int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-    half, bfloat16, float32, float8_e4m3, float8_e5m2, hifloat8,
-)  # fmt: skip
+    int8,
+    uint8,
+    int16,
+    uint16,
+    int32,
+    uint32,
+    int64,
+    uint64,
+    half,
+    bfloat16,
+    float32,
+    float8_e4m3,
+    float8_e5m2,
+    hifloat8,
+)
 
 _ALIASES = {
-    "float": float32, "fp32": float32, "f32": float32, "float32_t": float32,
-    "float16": half, "fp16": half, "f16": half, "float16_t": half,
-    "bf16": bfloat16, "bfloat16_t": bfloat16,
-    "i8": int8, "u8": uint8, "i16": int16, "u16": uint16, "i32": int32, "u32": uint32,
-    "i64": int64, "u64": uint64,
-    "float8_e4m3_t": float8_e4m3, "f8e4m3": float8_e4m3, "float8_e4m3fn": float8_e4m3,
-    "float8_e5m2_t": float8_e5m2, "f8e5m2": float8_e5m2,
-    "hifloat8_t": hifloat8, "hif8": hifloat8,
-}  # fmt: skip
+    "float": float32,
+    "fp32": float32,
+    "f32": float32,
+    "float32_t": float32,
+    "float16": half,
+    "fp16": half,
+    "f16": half,
+    "float16_t": half,
+    "bf16": bfloat16,
+    "bfloat16_t": bfloat16,
+    "i8": int8,
+    "u8": uint8,
+    "i16": int16,
+    "u16": uint16,
+    "i32": int32,
+    "u32": uint32,
+    "i64": int64,
+    "u64": uint64,
+    "float8_e4m3_t": float8_e4m3,
+    "f8e4m3": float8_e4m3,
+    "float8_e4m3fn": float8_e4m3,
+    "float8_e5m2_t": float8_e5m2,
+    "f8e5m2": float8_e5m2,
+    "hifloat8_t": hifloat8,
+    "hif8": hifloat8,
+}
 _BY_NAME = {d.name: d for d in ALL} | {d.cpp: d for d in ALL} | _ALIASES
 _BY_NP = {d.np: d for d in ALL if d is not hifloat8}
 

@@ -136,8 +136,9 @@ class MaskPattern(PtoEnum):
     @property
     def pos(self) -> int:
         """Selected lane inside each group of ``times`` lanes."""
-        return {"P0101": 0, "P1010": 1, "P0001": 0, "P0010": 1, "P0100": 2, "P1000": 3,
-                "P1111": 0}[self.name]  # fmt: skip
+        return {"P0101": 0, "P1010": 1, "P0001": 0, "P0010": 1, "P0100": 2, "P1000": 3, "P1111": 0}[
+            self.name
+        ]
 
 
 class ScatterAxis(PtoEnum):

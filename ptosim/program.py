@@ -84,8 +84,9 @@ def emit(instr: Instruction) -> Instruction:
     return current().emit(instr)
 
 
-def record(kernel: Kernel, arch: Arch, args, kwargs, *, block_idx=0, block_num=1,
-           dyn_ubuf_size=None) -> Program:  # fmt: skip
+def record(
+    kernel: Kernel, arch: Arch, args, kwargs, *, block_idx=0, block_num=1, dyn_ubuf_size=None
+) -> Program:
     """Run the kernel body once under a recorder and return the Program."""
     program = Program(
         kernel.name,

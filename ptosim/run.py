@@ -8,7 +8,7 @@ import numpy as np
 
 from .config import DeviceConfig
 from .enums import TileType
-from .errors import ExecutionError, PtoSimError, UbBudgetError
+from .errors import ExecutionError, KernelError, PtoSimError, UbBudgetError
 from .findings import Finding
 from .isa.base import Arch, ExecContext
 from .memory import GlobalMemory, Scratchpad
@@ -39,8 +39,9 @@ def _slots(program: Program) -> list[_Slot]:
 def _fmt_tiles(slots: list[_Slot]) -> str:
     return ", ".join(
         f"{s.name} [{s.placement.address:#x}, {s.placement.address + s.size_bytes:#x}) "
-        f"{s.size_bytes} B" for s in slots
-    )  # fmt: skip
+        f"{s.size_bytes} B"
+        for s in slots
+    )
 
 
 def simt_budget_bytes(program: Program, config: DeviceConfig) -> int | None:
@@ -55,10 +56,14 @@ def simt_budget_bytes(program: Program, config: DeviceConfig) -> int | None:
     budget = program.dyn_ubuf_size or config.simt.default_dyn_ubuf_bytes
     if budget > limit:
         raise UbBudgetError(
-            "kernel", "dyn_ubuf_size", "simt-dyn-ubuf-max",
+            "kernel",
+            "dyn_ubuf_size",
+            "simt-dyn-ubuf-max",
             f"<= {limit} bytes (UB {config.memory.ub_size_bytes} - reserved "
             f"{config.simt.ub_reserved_bytes} - data cache {config.simt.data_cache_bytes})",
-            budget, target=config.target)  # fmt: skip
+            budget,
+            target=config.target,
+        )
     return budget
 
 
@@ -77,8 +82,11 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
         for s in mine:
             if s.placement.auto:
                 s.placement.address = None
-        taken = sorted((s.placement.address, s.placement.address + s.size_bytes)
-                       for s in mine if not s.placement.auto)  # fmt: skip
+        taken = sorted(
+            (s.placement.address, s.placement.address + s.size_bytes)
+            for s in mine
+            if not s.placement.auto
+        )
         for s in mine:
             if not s.placement.auto:
                 continue
@@ -102,9 +110,14 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
                 else ""
             )
             raise UbBudgetError(
-                "kernel", "tiles", "ub-budget", f"every tile inside the {what} of {limit} bytes",
-                _fmt_tiles(over), target=config.target, detail=f"kernel {program.kernel_name}"
-                + hint)  # fmt: skip
+                "kernel",
+                "tiles",
+                "ub-budget",
+                f"every tile inside the {what} of {limit} bytes",
+                _fmt_tiles(over),
+                target=config.target,
+                detail=f"kernel {program.kernel_name}" + hint,
+            )
     return slots
 
 
@@ -148,6 +161,17 @@ class RunResult:
     blocks: list[BlockState]
     findings: list[Finding] = field(default_factory=list)
     cycles: int | None = None
+    trace: object = None  # ptosim.trace.Trace of a timed run
+    instructions: list = field(default_factory=list)  # per-instruction timing (timed runs)
+    pipes: dict = field(default_factory=dict)  # (core, pipe name) -> pipe statistics
+
+    @property
+    def pipe_busy(self) -> dict[str, int]:
+        """Busy cycles per pipe, summed over cores (timed runs)."""
+        out: dict[str, int] = {}
+        for (_, name), ps in self.pipes.items():
+            out[name] = out.get(name, 0) + ps.busy_cycles
+        return out
 
     @property
     def program(self) -> Program:
@@ -169,15 +193,39 @@ class RunResult:
         mem = st.l1 if ref.loc is TileType.Mat else st.ub
         return mem.typed(ref.address, ref.dtype, ref.numel).copy()
 
+    def write_trace(self, path) -> None:
+        """Write the Chrome Trace Event JSON (Perfetto / chrome://tracing) of a timed run."""
+        from .trace_io import write_chrome_trace
+
+        self._require_timed("write_trace")
+        write_chrome_trace(self, path)
+
+    def write_csv(self, path) -> None:
+        """Write the per-core, per-pipe summary CSV of a timed run."""
+        from .trace_io import write_summary_csv
+
+        self._require_timed("write_csv")
+        write_summary_csv(self, path)
+
+    def _require_timed(self, what: str) -> None:
+        if self.trace is None:
+            raise KernelError(
+                f"{what}: device {self.device} runs untimed (target "
+                f"{self.config.target}); use a timed device such as 'a2'"
+            )
+
     def summary(self) -> str:
+        """Text summary: cycles, pipe busy, bandwidth per instruction, waits, findings."""
+        if self.trace is not None:
+            from .trace_io import text_summary
+
+            return text_summary(self)
         lines = [
             f"device {self.device} (target {self.config.target}), kernel "
             f"{self.program.kernel_name}, {len(self.blocks)} block(s), "
             f"{sum(len(b.program) for b in self.blocks)} instructions",
             "cycles: "
-            + (
-                "not timed (program-order run)" if self.cycles is None else str(self.cycles)
-            ),  # fmt: skip
+            + ("not timed (program-order run)" if self.cycles is None else str(self.cycles)),
         ]
         if self.findings:
             lines.append(f"findings ({len(self.findings)}):")
@@ -188,8 +236,11 @@ class RunResult:
 
 
 def run_blocks(programs: list[Program], config: DeviceConfig, gm: GlobalMemory) -> RunResult:
-    """Place and execute each block's program in turn (functional, program order)."""
-    blocks, findings = [], []
+    """Place each block's program, then execute: timed (all blocks concurrently on the engine)
+    when the device has timing and a planner, else functional in program order."""
+    from targets import planner as target_planner
+
+    blocks, ctxs = [], []
     for program in programs:
         place_tiles(program, config)
         arch: Arch = program.arch
@@ -197,7 +248,26 @@ def run_blocks(programs: list[Program], config: DeviceConfig, gm: GlobalMemory) 
         l1 = Scratchpad("L1", arch.l1_size_bytes)
         ctx = ExecContext(arch, ub, l1, gm)
         ctx.tiles = _slots(program)
-        execute(program, ctx)
-        findings += ctx.findings
+        ctx.config = config
+        ctxs.append(ctx)
         blocks.append(BlockState(program, ub, l1))
-    return RunResult(config.name, config, blocks, findings)
+    plan = target_planner(config.target) if config.timing is not None else None
+    findings: list[Finding] = []
+    if plan is None:
+        for program, ctx in zip(programs, ctxs):
+            execute(program, ctx)
+        for ctx in ctxs:
+            findings += ctx.findings
+        return RunResult(config.name, config, blocks, findings)
+    from .engine.core import simulate
+
+    cycles, cores, trace, states = simulate(
+        programs, ctxs, plan, config.timing.scalar.issue_cycles, findings
+    )
+    for ctx in ctxs:
+        findings[:0] = ctx.findings
+    result = RunResult(config.name, config, blocks, findings, cycles)
+    result.trace = trace
+    result.instructions = states
+    result.pipes = {(c.core, p.name): ps for c in cores for p, ps in c.pipes.items()}
+    return result

@@ -139,8 +139,9 @@ class Tile:
         """Snapshot for an instruction operand (allocates a placement if none yet)."""
         if self.placement is None:
             self.placement = Placement(None, auto=True)
-        return TileRef(self.geom, *self._valid, self.static_valid, self.pad, self.placement,
-                       self.name, self.id)  # fmt: skip
+        return TileRef(
+            self.geom, *self._valid, self.static_valid, self.pad, self.placement, self.name, self.id
+        )
 
     def __repr__(self) -> str:
         return f"Tile({self.name}, valid={self._valid}, addr={self.address})"
@@ -179,8 +180,10 @@ class TileRef:
 
     def describe(self) -> str:
         g = self.geom
-        return (f"{self.name} ({g.loc.name}, {g.dtype.name}, {g.rows}x{g.cols} "
-                f"{g.layout_name}, valid {self.valid_row}x{self.valid_col})")  # fmt: skip
+        return (
+            f"{self.name} ({g.loc.name}, {g.dtype.name}, {g.rows}x{g.cols} "
+            f"{g.layout_name}, valid {self.valid_row}x{self.valid_col})"
+        )
 
 
 def _five(values, what: str) -> tuple[int, ...]:
@@ -205,8 +208,9 @@ class GlobalTensor:
         OutOfBoundsError: the view reaches outside the buffer.
     """
 
-    def __init__(self, buffer: GmBuffer, shape, stride=None, layout="ND", offset: int = 0,
-                 dtype=None):  # fmt: skip
+    def __init__(
+        self, buffer: GmBuffer, shape, stride=None, layout="ND", offset: int = 0, dtype=None
+    ):
         if not isinstance(buffer, GmBuffer):
             raise KernelError(
                 f"GlobalTensor needs a GM buffer from Device.gm_array/gm_zeros, got "
@@ -245,8 +249,10 @@ class GlobalTensor:
         return GmRef(self.buffer, self.dtype, self.geom, self.offset)
 
     def __repr__(self) -> str:
-        return (f"GlobalTensor({self.dtype.name}, shape={self.shape}, stride={self.stride}, "
-                f"{self.layout.name}, buffer #{self.buffer.buffer_id})")  # fmt: skip
+        return (
+            f"GlobalTensor({self.dtype.name}, shape={self.shape}, stride={self.stride}, "
+            f"{self.layout.name}, buffer #{self.buffer.buffer_id})"
+        )
 
 
 @dataclass(frozen=True)
@@ -278,5 +284,7 @@ class GmRef:
         return self.buffer.address + element_offset * self.dtype.size_bytes
 
     def describe(self) -> str:
-        return (f"GM {self.dtype.name} shape {list(self.shape)} stride {list(self.stride)} "
-                f"{self.layout.name} (buffer #{self.buffer.buffer_id})")  # fmt: skip
+        return (
+            f"GM {self.dtype.name} shape {list(self.shape)} stride {list(self.stride)} "
+            f"{self.layout.name} (buffer #{self.buffer.buffer_id})"
+        )

@@ -10,3 +10,13 @@ FAMILIES = {
     "a2a3": "Atlas A2/A3 vector core: scalar pipe S, MTE2 GM->UB, MTE3 UB->GM, vector pipe V",
     "a5": "Ascend 950PR/950DT vector core: SIMT launches dim3{32, W} and vector-register loops",
 }
+
+
+def planner(target: str):
+    """The plan function of a timed target family, or None for untimed ones (cpu; a5 until its
+    SIMT engine lands)."""
+    if target == "a2a3":
+        from . import a2a3
+
+        return a2a3.plan
+    return None

@@ -6,8 +6,9 @@ import sys
 
 
 def _ptosim(*args):
-    return subprocess.run([sys.executable, "-m", "ptosim", *args], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "ptosim", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_devices_lists_every_config():

@@ -13,12 +13,32 @@ import ptosim as pto
 from ptosim.dtypes import dtype as as_dtype
 
 DTYPES = {
-    "cpu": ["int8", "uint16", "int32", "int64", "half", "bfloat16", "float32", "float8_e4m3",
-            "float8_e5m2", "hifloat8"],
+    "cpu": [
+        "int8",
+        "uint16",
+        "int32",
+        "int64",
+        "half",
+        "bfloat16",
+        "float32",
+        "float8_e4m3",
+        "float8_e5m2",
+        "hifloat8",
+    ],
     "a2": ["int8", "uint16", "int32", "int64", "half", "bfloat16", "float32"],
-    "950pr": ["int8", "uint16", "int32", "uint64", "half", "bfloat16", "float32", "float8_e4m3",
-              "float8_e5m2", "hifloat8"],
-}  # fmt: skip
+    "950pr": [
+        "int8",
+        "uint16",
+        "int32",
+        "uint64",
+        "half",
+        "bfloat16",
+        "float32",
+        "float8_e4m3",
+        "float8_e5m2",
+        "hifloat8",
+    ],
+}
 
 
 def _host(dtype: str, shape, seed=0) -> np.ndarray:
@@ -63,8 +83,9 @@ def test_tload_tstore_nd_roundtrip_every_dtype(devname):
         itemsize = as_dtype(dtype).size_bytes
         cols = max(32 // itemsize, 8)
         host = _host(dtype, (16, cols))
-        run, tile, src, out = _roundtrip(dev, host, dict(dtype=dtype, rows=16, cols=cols),
-                                         (1, 1, 1, 16, cols))  # fmt: skip
+        run, tile, src, out = _roundtrip(
+            dev, host, dict(dtype=dtype, rows=16, cols=cols), (1, 1, 1, 16, cols)
+        )
         assert _same_bits(run.tile(tile), host), dtype
         assert _same_bits(out.numpy(), host), dtype
 
@@ -217,21 +238,34 @@ def test_tload_checks():
         return dev.run(k, src)
 
     with pytest.raises(pto.ConstraintError) as e:
-        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor"),
-                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+        run_with(
+            lambda s: pto.TLOAD(
+                pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor"),
+                pto.GlobalTensor(s, (1, 1, 1, 8, 8)),
+            )
+        )
     assert e.value.rule == "layout-pairing" and "TLOAD #0" in str(e.value)
     with pytest.raises(pto.ConstraintError) as e:
-        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "int32", 8, 8),
-                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+        run_with(
+            lambda s: pto.TLOAD(
+                pto.Tile("Vec", "int32", 8, 8), pto.GlobalTensor(s, (1, 1, 1, 8, 8))
+            )
+        )
     assert e.value.rule == "same-dtype" and e.value.operand == "gm"
     with pytest.raises(pto.ConstraintError) as e:
-        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float32", 16, 8),
-                                     pto.GlobalTensor(s, (1, 1, 1, 8, 8))))  # fmt: skip
+        run_with(
+            lambda s: pto.TLOAD(
+                pto.Tile("Vec", "float32", 16, 8), pto.GlobalTensor(s, (1, 1, 1, 8, 8))
+            )
+        )
     assert e.value.rule == "valid-shape" and "validRow == 8" in str(e.value)
     f8 = dev.gm_array(np.zeros(32, np.uint8), dtype="float8_e5m2")
     with pytest.raises(pto.ConstraintError) as e:
-        run_with(lambda s: pto.TLOAD(pto.Tile("Vec", "float8_e5m2", 1, 32),
-                                     pto.GlobalTensor(f8, (1, 1, 1, 1, 32))))  # fmt: skip
+        run_with(
+            lambda s: pto.TLOAD(
+                pto.Tile("Vec", "float8_e5m2", 1, 32), pto.GlobalTensor(f8, (1, 1, 1, 1, 32))
+            )
+        )
     assert e.value.rule == "dtype" and "a2a3" in str(e.value) and "float8_e5m2" in str(e.value)
 
 
@@ -396,8 +430,12 @@ def test_runs_are_deterministic_and_blocks_are_independent():
 
 
 @settings(max_examples=40, deadline=None)
-@given(rows=st.integers(1, 12), cols=st.integers(1, 24), extra=st.integers(0, 9),
-       devname=st.sampled_from(["cpu", "a2", "950pr"]))  # fmt: skip
+@given(
+    rows=st.integers(1, 12),
+    cols=st.integers(1, 24),
+    extra=st.integers(0, 9),
+    devname=st.sampled_from(["cpu", "a2", "950pr"]),
+)
 def test_strided_nd_load_matches_numpy_slicing(rows, cols, extra, devname):
     """TLOAD of a strided ND window equals numpy slicing of the host array (validCol == S4)."""
     dev = pto.Device(devname)

@@ -78,8 +78,20 @@ def load_idx(tile, buf, colmajor=False):
     pto.TLOAD(tile, pto.GlobalTensor(buf, (1, 1, 1, vr, vc), layout="DN" if colmajor else "ND"))
 
 
-def run_ub(devname, table_arr, idx_arr, dst, idx, *, gshape, gstride=None, glayout="ND",
-           table_dtype=None, idx_colmajor=False, **mg):  # fmt: skip
+def run_ub(
+    devname,
+    table_arr,
+    idx_arr,
+    dst,
+    idx,
+    *,
+    gshape,
+    gstride=None,
+    glayout="ND",
+    table_dtype=None,
+    idx_colmajor=False,
+    **mg,
+):
     """TLOAD the index tile, then MGATHER into dst; returns the RunResult."""
     dev = dev_(devname)
     tbuf = dev.gm_array(table_arr, dtype=table_dtype)
@@ -145,8 +157,17 @@ def test_seed_elem_2d_wrap(devname):
     index = rng(3).integers(-2000, 2000, (R, C)).astype(np.int32)
     dst = pto.Tile("Vec", "float32", R, C, valid=(R, C))
     idx = pto.Tile("Vec", "int32", R, C, valid=(R, C))
-    run = run_ub(devname, table, index, dst, idx, gshape=(1, 1, 1, 1, size),
-                 gstride=(1, 1, 1, size, 1), coalesce="elem", oob="wrap")  # fmt: skip
+    run = run_ub(
+        devname,
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, 1, size),
+        gstride=(1, 1, 1, size, 1),
+        coalesce="elem",
+        oob="wrap",
+    )
     k = (index.astype(np.int64) % 2**32) % size  # D2: a negative int32 is 2^32 - |k|
     assert np.array_equal(run.tile(dst), table[k])
 
@@ -158,9 +179,18 @@ def test_seed_row_colmajor_index_a5(devname):
     index = rng(5).integers(0, rows, (R, 1)).astype(np.int32)
     dst = pto.Tile("Vec", "half", R, C, "RowMajor", valid=(R, C))
     idx = pto.Tile("Vec", "int32", R, 1, "ColMajor", valid=(R, 1))
-    run = run_ub(devname, table, index, dst, idx, gshape=(1, 1, 1, rows, C),
-                 gstride=(1, 1, 1, C, 1), idx_colmajor=True, coalesce="row",
-                 oob="undefined")  # fmt: skip
+    run = run_ub(
+        devname,
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, rows, C),
+        gstride=(1, 1, 1, C, 1),
+        idx_colmajor=True,
+        coalesce="row",
+        oob="undefined",
+    )
     assert np.array_equal(run.tile(dst), table[index[:, 0]])
     assert mgather_instr(run).is_simt(dev_(devname).arch)
 
@@ -181,8 +211,16 @@ def test_seed_elem_scalar_degenerate(devname):
     index = np.array([[21]], dtype=np.int32)
     dst = pto.Tile("Vec", "float32", 1, 8, valid=(1, 1))
     idx = pto.Tile("Vec", "int32", 1, 8, valid=(1, 1))
-    run = run_ub(devname, table, index, dst, idx, gshape=(1, 1, 1, 1, size),
-                 gstride=(1, 1, 1, size, 1), coalesce="elem")  # fmt: skip
+    run = run_ub(
+        devname,
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, 1, size),
+        gstride=(1, 1, 1, size, 1),
+        coalesce="elem",
+    )
     assert run.tile(dst)[0, 0] == table[21]
     storage = run.tile_storage(dst)
     assert bits(storage[1:]) == bits(poison(7, np.float32))  # only the valid element is written
@@ -195,8 +233,15 @@ def test_elem_dynamic_1x1_is_simt_on_a5():
     dst.set_valid(1, 1)
     idx.set_valid(1, 1)
     table = np.arange(32, dtype=np.float32)
-    run = run_ub("950pr", table, np.array([[9]], np.int32), dst, idx,
-                 gshape=(1, 1, 1, 1, 32), coalesce="elem")  # fmt: skip
+    run = run_ub(
+        "950pr",
+        table,
+        np.array([[9]], np.int32),
+        dst,
+        idx,
+        gshape=(1, 1, 1, 1, 32),
+        coalesce="elem",
+    )
     assert run.tile(dst)[0, 0] == 9.0
     assert mgather_instr(run).is_simt(dev_("950pr").arch)
 
@@ -210,8 +255,17 @@ def test_seed_dynamic_shape(devname):
     idx = pto.Tile("Vec", "int32", 1, 16)
     dst.set_valid(1, valid_cols)
     idx.set_valid(1, valid_cols)
-    run = run_ub(devname, table, index, dst, idx, gshape=(d3, d4), gstride=(stride3, 1),
-                 coalesce="elem", oob="undefined")  # fmt: skip
+    run = run_ub(
+        devname,
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(d3, d4),
+        gstride=(stride3, 1),
+        coalesce="elem",
+        oob="undefined",
+    )
     assert np.array_equal(run.tile(dst), table[index])
     storage = run.tile_storage(dst)
     assert bits(storage[valid_cols:]) == bits(poison(16 - valid_cols, np.float32))
@@ -245,8 +299,9 @@ def test_seed_gm2l1_row_clamp(devname, dtype):
     assert isinstance(instr, G.MGatherL1) and not instr.is_simt(dev.arch)
 
 
-def _gm2l1_elem(devname, *, R=16, C=16, size=100, oob="zero", gather_exec="scalar", valid=None,
-                dtype="float32"):  # fmt: skip
+def _gm2l1_elem(
+    devname, *, R=16, C=16, size=100, oob="zero", gather_exec="scalar", valid=None, dtype="float32"
+):
     dev = dev_(devname)
     vr, vc = valid or (R, C)
     table = rng(10).standard_normal(size).astype(dtype)
@@ -297,8 +352,7 @@ def test_seed_gm2l1_elem_zero_scratch(devname):
 @pytest.mark.parametrize("devname", ["950pr", "950dt"])
 def test_seed_gm2l1_elem_simt_a5(devname):
     R, C = 16, 32
-    run, dst, sbuf, expected = _gm2l1_elem(devname, R=R, C=C, gather_exec="simt",
-                                           dtype="half")  # fmt: skip
+    run, dst, sbuf, expected = _gm2l1_elem(devname, R=R, C=C, gather_exec="simt", dtype="half")
     staged = np.zeros(R * C, np.float16)
     r, c = np.meshgrid(np.arange(R), np.arange(C), indexing="ij")
     staged[nz_off(r, c, R, 16)] = expected
@@ -329,8 +383,9 @@ def test_row_policies(target, oob, idx_dtype):
     index = index.astype(idx_dtype).reshape(1, R)
     dst = pto.Tile("Vec", "float32", R, C)
     idx = pto.Tile("Vec", idx_dtype, 1, R)
-    run = run_ub(TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, N, C),
-                 coalesce="row", oob=oob)  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, N, C), coalesce="row", oob=oob
+    )
     k, ok = ref_policy(index[0].astype(np.int64), N, oob)
     assert np.array_equal(run.tile(dst), ref_take(table, k, ok, np.float32))
 
@@ -362,8 +417,16 @@ def test_elem_policies(target, oob):
         index[0, :4] = [-1, size, size - 1, 0]
     index = index.astype(np.int32)
     dst, idx = pto.Tile("Vec", "int16", R, C), pto.Tile("Vec", "int32", R, C)
-    run = run_ub(TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, 5, 10),
-                 coalesce="elem", oob=oob)  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target],
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, 5, 10),
+        coalesce="elem",
+        oob=oob,
+    )
     k, ok = ref_policy(index, size, oob)
     assert np.array_equal(run.tile(dst), ref_take(table, k, ok, np.int16))
 
@@ -386,13 +449,18 @@ def test_undefined_oob_raises_and_writes_nothing(target, mode):
         pto.TASSIGN(dst, 0)
         pto.TASSIGN(idx, 0x1000)
         load_idx(idx, ibuf)
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
         pto.MGATHER(dst, pto.GlobalTensor(tbuf, (1, 1, 1, N, C)), idx, coalesce=mode)
+        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
         pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 8, 8)), dst)
 
     with pytest.raises(pto.OutOfBoundsError) as ei:
         dev.run(k)
     assert ei.value.code == "PTO202"
     assert "MGATHER" in str(ei.value) and "idx" in str(ei.value)
+    assert f"= {index[0, 3]} is not below" in str(ei.value)  # the real index, not stale UB
     assert np.all(out.numpy() == 42.0)
     assert np.all(tbuf.numpy() == np.arange(N * C))
 
@@ -409,9 +477,13 @@ def test_undefined_oob_gm2l1_leaves_scratch(devname):
 
     @pto.kernel
     def k():
-        pto.MGATHER(dst, pto.GlobalTensor(tbuf, (1, 1, 1, 1, 10)),
-                    pto.GlobalTensor(ibuf, (1, 1, 1, 16, 8)), coalesce="elem",
-                    scratch=pto.GlobalTensor(sbuf, (1, 1, 1, 1, 128)))  # fmt: skip
+        pto.MGATHER(
+            dst,
+            pto.GlobalTensor(tbuf, (1, 1, 1, 1, 10)),
+            pto.GlobalTensor(ibuf, (1, 1, 1, 16, 8)),
+            coalesce="elem",
+            scratch=pto.GlobalTensor(sbuf, (1, 1, 1, 1, 128)),
+        )
 
     with pytest.raises(pto.OutOfBoundsError):
         dev.run(k)
@@ -431,8 +503,9 @@ def test_empty_table_gathers_zeros(target, oob, mode):
         pto.Tile("Vec", "int32", 1 if mode == "row" else 4, 8, valid=shape),
     )
     table = np.full(16, 5.0, np.float32)  # a non-empty buffer seen through an empty view
-    run = run_ub(TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, 0, C),
-                 coalesce=mode, oob=oob)  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, 0, C), coalesce=mode, oob=oob
+    )
     assert np.all(run.tile(dst) == 0)
 
 
@@ -464,8 +537,9 @@ def test_row_pitch_a5_is_valid_cols(target):
     buf = rng(17).standard_normal((N, W)).astype(np.float32)
     index = np.array([[0, 3, 11, 7, 5, 2, 1, 10]], np.int32)
     dst, idx = pto.Tile("Vec", "float32", 8, C), pto.Tile("Vec", "int32", 1, 8)
-    run = run_ub(TARGET_DEV[target], buf, index, dst, idx, gshape=(1, 1, 1, N, C),
-                 gstride=(1, 1, 1, W, 1))  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target], buf, index, dst, idx, gshape=(1, 1, 1, N, C), gstride=(1, 1, 1, W, 1)
+    )
     rows = buf.reshape(-1)[: N * C].reshape(N, C) if target == "a5" else buf[:, :C]
     assert np.array_equal(run.tile(dst), rows[index[0]])
 
@@ -515,8 +589,9 @@ def test_a5_colmajor_dst_and_index_layout_free_elem():
     # Elem with a ColMajor index under a RowMajor destination
     eidx = rng(23).integers(0, N * C, (R, C)).astype(np.int32)
     dst2, idx2 = pto.Tile("Vec", "float32", R, C), pto.Tile("Vec", "int32", R, C, "ColMajor")
-    run = run_ub("950pr", table, eidx, dst2, idx2, gshape=(1, 1, 1, N, C), idx_colmajor=True,
-                 coalesce="elem")  # fmt: skip
+    run = run_ub(
+        "950pr", table, eidx, dst2, idx2, gshape=(1, 1, 1, N, C), idx_colmajor=True, coalesce="elem"
+    )
     assert np.array_equal(run.tile(dst2), table.reshape(-1)[eidx])
 
 
@@ -541,6 +616,8 @@ def test_table_offset_is_honoured():
     @pto.kernel
     def k():
         load_idx(idx, index)
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
         pto.MGATHER(dst, pto.GlobalTensor(buf, (1, 1, 1, 5, 8), offset=20), idx)
 
     run = dev.run(k)
@@ -591,8 +668,9 @@ def test_nz_row_dma_moves_every_table_column():
 @pytest.mark.parametrize("oob", ["clamp", "zero"])
 def test_nz_row_multi_batch_float32(oob):
     """gShape0 = 2: logical column blocks split across the outer dimension."""
-    run, dst, table, index, c0 = _nz_row(oob, dtype="float32", L=48, W=32, s0=2, Rows=16,
-                                         valid=(16, 32))  # fmt: skip
+    run, dst, table, index, c0 = _nz_row(
+        oob, dtype="float32", L=48, W=32, s0=2, Rows=16, valid=(16, 32)
+    )
     k, ok = ref_policy(index, 48, oob)
     assert bits(run.tile(dst)) == bits(ref_take(table, k, ok, table.dtype))
 
@@ -610,8 +688,9 @@ def test_nz_elem_a2a3(oob, s0):
     index = index.astype(np.int32)
     dst = pto.Tile("Vec", "float32", R, C, "ColMajor", valid=(R, C - 5), slayout="RowMajor")
     idx = pto.Tile("Vec", "int32", R, C, valid=(R, C - 5))
-    run = run_ub("a2", buf, index[:, : C - 5], dst, idx, gshape=shape, glayout="NZ",
-                 coalesce="elem", oob=oob)  # fmt: skip
+    run = run_ub(
+        "a2", buf, index[:, : C - 5], dst, idx, gshape=shape, glayout="NZ", coalesce="elem", oob=oob
+    )
     k, ok = ref_policy(index[:, : C - 5], L * W, oob)
     assert np.array_equal(run.tile(dst), ref_take(table.reshape(-1), k, ok, np.float32))
     storage = run.tile_storage(dst)
@@ -622,17 +701,38 @@ def test_nz_elem_a2a3(oob, s0):
 # -- dtype families ------------------------------------------------------------------------
 _RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 _ALLOWED = {
-    "cpu": ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16", "float32",
-            "float8_e4m3", "float8_e5m2"],
-    "a2a3": ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16",
-             "float32"],
-    "a5": ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16", "float32",
-           "float8_e4m3", "float8_e5m2", "hifloat8"],
-}  # fmt: skip
+    "cpu": [
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "half",
+        "bfloat16",
+        "float32",
+        "float8_e4m3",
+        "float8_e5m2",
+    ],
+    "a2a3": ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16", "float32"],
+    "a5": [
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "half",
+        "bfloat16",
+        "float32",
+        "float8_e4m3",
+        "float8_e5m2",
+        "hifloat8",
+    ],
+}
 
 
-@pytest.mark.parametrize(("target", "dtype"),
-                         [(t, d) for t, ds in _ALLOWED.items() for d in ds])  # fmt: skip
+@pytest.mark.parametrize(("target", "dtype"), [(t, d) for t, ds in _ALLOWED.items() for d in ds])
 @pytest.mark.parametrize("mode", ["row", "elem"])
 def test_dtype_bits_move_exactly(target, dtype, mode):
     dt = D.dtype(dtype)
@@ -648,8 +748,17 @@ def test_dtype_bits_move_exactly(target, dtype, mode):
         index = rng(31).integers(-4, N * C + 4, (R, C)).astype(np.int32)
         idx = pto.Tile("Vec", "int32", R, max(C, 8), valid=(R, C))
     dst = pto.Tile("Vec", dtype, R, C)
-    run = run_ub(TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, N, C),
-                 table_dtype=dtype, coalesce=mode, oob="zero")  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target],
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, N, C),
+        table_dtype=dtype,
+        coalesce=mode,
+        oob="zero",
+    )
     if mode == "row":
         k, ok = ref_policy(index[0], N, "zero")
         expected = ref_take(raw, k, ok, raw.dtype)
@@ -664,8 +773,9 @@ def test_bfloat16_nan_payload_preserved():
     table = np.array([[0x7FC1, 0xFFFF, 0x0001, 0x8000] * 4] * 3, np.uint16).view(ml_dtypes.bfloat16)
     dst, idx = pto.Tile("Vec", "bfloat16", 2, 16), pto.Tile("Vec", "int32", 1, 8, valid=(1, 2))
     for devname in ("cpu", "a2", "950pr"):
-        run = run_ub(devname, table, np.array([[2, 0]], np.int32), dst, idx,
-                     gshape=(1, 1, 1, 3, 16))  # fmt: skip
+        run = run_ub(
+            devname, table, np.array([[2, 0]], np.int32), dst, idx, gshape=(1, 1, 1, 3, 16)
+        )
         assert bits(run.tile(dst)) == bits(table[[2, 0]])
 
 
@@ -680,8 +790,9 @@ def check_error(e, rule, operand, code="PTO101"):
     assert "expected" in msg and "given" in msg
 
 
-def attempt(devname, dst, idx, *, shape=(1, 1, 1, 8, 8), tdtype=None, layout="ND",
-            scratch=None, **mg):  # fmt: skip
+def attempt(
+    devname, dst, idx, *, shape=(1, 1, 1, 8, 8), tdtype=None, layout="ND", scratch=None, **mg
+):
     """Record and run one MGATHER; idx/scratch may be dicts describing GM tensors."""
     dev = dev_(devname)
     tdtype = tdtype or dst.dtype
@@ -691,8 +802,11 @@ def attempt(devname, dst, idx, *, shape=(1, 1, 1, 8, 8), tdtype=None, layout="ND
         if not isinstance(spec, dict):
             return spec
         shp = spec["shape"]
-        return pto.GlobalTensor(dev.gm_zeros((int(np.prod(shp)),), spec.get("dtype", "int32")),
-                                shp, layout=spec.get("layout", "ND"))  # fmt: skip
+        return pto.GlobalTensor(
+            dev.gm_zeros((int(np.prod(shp)),), spec.get("dtype", "int32")),
+            shp,
+            layout=spec.get("layout", "ND"),
+        )
 
     @pto.kernel
     def k():
@@ -710,8 +824,15 @@ def vec(dtype, rows, cols, valid=None, blayout="RowMajor", slayout="NoneBox"):
 
 def raw_ref(loc, dtype, rows, cols, blayout="RowMajor", slayout="NoneBox", valid=None):
     """A TileRef that bypasses the Tile constructor's own rules (to reach redundant checks)."""
-    geom = TileGeom(TileType.parse(loc), D.dtype(dtype), rows, cols, BLayout.parse(blayout),
-                    SLayout.parse(slayout), 512)  # fmt: skip
+    geom = TileGeom(
+        TileType.parse(loc),
+        D.dtype(dtype),
+        rows,
+        cols,
+        BLayout.parse(blayout),
+        SLayout.parse(slayout),
+        512,
+    )
     vr, vc = valid or (rows, cols)
     return TileRef(geom, vr, vc, True, PadValue.Null, Placement(0, False), "raw", -1)
 
@@ -735,145 +856,528 @@ ROW_IDX8 = {"shape": (1, 1, 1, 1, 8)}
 CASES = [
     # operand kinds and enums
     ("a2", lambda: vec("float32", 8, 8), lambda: ROW_IDX8, {}, "index-operand", "idx", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: vec("int32", 1, 16), {},
-     "index-operand", "idx", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8),
-     {"scratch": {"shape": (1, 1, 1, 1, 64), "dtype": "float32"}}, "scratch-operand", "scratch",
-     "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8), {"gather_exec": "simt"},
-     "gather-exec", "gather_exec", "PTO102"),
-    ("a2", lambda: pto.Tile("Left", "float32", 8, 8), lambda: vec("int32", 1, 8), {},
-     "tile-location", "dst", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: pto.Tile("Left", "int32", 1, 8), {},
-     "tile-location", "idx", "PTO101"),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: vec("int32", 1, 16),
+        {},
+        "index-operand",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"scratch": {"shape": (1, 1, 1, 1, 64), "dtype": "float32"}},
+        "scratch-operand",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"gather_exec": "simt"},
+        "gather-exec",
+        "gather_exec",
+        "PTO102",
+    ),
+    (
+        "a2",
+        lambda: pto.Tile("Left", "float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {},
+        "tile-location",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: pto.Tile("Left", "int32", 1, 8),
+        {},
+        "tile-location",
+        "idx",
+        "PTO101",
+    ),
     # dtypes
-    ("a2", lambda: vec("float8_e4m3", 8, 32), lambda: vec("int32", 1, 8), {"shape": (8, 32)},
-     "dtype", "dst", "PTO101"),
-    ("a3", lambda: vec("hifloat8", 8, 32), lambda: vec("int32", 1, 8), {"shape": (8, 32)},
-     "dtype", "dst", "PTO101"),
-    ("cpu", lambda: vec("hifloat8", 8, 32), lambda: vec("int32", 1, 8), {"shape": (8, 32)},
-     "dtype", "dst", "PTO101"),
-    ("950pr", lambda: vec("int64", 8, 8), lambda: vec("int32", 1, 8), {}, "dtype", "dst",
-     "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8), {"tdtype": "int32"},
-     "same-dtype", "table", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int16", 1, 16), {}, "index-dtype", "idx",
-     "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("float32", 1, 8), {}, "index-dtype",
-     "idx", "PTO101"),
+    (
+        "a2",
+        lambda: vec("float8_e4m3", 8, 32),
+        lambda: vec("int32", 1, 8),
+        {"shape": (8, 32)},
+        "dtype",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a3",
+        lambda: vec("hifloat8", 8, 32),
+        lambda: vec("int32", 1, 8),
+        {"shape": (8, 32)},
+        "dtype",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("hifloat8", 8, 32),
+        lambda: vec("int32", 1, 8),
+        {"shape": (8, 32)},
+        "dtype",
+        "dst",
+        "PTO101",
+    ),
+    ("950pr", lambda: vec("int64", 8, 8), lambda: vec("int32", 1, 8), {}, "dtype", "dst", "PTO101"),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"tdtype": "int32"},
+        "same-dtype",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int16", 1, 16),
+        {},
+        "index-dtype",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("float32", 1, 8),
+        {},
+        "index-dtype",
+        "idx",
+        "PTO101",
+    ),
     # cpu layouts and shapes
-    ("cpu", lambda: vec("float32", 8, 8, blayout="ColMajor"), lambda: vec("int32", 1, 8), {},
-     "dst-layout", "dst", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, blayout="ColMajor"),
-     {"coalesce": "elem"}, "index-layout", "idx", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8), {"layout": "DN"},
-     "table-layout", "table", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 2, 8), {}, "index-shape-row",
-     "idx", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(8, 7)),
-     {"coalesce": "elem"}, "index-shape-elem", "idx", "PTO101"),
-    ("cpu", lambda: vec("float32", 8, 8, valid=(4, 8)), lambda: vec("int32", 4, 8),
-     {"coalesce": "elem"}, "index-rows", "idx", "PTO101"),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8, blayout="ColMajor"),
+        lambda: vec("int32", 1, 8),
+        {},
+        "dst-layout",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, blayout="ColMajor"),
+        {"coalesce": "elem"},
+        "index-layout",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"layout": "DN"},
+        "table-layout",
+        "table",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 2, 8),
+        {},
+        "index-shape-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(8, 7)),
+        {"coalesce": "elem"},
+        "index-shape-elem",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: vec("float32", 8, 8, valid=(4, 8)),
+        lambda: vec("int32", 4, 8),
+        {"coalesce": "elem"},
+        "index-rows",
+        "idx",
+        "PTO101",
+    ),
     # a2a3
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, blayout="ColMajor",
-                                                     valid=(1, 8)),
-     {}, "index-layout", "idx", "PTO101"),
-    ("a2", lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {}, "layout-pairing", "dst", "PTO101"),
-    ("a2", lambda: vec("float32", 16, 8), lambda: vec("int32", 1, 16),
-     {"shape": (1, 1, 1, 16, 8), "layout": "NZ"}, "layout-pairing", "dst", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8), {"layout": "DN"},
-     "table-layout", "table", "PTO101"),
-    ("a2", lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {"shape": (1, 1, 1, 16, 16), "layout": "NZ"}, "nz-shape",
-     "table", "PTO101"),
-    ("a2", lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {"shape": (1, 1, 2, 8, 8), "layout": "NZ"}, "nz-shape",
-     "table", "PTO101"),
-    ("a2", lambda: vec("half", 8, 16, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 8), {"shape": (1, 1, 1, 16, 16), "layout": "NZ"}, "nz-dst-rows",
-     "dst", "PTO101"),
-    ("a2", lambda: vec("half", 16, 16, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {"shape": (1, 2, 1, 16, 16), "layout": "NZ"},
-     "nz-table-cols", "table", "PTO101"),
-    ("a2", lambda: vec("half", 16, 32, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {"shape": (1, 1, 1, 16, 16), "layout": "NZ"},
-     "nz-table-cols", "table", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8, valid=(0, 8)), lambda: vec("int32", 1, 8, valid=(1, 0)),
-     {}, "dst-valid-nonempty", "dst", "PTO101"),
-    ("a3", lambda: vec("float32", 8, 8, valid=(8, 0)), lambda: vec("int32", 8, 8, valid=(8, 0)),
-     {"coalesce": "elem"}, "dst-valid-nonempty", "dst", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(8, 1)), {},
-     "index-shape-row", "idx", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8, valid=(1, 7)), {},
-     "index-shape-row", "idx", "PTO101"),
-    ("a2", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(7, 8)),
-     {"coalesce": "elem"}, "index-shape-elem", "idx", "PTO101"),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, blayout="ColMajor", valid=(1, 8)),
+        {},
+        "index-layout",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {},
+        "layout-pairing",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 16, 8),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 1, 1, 16, 8), "layout": "NZ"},
+        "layout-pairing",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"layout": "DN"},
+        "table-layout",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 1, 1, 16, 16), "layout": "NZ"},
+        "nz-shape",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 1, 2, 8, 8), "layout": "NZ"},
+        "nz-shape",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("half", 8, 16, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 8),
+        {"shape": (1, 1, 1, 16, 16), "layout": "NZ"},
+        "nz-dst-rows",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("half", 16, 16, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 2, 1, 16, 16), "layout": "NZ"},
+        "nz-table-cols",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("half", 16, 32, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 1, 1, 16, 16), "layout": "NZ"},
+        "nz-table-cols",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8, valid=(0, 8)),
+        lambda: vec("int32", 1, 8, valid=(1, 0)),
+        {},
+        "dst-valid-nonempty",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a3",
+        lambda: vec("float32", 8, 8, valid=(8, 0)),
+        lambda: vec("int32", 8, 8, valid=(8, 0)),
+        {"coalesce": "elem"},
+        "dst-valid-nonempty",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(8, 1)),
+        {},
+        "index-shape-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8, valid=(1, 7)),
+        {},
+        "index-shape-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(7, 8)),
+        {"coalesce": "elem"},
+        "index-shape-elem",
+        "idx",
+        "PTO101",
+    ),
     # a5
-    ("950pr", lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {}, "dst-layout", "dst", "PTO101"),
-    ("950dt", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, slayout="RowMajor",
-                                                         blayout="ColMajor"),
-     {"coalesce": "elem"}, "index-layout", "idx", "PTO101"),
-    ("950pr", lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-     lambda: vec("int32", 1, 16), {"shape": (1, 1, 1, 16, 8), "layout": "NZ"}, "dst-layout",
-     "dst", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8),
-     {"shape": (1, 1, 1, 16, 8), "layout": "NZ"}, "table-layout", "table", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8, valid=(0, 8)), lambda: vec("int32", 1, 8,
-                                                                      valid=(1, 0)),
-     {}, "dst-valid-nonempty", "dst", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(2, 4)), {},
-     "index-shape-row", "idx", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(8, 1)), {},
-     "index-layout-row", "idx", "PTO101"),
-    ("950dt", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(1, 8),
-                                                         blayout="ColMajor"),
-     {}, "index-layout-row", "idx", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 1, 8),
-     {"shape": (1, 1, 1, 8, 16)}, "table-row-width", "table", "PTO101"),
-    ("950pr", lambda: vec("float32", 8, 8), lambda: vec("int32", 8, 8, valid=(8, 4)),
-     {"coalesce": "elem"}, "index-shape-elem", "idx", "PTO101"),
+    (
+        "950pr",
+        lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {},
+        "dst-layout",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "950dt",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, slayout="RowMajor", blayout="ColMajor"),
+        {"coalesce": "elem"},
+        "index-layout",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        lambda: vec("int32", 1, 16),
+        {"shape": (1, 1, 1, 16, 8), "layout": "NZ"},
+        "dst-layout",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"shape": (1, 1, 1, 16, 8), "layout": "NZ"},
+        "table-layout",
+        "table",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8, valid=(0, 8)),
+        lambda: vec("int32", 1, 8, valid=(1, 0)),
+        {},
+        "dst-valid-nonempty",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(2, 4)),
+        {},
+        "index-shape-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(8, 1)),
+        {},
+        "index-layout-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950dt",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(1, 8), blayout="ColMajor"),
+        {},
+        "index-layout-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 1, 8),
+        {"shape": (1, 1, 1, 8, 16)},
+        "table-row-width",
+        "table",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: vec("float32", 8, 8),
+        lambda: vec("int32", 8, 8, valid=(8, 4)),
+        {"coalesce": "elem"},
+        "index-shape-elem",
+        "idx",
+        "PTO101",
+    ),
     # GM -> L1
-    ("a2", lambda: pto.Tile("Mat", "float32", 16, 8), lambda: ROW_IDX8, {}, "dst-layout", "dst",
-     "PTO101"),
-    ("950pr", lambda: _mat_tile("float32", 1, 8), lambda: ROW_IDX8, {}, "nz-dst-rows", "dst",
-     "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: ROW_IDX8,
-     {"shape": (1, 1, 1, 8, 8), "layout": "DN"}, "table-layout", "table", "PTO101"),
-    ("a2", lambda: _mat_tile("float8_e5m2", 16, 32), lambda: ROW_IDX8, {"shape": (8, 32)},
-     "dtype", "dst", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (1, 8), "dtype": "int16"}, {},
-     "index-dtype", "idx", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (1, 8), "dtype": "int32"},
-     {"tdtype": "half"}, "same-dtype", "table", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (1, 8)},
-     {"coalesce": "elem"}, "scratch-required", "scratch", "PTO101"),
-    ("cpu", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (16, 8)},
-     {"coalesce": "elem"}, "scratch-required", "scratch", "PTO101"),
-    ("950pr", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (16, 8)},
-     {"coalesce": "elem", "scratch": {"shape": (128,), "dtype": "half"}}, "same-dtype",
-     "scratch", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (16, 8)},
-     {"coalesce": "elem", "scratch": {"shape": (127,), "dtype": "float32"}}, "scratch-size",
-     "scratch", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: ROW_IDX8,
-     {"scratch": {"shape": (128,), "dtype": "float32"}}, "scratch-row", "scratch", "PTO101"),
-    ("a2", lambda: _mat_tile("float32", 16, 8), lambda: ROW_IDX8, {}, "index-shape-row", "idx",
-     "PTO101"),
-    ("950pr", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (16, 4)},
-     {"coalesce": "elem", "scratch": {"shape": (128,), "dtype": "float32"}},
-     "index-shape-elem", "idx", "PTO101"),
-    ("950pr", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (1, 16)},
-     {"gather_exec": "simt"}, "gather-exec", "gather_exec", "PTO102"),
-    ("a3", lambda: _mat_tile("float32", 16, 8), lambda: {"shape": (16, 8)},
-     {"coalesce": "elem", "gather_exec": "simt",
-      "scratch": {"shape": (128,), "dtype": "float32"}}, "gather-exec", "gather_exec", "PTO102"),
-]  # fmt: skip
+    (
+        "a2",
+        lambda: pto.Tile("Mat", "float32", 16, 8),
+        lambda: ROW_IDX8,
+        {},
+        "dst-layout",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: _mat_tile("float32", 1, 8),
+        lambda: ROW_IDX8,
+        {},
+        "nz-dst-rows",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: ROW_IDX8,
+        {"shape": (1, 1, 1, 8, 8), "layout": "DN"},
+        "table-layout",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float8_e5m2", 16, 32),
+        lambda: ROW_IDX8,
+        {"shape": (8, 32)},
+        "dtype",
+        "dst",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (1, 8), "dtype": "int16"},
+        {},
+        "index-dtype",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (1, 8), "dtype": "int32"},
+        {"tdtype": "half"},
+        "same-dtype",
+        "table",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (1, 8)},
+        {"coalesce": "elem"},
+        "scratch-required",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "cpu",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (16, 8)},
+        {"coalesce": "elem"},
+        "scratch-required",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (16, 8)},
+        {"coalesce": "elem", "scratch": {"shape": (128,), "dtype": "half"}},
+        "same-dtype",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (16, 8)},
+        {"coalesce": "elem", "scratch": {"shape": (127,), "dtype": "float32"}},
+        "scratch-size",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: ROW_IDX8,
+        {"scratch": {"shape": (128,), "dtype": "float32"}},
+        "scratch-row",
+        "scratch",
+        "PTO101",
+    ),
+    (
+        "a2",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: ROW_IDX8,
+        {},
+        "index-shape-row",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (16, 4)},
+        {"coalesce": "elem", "scratch": {"shape": (128,), "dtype": "float32"}},
+        "index-shape-elem",
+        "idx",
+        "PTO101",
+    ),
+    (
+        "950pr",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (1, 16)},
+        {"gather_exec": "simt"},
+        "gather-exec",
+        "gather_exec",
+        "PTO102",
+    ),
+    (
+        "a3",
+        lambda: _mat_tile("float32", 16, 8),
+        lambda: {"shape": (16, 8)},
+        {
+            "coalesce": "elem",
+            "gather_exec": "simt",
+            "scratch": {"shape": (128,), "dtype": "float32"},
+        },
+        "gather-exec",
+        "gather_exec",
+        "PTO102",
+    ),
+]
 
 
-@pytest.mark.parametrize(("devname", "mk_dst", "mk_idx", "kw", "rule", "operand", "code"), CASES,
-                         ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(CASES)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("devname", "mk_dst", "mk_idx", "kw", "rule", "operand", "code"),
+    CASES,
+    ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(CASES)],
+)
 def test_constraint(devname, mk_dst, mk_idx, kw, rule, operand, code):
     kw = dict(kw)
     shape = kw.pop("shape", (1, 1, 1, 8, 8))
@@ -886,8 +1390,15 @@ def test_constraint_redundant_alignment_rules():
     """Rules the Tile constructor already enforces, reached with hand-built operands."""
     idx = raw_ref("Vec", "int32", 1, 8)
     table = gmref("cpu", (1, 1, 1, 8, 3))
-    check_raw("cpu", G.MGather, raw_ref("Vec", "float32", 3, 3, valid=(1, 3)), table, idx,
-              rule="dst-32B-aligned", operand="dst")  # fmt: skip
+    check_raw(
+        "cpu",
+        G.MGather,
+        raw_ref("Vec", "float32", 3, 3, valid=(1, 3)),
+        table,
+        idx,
+        rule="dst-32B-aligned",
+        operand="dst",
+    )
     check_raw(
         "a2",
         G.MGather,
@@ -969,8 +1480,11 @@ def test_enum_members_and_strings_are_equivalent():
     table = rng(32).standard_normal((10, 8)).astype(np.float32)
     index = np.array([[1, 12, 3, 4, 5, 6, 7, 0]], np.int32)
     outs = []
-    for kw in ({"coalesce": pto.Coalesce.Row, "oob": pto.GatherOOB.Zero},
-               {"coalesce": "ROW", "oob": "zero"}, {"oob": "Zero"}):  # fmt: skip
+    for kw in (
+        {"coalesce": pto.Coalesce.Row, "oob": pto.GatherOOB.Zero},
+        {"coalesce": "ROW", "oob": "zero"},
+        {"oob": "Zero"},
+    ):
         dst, idx = vec("float32", 8, 8), vec("int32", 1, 8)
         outs.append(run_ub("a2", table, index, dst, idx, gshape=(1, 1, 1, 10, 8), **kw).tile(dst))
     assert all(np.array_equal(outs[0], o) for o in outs[1:])
@@ -1005,11 +1519,15 @@ def test_table_gm_out_of_buffer_is_an_error_before_writing():
     @pto.kernel
     def k():
         load_idx(idx, index)
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
         # capacity 2*4 = 8 rows at pitch stride3 = 10: row 7 spans elements 70..77 of 72
         pto.MGATHER(dst, pto.GlobalTensor(tbuf, (1, 1, 2, 4, 8), (72, 72, 32, 10, 1)), idx)
+        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
         pto.TSTORE(pto.GlobalTensor(out, (8, 8)), dst)
 
-    with pytest.raises(pto.OutOfBoundsError, match="table"):
+    with pytest.raises(pto.OutOfBoundsError, match="operand 'table' would access"):
         dev.run(k)
     assert np.all(out.numpy() == 1.0)
 
@@ -1033,9 +1551,13 @@ def test_property_gather_matches_numpy(target, mode, oob, n_rows, C, R, idx_uint
     if oob == "undefined" and cap > 0:
         vals = data.draw(st.lists(st.integers(0, cap - 1), min_size=count, max_size=count))
     else:
-        vals = data.draw(st.lists(st.one_of(st.integers(0, 2 * cap + 2),
-                                            st.integers(-(2**31), 2**31 - 1)),
-                                  min_size=count, max_size=count))  # fmt: skip
+        vals = data.draw(
+            st.lists(
+                st.one_of(st.integers(0, 2 * cap + 2), st.integers(-(2**31), 2**31 - 1)),
+                min_size=count,
+                max_size=count,
+            )
+        )
     idx_dt = np.uint32 if idx_uint else np.int32
     raw = np.array(vals, dtype=np.int64)
     index = (raw % 2**32).astype(np.uint32).view(idx_dt)
@@ -1046,12 +1568,21 @@ def test_property_gather_matches_numpy(target, mode, oob, n_rows, C, R, idx_uint
         index = index.reshape(R, C)
         idx = vec(idx_dt, R, C)
     dst = vec("int32", R, C)
-    run = run_ub(TARGET_DEV[target], table, index, dst, idx, gshape=(1, 1, 1, n_rows, C),
-                 coalesce=mode, oob=oob)  # fmt: skip
+    run = run_ub(
+        TARGET_DEV[target],
+        table,
+        index,
+        dst,
+        idx,
+        gshape=(1, 1, 1, n_rows, C),
+        coalesce=mode,
+        oob=oob,
+    )
     k, ok = ref_policy(raw.reshape(index.shape), cap, oob)
     source = table[: n_rows * C].reshape(n_rows, C) if mode == "row" else table[: n_rows * C]
-    expected = ref_take(source, k[0] if mode == "row" else k, ok[0] if mode == "row" else ok,
-                        np.int32)  # fmt: skip
+    expected = ref_take(
+        source, k[0] if mode == "row" else k, ok[0] if mode == "row" else ok, np.int32
+    )
     assert np.array_equal(run.tile(dst), expected)
 
 
@@ -1071,8 +1602,9 @@ def test_property_nz_matches_numpy(oob, L16, bc, R, mode, data):
     cap = L if mode == "row" else L * W
     count = R if mode == "row" else R * W
     hi = cap - 1 if oob == "undefined" else 3 * cap
-    vals = data.draw(st.lists(st.integers(-5 if oob != "undefined" else 0, hi),
-                              min_size=count, max_size=count))  # fmt: skip
+    vals = data.draw(
+        st.lists(st.integers(-5 if oob != "undefined" else 0, hi), min_size=count, max_size=count)
+    )
     index = np.array(vals, np.int32).reshape((1, R) if mode == "row" else (R, W))
     Rows = 16 * -(-R // 16)
     dst = vec("int16", Rows, W, valid=(R, W), blayout="ColMajor", slayout="RowMajor")
@@ -1100,8 +1632,12 @@ def test_gm2l1_row_capacity_and_zero_prefill(target, oob):
 
     @pto.kernel
     def k():
-        pto.MGATHER(dst, pto.GlobalTensor(tbuf, (1, 1, 2, 4, C)),
-                    pto.GlobalTensor(ibuf, (1, 1, 1, 1, R)), oob=oob)  # fmt: skip
+        pto.MGATHER(
+            dst,
+            pto.GlobalTensor(tbuf, (1, 1, 2, 4, C)),
+            pto.GlobalTensor(ibuf, (1, 1, 1, 1, R)),
+            oob=oob,
+        )
 
     run = dev.run(k)
     cap = 4 if target == "cpu" else 8

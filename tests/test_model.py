@@ -13,9 +13,22 @@ from ptosim.layout import GmGeom, TileGeom
 
 
 def test_dtype_registry_covers_the_issue_list():
-    wanted = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-              "int64": 8, "uint64": 8, "half": 2, "bfloat16": 2, "float32": 4,
-              "float8_e4m3": 1, "float8_e5m2": 1, "hifloat8": 1}  # fmt: skip
+    wanted = {
+        "int8": 1,
+        "uint8": 1,
+        "int16": 2,
+        "uint16": 2,
+        "int32": 4,
+        "uint32": 4,
+        "int64": 8,
+        "uint64": 8,
+        "half": 2,
+        "bfloat16": 2,
+        "float32": 4,
+        "float8_e4m3": 1,
+        "float8_e5m2": 1,
+        "hifloat8": 1,
+    }
     for name, size in wanted.items():
         assert D.dtype(name).size_bytes == size
     assert D.dtype("bf16") is D.bfloat16 and D.dtype(ml_dtypes.bfloat16) is D.bfloat16
@@ -41,8 +54,9 @@ def test_enums_accept_members_and_case_insensitive_names():
 
 
 def _geom(blayout, slayout, rows, cols, dt=D.half, fractal=512, loc=pto.TileType.Mat):
-    return TileGeom(loc, dt, rows, cols, pto.BLayout.parse(blayout), pto.SLayout.parse(slayout),
-                    fractal)  # fmt: skip
+    return TileGeom(
+        loc, dt, rows, cols, pto.BLayout.parse(blayout), pto.SLayout.parse(slayout), fractal
+    )
 
 
 def _logical_from_storage(g: TileGeom, storage: np.ndarray) -> np.ndarray:
@@ -67,12 +81,18 @@ def _logical_from_storage(g: TileGeom, storage: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "blayout,slayout,dt,fractal",
-    [("RowMajor", "NoneBox", D.float32, 512), ("ColMajor", "NoneBox", D.float32, 512),
-     ("ColMajor", "RowMajor", D.half, 512), ("ColMajor", "RowMajor", D.float32, 512),
-     ("ColMajor", "RowMajor", D.int8, 512), ("RowMajor", "RowMajor", D.half, 512),
-     ("RowMajor", "ColMajor", D.float32, 512), ("ColMajor", "ColMajor", D.half, 512),
-     ("ColMajor", "RowMajor", D.half, 1024)],
-)  # fmt: skip
+    [
+        ("RowMajor", "NoneBox", D.float32, 512),
+        ("ColMajor", "NoneBox", D.float32, 512),
+        ("ColMajor", "RowMajor", D.half, 512),
+        ("ColMajor", "RowMajor", D.float32, 512),
+        ("ColMajor", "RowMajor", D.int8, 512),
+        ("RowMajor", "RowMajor", D.half, 512),
+        ("RowMajor", "ColMajor", D.float32, 512),
+        ("ColMajor", "ColMajor", D.half, 512),
+        ("ColMajor", "RowMajor", D.half, 1024),
+    ],
+)
 def test_tile_offsets_match_reshape_formulation(blayout, slayout, dt, fractal):
     g = _geom(blayout, slayout, 64, 64, dt, fractal)
     assert g.layout_problems() == []
@@ -153,8 +173,13 @@ def test_global_tensor_must_stay_inside_its_buffer():
 
 
 def test_configs_load_and_reject_unknown_keys(tmp_path):
-    for name, target, ub in [("cpu", "cpu", 512), ("a2", "a2a3", 192), ("a3", "a2a3", 192),
-                             ("950pr", "a5", 256), ("950dt", "a5", 256)]:  # fmt: skip
+    for name, target, ub in [
+        ("cpu", "cpu", 512),
+        ("a2", "a2a3", 192),
+        ("a3", "a2a3", 192),
+        ("950pr", "a5", 256),
+        ("950dt", "a5", 256),
+    ]:
         cfg = pto.load_config(name)
         assert cfg.target == target and cfg.memory.ub_size_bytes == ub * 1024
     assert pto.load_config("950pr").simt_max_dyn_ubuf_bytes == 216 * 1024

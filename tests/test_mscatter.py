@@ -22,8 +22,9 @@ from ptosim.tensors import Placement, TileRef
 NPU_DEVICES = ("a2", "a3", "950pr", "950dt")
 ALL_DEVICES = ("cpu",) + NPU_DEVICES
 TARGET = {"cpu": "cpu", "a2": "a2a3", "a3": "a2a3", "950pr": "a5", "950dt": "a5"}
-HSET = settings(max_examples=25, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+HSET = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 BASE9 = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16", "float32"]
 DTYPES = {
@@ -102,14 +103,36 @@ def _tile_shape(shape, layout: str, dt: str) -> tuple[int, int]:
     return r, c
 
 
-_BLAYOUT = {"ND": ("RowMajor", "NoneBox"), "DN": ("ColMajor", "NoneBox"),
-            "NZ": ("ColMajor", "RowMajor")}  # fmt: skip
+_BLAYOUT = {
+    "ND": ("RowMajor", "NoneBox"),
+    "DN": ("ColMajor", "NoneBox"),
+    "NZ": ("ColMajor", "RowMajor"),
+}
 
 
-def scatter(dev_name, table, src, idx, *, shape=None, stride=None, layout="ND", offset=0,
-            src_tile=None, src_layout="ND", src_valid=None, idx_tile=None, idx_layout="ND",
-            idx_valid=None, dt=None, idx_dt="int32", addrs=None, dynamic=False, dev=None,
-            **policy):  # fmt: skip
+def scatter(
+    dev_name,
+    table,
+    src,
+    idx,
+    *,
+    shape=None,
+    stride=None,
+    layout="ND",
+    offset=0,
+    src_tile=None,
+    src_layout="ND",
+    src_valid=None,
+    idx_tile=None,
+    idx_layout="ND",
+    idx_valid=None,
+    dt=None,
+    idx_dt="int32",
+    addrs=None,
+    dynamic=False,
+    dev=None,
+    **policy,
+):
     """Run one MSCATTER on a device; returns (table buffer after, run, device).
 
     ``src``/``idx`` are the data loaded into the tiles (their shapes are the tiles' valid
@@ -135,8 +158,14 @@ def scatter(dev_name, table, src, idx, *, shape=None, stride=None, layout="ND", 
         slayout=_BLAYOUT[src_layout][1],
         valid=None if dynamic else src.shape,
     )
-    i = pto.Tile("Vec", idx_dt, irows, icols, blayout=_BLAYOUT[idx_layout][0],
-                 valid=None if dynamic else idx.shape)  # fmt: skip
+    i = pto.Tile(
+        "Vec",
+        idx_dt,
+        irows,
+        icols,
+        blayout=_BLAYOUT[idx_layout][0],
+        valid=None if dynamic else idx.shape,
+    )
     tshape = shape if shape is not None else (1, 1, 1) + tuple(np.asarray(table).shape[-2:])
 
     @pto.kernel
@@ -149,6 +178,7 @@ def scatter(dev_name, table, src, idx, *, shape=None, stride=None, layout="ND", 
             i.set_valid(*idx.shape)
         _load(s, sbuf, src_layout, src.shape)
         _load(i, ibuf, idx_layout, idx.shape)
+        pto.pipe_barrier(pto.PIPE_ALL)  # the a2a3 caller pattern (semantics.md 4.3)
         if src_valid is not None:
             s.set_valid(*src_valid)
         if idx_valid is not None:
@@ -197,8 +227,9 @@ def test_seed_automatic_and_manual_16x16_elem(dev_name, manual):
     src = rng.standard_normal((16, 16)).astype(np.float32)
     idx = rng.permutation(256).reshape(16, 16).astype(np.int32)
     table = np.full((16, 16), -1.0, np.float32)
-    out, run, _ = scatter(dev_name, table, src, idx, coalesce="elem",
-                          addrs=(0x1000, 0x2000) if manual else None)  # fmt: skip
+    out, run, _ = scatter(
+        dev_name, table, src, idx, coalesce="elem", addrs=(0x1000, 0x2000) if manual else None
+    )
     expected = table.reshape(-1).copy()
     expected[idx.reshape(-1)] = src.reshape(-1)
     np.testing.assert_array_equal(out.reshape(-1), expected)
@@ -212,8 +243,12 @@ def test_seed_automatic_with_default_row_is_an_index_shape_error(dev_name):
     with pytest.raises(pto.ConstraintError) as ei:
         scatter(dev_name, np.zeros((16, 16), np.float32), src, idx)
     e = ei.value
-    assert (e.rule, e.operand, e.instruction, e.code) == ("index-shape-row", "idx", "MSCATTER",
-                                                           "PTO101")  # fmt: skip
+    assert (e.rule, e.operand, e.instruction, e.code) == (
+        "index-shape-row",
+        "idx",
+        "MSCATTER",
+        "PTO101",
+    )
     assert "MSCATTER" in str(e) and "index-shape-row" in str(e) and "'idx'" in str(e)
 
 
@@ -255,8 +290,9 @@ def test_seed_elem_sparse_update_skip(dev_name):
     src = rng.standard_normal((R, C)).astype(np.float32)
     idx = rng.integers(0, 400, (R, C)).astype(np.int32)  # some duplicates, ~1/3 skipped
     table = rng.standard_normal((1, size)).astype(np.float32)
-    out, run, _ = scatter(dev_name, table, src, idx, coalesce="elem", oob="skip",
-                          addrs=(0x0000, 0x0800))  # fmt: skip
+    out, run, _ = scatter(
+        dev_name, table, src, idx, coalesce="elem", oob="skip", addrs=(0x0000, 0x0800)
+    )
     expected = ref_elem(table.reshape(-1), src, idx, size, "skip")
     np.testing.assert_array_equal(out.reshape(-1), expected)
     untouched = np.setdiff1d(np.arange(size), idx[idx < size])
@@ -270,8 +306,16 @@ def test_seed_a5_conflict_last_colmajor_index(dev_name):
     src = rng.standard_normal((R, C)).astype(np.float16)
     idx = np.array([[7], [100], [7], [70000], [100], [4095], [5], [7]], dtype=np.int32)
     table = rng.standard_normal((rows, C)).astype(np.float16)
-    out, run, dev = scatter(dev_name, table, src, idx, idx_layout="DN", oob="clamp",
-                            conflict="last", addrs=(0x0000, 0x1000))  # fmt: skip
+    out, run, dev = scatter(
+        dev_name,
+        table,
+        src,
+        idx,
+        idx_layout="DN",
+        oob="clamp",
+        conflict="last",
+        addrs=(0x0000, 0x1000),
+    )
     expected = table.copy()
     for slot in range(rows):  # slot-centric: the largest source row targeting the slot wins
         winners = [r for r in range(R) if min(int(u32(idx[r, 0])), rows - 1) == slot]
@@ -286,8 +330,13 @@ def test_seed_a5_conflict_last_colmajor_index(dev_name):
 
 def test_seed_conflict_parameter_does_not_exist_on_a2a3():
     with pytest.raises(pto.UnsupportedError) as ei:
-        scatter("a2", np.zeros((16, 8), np.float32), np.zeros((2, 8), np.float32),
-                np.zeros(2, np.int32), conflict="last")  # fmt: skip
+        scatter(
+            "a2",
+            np.zeros((16, 8), np.float32),
+            np.zeros((2, 8), np.float32),
+            np.zeros(2, np.int32),
+            conflict="last",
+        )
     assert ei.value.code == "PTO102" and ei.value.rule == "conflict-param"
     assert ei.value.operand == "conflict"
 
@@ -308,6 +357,7 @@ def test_seed_elem_1x1_degenerate(dev_name):
         pto.TASSIGN(i, 0x0080)
         pto.TLOAD(s, pto.GlobalTensor(sbuf, (1, 1, 1, 1, 1)))
         pto.TLOAD(i, pto.GlobalTensor(ibuf, (1, 1, 1, 1, 1)))
+        pto.pipe_barrier(pto.PIPE_ALL)
         pto.MSCATTER(pto.GlobalTensor(tbuf, (1, 1, 1, 1, 32)), s, i, coalesce="elem")
 
     run = dev.run(k)
@@ -324,9 +374,19 @@ def test_seed_dynamic_shape_elem_skip(dev_name):
     src = rng.standard_normal((1, 9)).astype(np.float32)
     idx = np.array([[0, 29, 30, 13, 100, 7, -1, 13, 21]], np.int32)  # 30, 100, -1: skipped
     table = np.arange(30, dtype=np.float32).reshape(3, 10)
-    out, run, dev = scatter(dev_name, table, src, idx, src_tile=(1, 16), idx_tile=(1, 16),
-                            dynamic=True, shape=(1, 1, 1, 3, 10), stride=(1, 1, 1, 10, 1),
-                            coalesce="elem", oob="skip")  # fmt: skip
+    out, run, dev = scatter(
+        dev_name,
+        table,
+        src,
+        idx,
+        src_tile=(1, 16),
+        idx_tile=(1, 16),
+        dynamic=True,
+        shape=(1, 1, 1, 3, 10),
+        stride=(1, 1, 1, 10, 1),
+        coalesce="elem",
+        oob="skip",
+    )
     expected = ref_elem(table.reshape(-1), src, idx, 30, "skip")
     np.testing.assert_array_equal(out.reshape(-1), expected)
     assert out.reshape(-1)[13] == src[0, 7]  # duplicate 13: the later source wins
@@ -350,8 +410,9 @@ def test_policies_with_negative_and_huge_indices(device, oob, mode):
         expected = ref_row(table, src, idx, cap, oob)
     else:
         src = rng.standard_normal((2, 8)).astype(np.float32)
-        idx = np.array([[0, -1, 47, 48, 49, -48, 5, 2**31 - 1],
-                        [100, 3, -2, 47, 11, 0, 64, -1]], np.int32)  # fmt: skip
+        idx = np.array(
+            [[0, -1, 47, 48, 49, -48, 5, 2**31 - 1], [100, 3, -2, 47, 11, 0, 64, -1]], np.int32
+        )
         cap = rows * C
         out, *_ = scatter(device.name, table, src, idx, oob=oob, coalesce="elem")
         expected = ref_elem(table.reshape(-1), src, idx, cap, oob).reshape(rows, C)
@@ -373,17 +434,21 @@ def test_negative_index_wrap_is_uint32_modulo(dev_name):
 def test_uint32_index_tile(dev_name):
     table = np.zeros((1, 64), np.int16)
     src = np.arange(1, 17, dtype=np.int16).reshape(1, 16)
-    idx = np.array([0, 63, 64, 2**32 - 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
-                   dtype=np.uint32).reshape(1, 16)  # fmt: skip
+    idx = np.array(
+        [0, 63, 64, 2**32 - 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21], dtype=np.uint32
+    ).reshape(1, 16)
     out, *_ = scatter(dev_name, table, src, idx, idx_dt="uint32", coalesce="elem", oob="clamp")
-    np.testing.assert_array_equal(out.reshape(-1), ref_elem(table.reshape(-1), src, idx, 64,
-                                                            "clamp"))  # fmt: skip
+    np.testing.assert_array_equal(
+        out.reshape(-1), ref_elem(table.reshape(-1), src, idx, 64, "clamp")
+    )
     assert out[0, 63] == 4  # 64 and 0xFFFFFFFF clamp to 63; the last of them is src 4
 
 
 @pytest.mark.parametrize("oob", ["undefined", "skip", "clamp", "wrap"])
-@pytest.mark.parametrize("dev_name,mode", [("cpu", "row"), ("a2", "row"), ("cpu", "elem"),
-                                           ("a2", "elem"), ("950pr", "elem")])  # fmt: skip
+@pytest.mark.parametrize(
+    "dev_name,mode",
+    [("cpu", "row"), ("a2", "row"), ("cpu", "elem"), ("a2", "elem"), ("950pr", "elem")],
+)
 def test_empty_table_writes_nothing(dev_name, mode, oob):
     """D4: capacity 0 scatters nothing under any policy (no wrap by zero, no clamp to -1)."""
     buf = np.arange(32, dtype=np.float32).reshape(4, 8)
@@ -395,8 +460,13 @@ def test_empty_table_writes_nothing(dev_name, mode, oob):
 
 def test_a5_row_empty_table_is_rejected():
     with pytest.raises(pto.ConstraintError) as ei:
-        scatter("950pr", np.zeros((4, 8), np.float32), np.ones((2, 8), np.float32),
-                np.zeros(2, np.int32), shape=(1, 1, 1, 0, 8))  # fmt: skip
+        scatter(
+            "950pr",
+            np.zeros((4, 8), np.float32),
+            np.ones((2, 8), np.float32),
+            np.zeros(2, np.int32),
+            shape=(1, 1, 1, 0, 8),
+        )
     assert ei.value.rule == "table-rows" and ei.value.operand == "table"
 
 
@@ -417,8 +487,14 @@ def test_row_pitch_per_target(dev_name):
     """D3: cpu/a2a3 address row k at k*stride[3]; a5 at k*validCols (packed)."""
     buf = np.zeros((4, 16), np.float32)
     src = np.array([[1, 2, 3, 4, 5, 6, 7, 8]], np.float32)
-    out, *_ = scatter(dev_name, buf, src, np.array([2], np.int32), shape=(1, 1, 1, 4, 8),
-                      stride=(64, 64, 64, 16, 1))  # fmt: skip
+    out, *_ = scatter(
+        dev_name,
+        buf,
+        src,
+        np.array([2], np.int32),
+        shape=(1, 1, 1, 4, 8),
+        stride=(64, 64, 64, 16, 1),
+    )
     flat = out.reshape(-1)
     start = 2 * (8 if TARGET[dev_name] == "a5" else 16)
     np.testing.assert_array_equal(flat[start : start + 8], src[0])
@@ -430,8 +506,14 @@ def test_row_column_step(dev_name):
     """cpu steps columns by stride[4]; the a2a3 row DMA writes C contiguous elements."""
     buf = np.zeros((4, 16), np.float32)
     src = np.arange(1, 9, dtype=np.float32).reshape(1, 8)
-    out, *_ = scatter(dev_name, buf, src, np.array([1], np.int32), shape=(1, 1, 1, 4, 8),
-                      stride=(64, 64, 64, 16, 2))  # fmt: skip
+    out, *_ = scatter(
+        dev_name,
+        buf,
+        src,
+        np.array([1], np.int32),
+        shape=(1, 1, 1, 4, 8),
+        stride=(64, 64, 64, 16, 2),
+    )
     flat = out.reshape(-1)
     step = 2 if dev_name == "cpu" else 1
     np.testing.assert_array_equal(flat[16 : 16 + 8 * step : step], src[0])
@@ -442,8 +524,7 @@ def test_row_column_step(dev_name):
 def test_view_offset_is_honoured(dev_name):
     buf = np.zeros((5, 8), np.float32)
     src = np.ones((1, 8), np.float32)
-    out, *_ = scatter(dev_name, buf, src, np.array([1], np.int32), shape=(1, 1, 1, 4, 8),
-                      offset=8)  # fmt: skip
+    out, *_ = scatter(dev_name, buf, src, np.array([1], np.int32), shape=(1, 1, 1, 4, 8), offset=8)
     assert (out[2] == 1).all() and np.count_nonzero(out) == 8
 
 
@@ -453,8 +534,9 @@ def test_elem_index_is_the_linearised_5d_position(dev_name):
     buf = np.zeros((4, 16), np.float32)
     src = np.array([[1, 2, 3, 4, 5, 6, 7, 8]], np.float32)
     idx = np.array([[0, 9, 31, 8, 15, 16, 23, 24]], np.int32)
-    out, *_ = scatter(dev_name, buf, src, idx, shape=(1, 1, 1, 4, 8),
-                      stride=(64, 64, 64, 16, 1), coalesce="elem")  # fmt: skip
+    out, *_ = scatter(
+        dev_name, buf, src, idx, shape=(1, 1, 1, 4, 8), stride=(64, 64, 64, 16, 1), coalesce="elem"
+    )
     expected = np.zeros((4, 16), np.float32)
     for v, k in zip(src[0], idx[0]):
         expected[k // 8, k % 8] = v
@@ -476,13 +558,18 @@ def test_a5_colmajor_source_and_index():
     src = rng.standard_normal((8, 8)).astype(np.float32)
     idx = rng.permutation(64).reshape(8, 8).astype(np.int32)
     table = np.zeros((8, 8), np.float32)
-    out, *_ = scatter("950pr", table, src, idx, src_layout="DN", idx_layout="DN",
-                      coalesce="elem")  # fmt: skip
+    out, *_ = scatter("950pr", table, src, idx, src_layout="DN", idx_layout="DN", coalesce="elem")
     expected = np.zeros(64, np.float32)
     expected[idx.reshape(-1)] = src.reshape(-1)
     np.testing.assert_array_equal(out.reshape(-1), expected)
-    out, *_ = scatter("950pr", table, src, np.array([[3], [1], [0], [7], [2], [6], [5], [4]],
-                      np.int32), src_layout="DN", idx_layout="DN")  # fmt: skip
+    out, *_ = scatter(
+        "950pr",
+        table,
+        src,
+        np.array([[3], [1], [0], [7], [2], [6], [5], [4]], np.int32),
+        src_layout="DN",
+        idx_layout="DN",
+    )
     np.testing.assert_array_equal(out[[3, 1, 0, 7, 2, 6, 5, 4]], src)
 
 
@@ -522,9 +609,18 @@ def test_a2a3_nz_row(dev_name, shape):
     table = rng.standard_normal((L, W)).astype(np.float32)
     src = rng.standard_normal((16, 16)).astype(np.float32)
     idx = np.array([[31, 0, 17, 5, 40, 16, 3, 5, 9, 10, 11, 12, 13, 14, 15, 2]], np.int32)
-    out, *_ = scatter(dev_name, to_nz(table, 8), src, idx, shape=shape, layout="NZ",
-                      src_layout="NZ", src_valid=(6, 16), idx_valid=(1, 6),
-                      oob="skip")  # fmt: skip
+    out, *_ = scatter(
+        dev_name,
+        to_nz(table, 8),
+        src,
+        idx,
+        shape=shape,
+        layout="NZ",
+        src_layout="NZ",
+        src_valid=(6, 16),
+        idx_valid=(1, 6),
+        oob="skip",
+    )
     expected = ref_row(table, src[:6], idx[0, :6], L, "skip")
     np.testing.assert_array_equal(out, to_nz(expected, 8).reshape(out.shape))
 
@@ -535,8 +631,17 @@ def test_a2a3_nz_row_writes_whole_table_row():
     table = np.zeros((32, 16), np.float32)
     src = rng.standard_normal((16, 16)).astype(np.float32)
     idx = np.array([[4, 9] + [0] * 14], np.int32)
-    out, *_ = scatter("a2", to_nz(table, 8), src, idx, shape=(1, 2, 2, 16, 8), layout="NZ",
-                      src_layout="NZ", src_valid=(2, 8), idx_valid=(1, 2))  # fmt: skip
+    out, *_ = scatter(
+        "a2",
+        to_nz(table, 8),
+        src,
+        idx,
+        shape=(1, 2, 2, 16, 8),
+        layout="NZ",
+        src_layout="NZ",
+        src_valid=(2, 8),
+        idx_valid=(1, 2),
+    )
     expected = table.copy()
     expected[4], expected[9] = src[0], src[1]  # all 16 columns, incl. the non-valid 8..15
     np.testing.assert_array_equal(out, to_nz(expected, 8).reshape(out.shape))
@@ -559,8 +664,17 @@ def test_a2a3_nz_elem(dt, shape):
     table = rng.standard_normal((L, W)).astype(npdt)
     src = rng.standard_normal((16, 16)).astype(npdt)
     idx = rng.permutation(L * W + 100)[:256].reshape(16, 16).astype(np.int32)  # some OOB
-    out, *_ = scatter("a2", to_nz(table, c0), src, idx, shape=shape, layout="NZ",
-                      src_layout="NZ", coalesce="elem", oob="skip")  # fmt: skip
+    out, *_ = scatter(
+        "a2",
+        to_nz(table, c0),
+        src,
+        idx,
+        shape=shape,
+        layout="NZ",
+        src_layout="NZ",
+        coalesce="elem",
+        oob="skip",
+    )
     expected = ref_elem(table.reshape(-1), src, idx, L * W, "skip").reshape(L, W)
     np.testing.assert_array_equal(out, to_nz(expected, c0).reshape(out.shape))
 
@@ -571,8 +685,16 @@ def test_a2a3_nz_elem_duplicates_follow_the_block_column_walk():
     src = np.arange(256, dtype=np.float32).reshape(16, 16) + 1
     idx = (np.arange(256, dtype=np.int32) + 256).reshape(16, 16)  # distinct, rows 16..31
     idx[0, 8] = idx[1, 0] = 7
-    out, *_ = scatter("a2", to_nz(table, 8), src, idx, shape=(1, 2, 2, 16, 8), layout="NZ",
-                      src_layout="NZ", coalesce="elem")  # fmt: skip
+    out, *_ = scatter(
+        "a2",
+        to_nz(table, 8),
+        src,
+        idx,
+        shape=(1, 2, 2, 16, 8),
+        layout="NZ",
+        src_layout="NZ",
+        coalesce="elem",
+    )
     logical = out.reshape(2, 2, 16, 8).transpose(1, 2, 0, 3).reshape(32, 16)
     assert logical[0, 7] == src[0, 8]
     # the ND kernel (row-major walk) keeps the other one
@@ -584,8 +706,9 @@ def test_a2a3_nz_elem_duplicates_follow_the_block_column_walk():
 @pytest.mark.parametrize("dev_name", ALL_DEVICES)
 def test_duplicates_last_writer_wins(dev_name):
     src = np.arange(32, dtype=np.float32).reshape(4, 8)
-    out, run, _ = scatter(dev_name, np.zeros((8, 8), np.float32), src,
-                          np.array([2, 2, 5, 2], np.int32))  # fmt: skip
+    out, run, _ = scatter(
+        dev_name, np.zeros((8, 8), np.float32), src, np.array([2, 2, 5, 2], np.int32)
+    )
     np.testing.assert_array_equal(out[2], src[3])
     idx = np.array([[1, 9, 1, 3, 4, 5, 6, 7], [0, 9, 10, 11, 12, 13, 14, 1]], np.int32)
     src2 = np.arange(16, dtype=np.float32).reshape(2, 8) + 1
@@ -599,15 +722,17 @@ def test_a5_default_conflict_reports_collisions(mode):
     src = np.arange(32, dtype=np.float32).reshape(4, 8) + 1
     if mode == "row":
         idx = np.array([6, 1, 6, 50], np.int32)
-        out, run, _ = scatter("950pr", np.zeros((8, 8), np.float32), src, idx, oob="skip",
-                              conflict="default")  # fmt: skip
+        out, run, _ = scatter(
+            "950pr", np.zeros((8, 8), np.float32), src, idx, oob="skip", conflict="default"
+        )
         np.testing.assert_array_equal(out[6], src[2])  # modelled schedule: later row lands last
         words = ("table row 6", "row 0", "row 2", "kept row 2")
     else:
         idx = np.arange(32, dtype=np.int32).reshape(4, 8)
         idx[3, 7] = idx[0, 2] = 20
-        out, run, _ = scatter("950pr", np.zeros((1, 64), np.float32), src, idx,
-                              coalesce="elem", conflict="default")  # fmt: skip
+        out, run, _ = scatter(
+            "950pr", np.zeros((1, 64), np.float32), src, idx, coalesce="elem", conflict="default"
+        )
         assert out[0, 20] == src[3, 7]
         words = ("table element 20", "(0, 2)", "(2, 4)", "(3, 7)", "kept (3, 7)")
     assert len(run.findings) == 1
@@ -617,25 +742,36 @@ def test_a5_default_conflict_reports_collisions(mode):
     assert "ScatterConflict::Last" in f.message and "MSCATTER" in f.message
 
 
-@pytest.mark.parametrize("conflict,atomic,idx", [
-    ("default", "none", [0, 1, 2, 3]),  # collision-free: Default == Last, nothing to report
-    ("default", "add", [1, 1, 1, 1]),  # atomics ignore the conflict policy
-    ("last", "none", [1, 1, 1, 1]),
-    ("default", "none", [1, 9, 9, 9]),  # skipped writes do not collide
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "conflict,atomic,idx",
+    [
+        ("default", "none", [0, 1, 2, 3]),  # collision-free: Default == Last, nothing to report
+        ("default", "add", [1, 1, 1, 1]),  # atomics ignore the conflict policy
+        ("last", "none", [1, 1, 1, 1]),
+        ("default", "none", [1, 9, 9, 9]),  # skipped writes do not collide
+    ],
+)
 def test_a5_no_collision_finding(conflict, atomic, idx):
     src = np.ones((4, 8), np.float32)
     oob = "skip"
-    _, run, _ = scatter("950pr", np.zeros((8, 8), np.float32), src, np.array(idx, np.int32),
-                        conflict=conflict, atomic=atomic, oob=oob)  # fmt: skip
+    _, run, _ = scatter(
+        "950pr",
+        np.zeros((8, 8), np.float32),
+        src,
+        np.array(idx, np.int32),
+        conflict=conflict,
+        atomic=atomic,
+        oob=oob,
+    )
     assert run.findings == []
 
 
 def test_cpu_explicit_conflicts_are_last_writer():
     src = np.arange(16, dtype=np.float32).reshape(2, 8)
     for conflict in ("last", "default"):
-        out, run, _ = scatter("cpu", np.zeros((4, 8), np.float32), src,
-                              np.array([3, 3], np.int32), conflict=conflict)  # fmt: skip
+        out, run, _ = scatter(
+            "cpu", np.zeros((4, 8), np.float32), src, np.array([3, 3], np.int32), conflict=conflict
+        )
         np.testing.assert_array_equal(out[3], src[1])
         assert run.findings == []
 
@@ -649,8 +785,9 @@ def test_default_conflict_order_models_the_launch_mapping():
         W = min(max(-(-total // 32), 1), 32)
         i = np.arange(total)
         key = (i // (32 * W)) * 10**6 + ((i % (32 * W)) // 32) * 100 + i % 32
-        np.testing.assert_array_equal(default_conflict_order(Coalesce.Elem, R, C),
-                                      np.argsort(key, kind="stable"))  # fmt: skip
+        np.testing.assert_array_equal(
+            default_conflict_order(Coalesce.Elem, R, C), np.argsort(key, kind="stable")
+        )
     # Row: later row iteration (r // rowWarps) wins, then the higher warp (r % rowWarps)
     for R in (1, 5, 32, 70):
         rw = min(R, 32)
@@ -683,8 +820,10 @@ def _seq_add(dt_name: str, start, values):
 
 
 @pytest.mark.parametrize("dev_name", ["cpu", "a2", "950pr"])
-@pytest.mark.parametrize("dt,start,step", [("bfloat16", 256.0, 1.0), ("half", 2048.0, 1.0),
-                                           ("bfloat16", 1.0, 0.00390625)])  # fmt: skip
+@pytest.mark.parametrize(
+    "dt,start,step",
+    [("bfloat16", 256.0, 1.0), ("half", 2048.0, 1.0), ("bfloat16", 1.0, 0.00390625)],
+)
 def test_atomic_add_rounds_each_step(dev_name, dt, start, step):
     """D12: every add rounds to the element type (RNE), so 256 + 1 stays 256 in bfloat16."""
     npdt = D.dtype(dt).np
@@ -702,9 +841,18 @@ def test_atomic_add_rounds_each_step(dev_name, dt, start, step):
     np.testing.assert_array_equal(bits(out), bits(ref))
 
 
-@pytest.mark.parametrize("dev_name,dt", [("a2", "int8"), ("a2", "int16"), ("cpu", "int8"),
-                                         ("cpu", "uint8"), ("cpu", "uint16"),
-                                         ("950pr", "uint32"), ("a2", "int32")])  # fmt: skip
+@pytest.mark.parametrize(
+    "dev_name,dt",
+    [
+        ("a2", "int8"),
+        ("a2", "int16"),
+        ("cpu", "int8"),
+        ("cpu", "uint8"),
+        ("cpu", "uint16"),
+        ("950pr", "uint32"),
+        ("a2", "int32"),
+    ],
+)
 def test_atomic_add_integers_wrap(dev_name, dt):
     npdt = D.dtype(dt).np
     info = np.iinfo(npdt)
@@ -794,6 +942,7 @@ def test_write_past_the_gm_buffer_raises_before_writing(dev_name):
     def k():
         pto.TLOAD(s, pto.GlobalTensor(sbuf, (1, 1, 1, 2, 16)))
         pto.TLOAD(i, pto.GlobalTensor(ibuf, (1, 1, 1, 1, 2)))
+        pto.pipe_barrier(pto.PIPE_ALL)
         pto.MSCATTER(pto.GlobalTensor(tbuf, (1, 1, 1, 4, 8)), s, i)
 
     with pytest.raises(pto.OutOfBoundsError) as ei:
@@ -804,34 +953,58 @@ def test_write_past_the_gm_buffer_raises_before_writing(dev_name):
 
 def test_unknown_policy_names_are_kernel_errors():
     with pytest.raises(pto.KernelError, match="ScatterOOB"):
-        scatter("cpu", np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32),
-                np.zeros(1, np.int32), oob="zero")  # fmt: skip
+        scatter(
+            "cpu",
+            np.zeros((4, 8), np.float32),
+            np.ones((1, 8), np.float32),
+            np.zeros(1, np.int32),
+            oob="zero",
+        )
     with pytest.raises(pto.KernelError, match="ScatterAtomicOp"):
-        scatter("cpu", np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32),
-                np.zeros(1, np.int32), atomic="mul")  # fmt: skip
+        scatter(
+            "cpu",
+            np.zeros((4, 8), np.float32),
+            np.ones((1, 8), np.float32),
+            np.zeros(1, np.int32),
+            atomic="mul",
+        )
 
 
 def test_opcode_pipe_and_operands():
-    _, run, _ = scatter("cpu", np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32),
-                        np.zeros(1, np.int32), atomic="add")  # fmt: skip
+    _, run, _ = scatter(
+        "cpu",
+        np.zeros((4, 8), np.float32),
+        np.ones((1, 8), np.float32),
+        np.zeros(1, np.int32),
+        atomic="add",
+    )
     instr = mscatter_instr(run)
     assert instr.opcode == "MSCATTER" and instr.nominal_pipe is pto.PIPE_V
     assert set(instr.gm_operands()) == {"table"} and set(instr.tile_operands()) == {"src", "idx"}
     assert "table" in instr.reads  # atomic read-modify-write
 
 
-@pytest.mark.parametrize("dev_name,expected", [("cpu", ScatterConflict.Default), ("a2", None),
-                                               ("950pr", ScatterConflict.Last)])  # fmt: skip
+@pytest.mark.parametrize(
+    "dev_name,expected",
+    [("cpu", ScatterConflict.Default), ("a2", None), ("950pr", ScatterConflict.Last)],
+)
 def test_effective_conflict_defaults(dev_name, expected):
-    _, run, dev = scatter(dev_name, np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32),
-                          np.zeros(1, np.int32))  # fmt: skip
+    _, run, dev = scatter(
+        dev_name, np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32), np.zeros(1, np.int32)
+    )
     assert mscatter_instr(run).effective_conflict(dev.target) is expected
 
 
 def test_a5_dynamic_empty_source_writes_nothing():
     table = np.arange(32, dtype=np.float32).reshape(4, 8)
-    out, run, dev = scatter("950pr", table, np.ones((2, 8), np.float32), np.zeros(2, np.int32),
-                            src_valid=(0, 8), idx_valid=(1, 0))  # fmt: skip
+    out, run, dev = scatter(
+        "950pr",
+        table,
+        np.ones((2, 8), np.float32),
+        np.zeros(2, np.int32),
+        src_valid=(0, 8),
+        idx_valid=(1, 0),
+    )
     np.testing.assert_array_equal(out, table)
     assert mscatter_instr(run).is_simt(dev.arch)
 
@@ -843,8 +1016,15 @@ def _ref(tile: pto.Tile) -> TileRef:
 
 def _bad_ref(dt, rows, cols, blayout, slayout="NoneBox", valid=None) -> TileRef:
     """A TileRef whose geometry the Tile constructor would refuse (to reach defensive rules)."""
-    geom = TileGeom(pto.TileType.Vec, D.dtype(dt), rows, cols, pto.BLayout.parse(blayout),
-                    pto.SLayout.parse(slayout), 512)  # fmt: skip
+    geom = TileGeom(
+        pto.TileType.Vec,
+        D.dtype(dt),
+        rows,
+        cols,
+        pto.BLayout.parse(blayout),
+        pto.SLayout.parse(slayout),
+        512,
+    )
     vr, vc = valid or (rows, cols)
     return TileRef(geom, vr, vc, True, PadValue.Null, Placement(0, False), "bad", -1)
 
@@ -872,11 +1052,14 @@ def check(
     src = src if src is not None else pto.Tile("Vec", "float32", 4, 8)
     idx = idx if idx is not None else pto.Tile("Vec", "int32", 1, 8, valid=(1, 4))
     instr = MScatter(
-        table.ref(), src if isinstance(src, TileRef) else src.ref(),
+        table.ref(),
+        src if isinstance(src, TileRef) else src.ref(),
         idx if isinstance(idx, TileRef) else idx.ref(),
-        Coalesce.parse(mode), ScatterAtomicOp.parse(atomic), ScatterOOB.parse(oob),
+        Coalesce.parse(mode),
+        ScatterAtomicOp.parse(atomic),
+        ScatterOOB.parse(oob),
         None if conflict is None else ScatterConflict.parse(conflict),
-    )  # fmt: skip
+    )
     if rule is None:
         instr.check(dev.arch)
         return instr
@@ -905,10 +1088,18 @@ def test_valid_defaults_pass_everywhere():
 
 
 def test_rule_tile_location():
-    check("cpu", src=pto.Tile("Mat", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-          rule="tile-location", operand="src")  # fmt: skip
-    check("a2", idx=pto.Tile("Mat", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
-          rule="tile-location", operand="idx")  # fmt: skip
+    check(
+        "cpu",
+        src=pto.Tile("Mat", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        rule="tile-location",
+        operand="src",
+    )
+    check(
+        "a2",
+        idx=pto.Tile("Mat", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+        rule="tile-location",
+        operand="idx",
+    )
 
 
 @pytest.mark.parametrize("dev_name", ["cpu", "a2", "950pr"])
@@ -929,8 +1120,9 @@ def test_rule_index_dtype(dev_name):
     check(dev_name, idx=pto.Tile("Vec", "uint32", 1, 8, valid=(1, 4)))
     for dt in ("int16", "int64", "float32"):
         c = 32 // D.dtype(dt).size_bytes
-        check(dev_name, idx=pto.Tile("Vec", dt, 1, c, valid=(1, 4)), rule="index-dtype",
-              operand="idx")  # fmt: skip
+        check(
+            dev_name, idx=pto.Tile("Vec", dt, 1, c, valid=(1, 4)), rule="index-dtype", operand="idx"
+        )
 
 
 def test_rule_same_dtype():
@@ -938,19 +1130,25 @@ def test_rule_same_dtype():
 
 
 def test_rule_src_layout():
-    check("cpu", src=pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor"), rule="src-layout",
-          operand="src")  # fmt: skip
-    check("950pr", src=pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor",
-                                slayout="RowMajor", valid=(4, 8)),
-          rule="src-layout", operand="src")  # fmt: skip
+    check(
+        "cpu",
+        src=pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor"),
+        rule="src-layout",
+        operand="src",
+    )
+    check(
+        "950pr",
+        src=pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(4, 8)),
+        rule="src-layout",
+        operand="src",
+    )
 
 
 def test_rule_index_layout():
     col = pto.Tile("Vec", "int32", 8, 8, blayout="ColMajor", valid=(1, 4))
     check("cpu", idx=col, rule="index-layout", operand="idx")
     check("a2", idx=col, rule="index-layout", operand="idx")
-    boxed = pto.Tile("Vec", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor",
-                     valid=(1, 4))  # fmt: skip
+    boxed = pto.Tile("Vec", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(1, 4))
     check("950pr", idx=boxed, rule="index-layout", operand="idx")
 
 
@@ -958,38 +1156,60 @@ def test_rule_table_layout():
     check("cpu", table=_gm(layout="DN"), rule="table-layout", operand="table")
     check("a2", table=_gm(layout="DN"), rule="table-layout", operand="table")
     check("950pr", table=_gm(layout="DN"), rule="table-layout", operand="table")
-    check("950pr", table=_gm(shape=(1, 2, 1, 16, 8), layout="NZ"), rule="table-layout",
-          operand="table", cls=pto.UnsupportedError)  # fmt: skip
+    check(
+        "950pr",
+        table=_gm(shape=(1, 2, 1, 16, 8), layout="NZ"),
+        rule="table-layout",
+        operand="table",
+        cls=pto.UnsupportedError,
+    )
 
 
 def test_rule_layout_pairing():
-    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor",
-                      valid=(4, 8))  # fmt: skip
+    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(4, 8))
     check("a2", src=nz_src, rule="layout-pairing", operand="src")
-    check("a2", table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"), rule="layout-pairing",
-          operand="src")  # fmt: skip
+    check(
+        "a2", table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"), rule="layout-pairing", operand="src"
+    )
     check("a2", table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"), src=nz_src)
 
 
 def test_rule_nz_shapes():
-    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor",
-                      valid=(4, 8))  # fmt: skip
-    check("a2", table=_gm(shape=(1, 1, 2, 8, 8), layout="NZ"), src=nz_src,
-          rule="nz-shape", operand="table")  # fmt: skip
-    check("a2", table=_gm(shape=(1, 1, 1, 16, 16), layout="NZ"), src=nz_src,
-          rule="nz-shape", operand="table")  # fmt: skip
-    short = pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor", slayout="RowMajor",
-                     valid=(4, 8))  # fmt: skip
-    check("a2", table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"), src=short,
-          rule="nz-src-rows", operand="src")  # fmt: skip
+    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(4, 8))
+    check(
+        "a2",
+        table=_gm(shape=(1, 1, 2, 8, 8), layout="NZ"),
+        src=nz_src,
+        rule="nz-shape",
+        operand="table",
+    )
+    check(
+        "a2",
+        table=_gm(shape=(1, 1, 1, 16, 16), layout="NZ"),
+        src=nz_src,
+        rule="nz-shape",
+        operand="table",
+    )
+    short = pto.Tile("Vec", "float32", 8, 8, blayout="ColMajor", slayout="RowMajor", valid=(4, 8))
+    check(
+        "a2",
+        table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"),
+        src=short,
+        rule="nz-src-rows",
+        operand="src",
+    )
     narrow = _bad_ref("float32", 16, 4, "ColMajor", "RowMajor", valid=(4, 4))
-    check("a2", table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"), src=narrow,
-          rule="nz-src-cols", operand="src")  # fmt: skip
+    check(
+        "a2",
+        table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"),
+        src=narrow,
+        rule="nz-src-cols",
+        operand="src",
+    )
 
 
 def test_rule_nz_table_cols():
-    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor",
-                      valid=(4, 8))  # fmt: skip
+    nz_src = pto.Tile("Vec", "float32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(4, 8))
     check(
         "a2",
         table=_gm(shape=(1, 2, 1, 16, 8), layout="NZ"),
@@ -997,8 +1217,7 @@ def test_rule_nz_table_cols():
         rule="nz-table-cols",
         operand="table",
     )  # table row wider than the src tile
-    wide = pto.Tile("Vec", "float32", 16, 16, blayout="ColMajor", slayout="RowMajor",
-                    valid=(4, 16))  # fmt: skip
+    wide = pto.Tile("Vec", "float32", 16, 16, blayout="ColMajor", slayout="RowMajor", valid=(4, 16))
     check(
         "a2",
         table=_gm(shape=(1, 1, 1, 16, 8), layout="NZ"),
@@ -1018,16 +1237,24 @@ def test_rule_nz_table_cols():
 def test_rule_src_32B_aligned():
     """Unreachable through pto.Tile (it enforces the same rule); checked on raw refs."""
     for dev_name in ("cpu", "a2", "950pr"):
-        check(dev_name, src=_bad_ref("float32", 4, 6, "RowMajor"), table=_gm(
-            shape=(1, 1, 1, 16, 6)), rule="src-32B-aligned", operand="src")  # fmt: skip
-    check("950pr", src=_bad_ref("float32", 4, 8, "ColMajor"), rule="src-32B-aligned",
-          operand="src")  # fmt: skip
+        check(
+            dev_name,
+            src=_bad_ref("float32", 4, 6, "RowMajor"),
+            table=_gm(shape=(1, 1, 1, 16, 6)),
+            rule="src-32B-aligned",
+            operand="src",
+        )
+    check("950pr", src=_bad_ref("float32", 4, 8, "ColMajor"), rule="src-32B-aligned", operand="src")
 
 
 @pytest.mark.parametrize("dev_name", ["cpu", "a2", "950pr"])
 def test_rule_index_shape_row(dev_name):
-    check(dev_name, idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 3)), rule="index-shape-row",
-          operand="idx")  # fmt: skip
+    check(
+        dev_name,
+        idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 3)),
+        rule="index-shape-row",
+        operand="idx",
+    )
     col = pto.Tile("Vec", "int32", 4, 8, valid=(4, 1))
     if dev_name == "a2":
         check(dev_name, idx=col, rule="index-shape-row", operand="idx")
@@ -1039,15 +1266,28 @@ def test_rule_index_shape_row(dev_name):
 
 @pytest.mark.parametrize("dev_name", ["cpu", "a2", "950pr"])
 def test_rule_index_shape_elem(dev_name):
-    check(dev_name, idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 7)), mode="elem",
-          rule="index-shape-elem", operand="idx")  # fmt: skip
+    check(
+        dev_name,
+        idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 7)),
+        mode="elem",
+        rule="index-shape-elem",
+        operand="idx",
+    )
 
 
 def test_rule_a5_index_layout_row():
-    check("950pr", idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 1)), rule="index-layout-row",
-          operand="idx")  # fmt: skip
-    check("950pr", idx=pto.Tile("Vec", "int32", 8, 8, blayout="ColMajor", valid=(1, 4)),
-          rule="index-layout-row", operand="idx")  # fmt: skip
+    check(
+        "950pr",
+        idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 1)),
+        rule="index-layout-row",
+        operand="idx",
+    )
+    check(
+        "950pr",
+        idx=pto.Tile("Vec", "int32", 8, 8, blayout="ColMajor", valid=(1, 4)),
+        rule="index-layout-row",
+        operand="idx",
+    )
     one = pto.Tile("Vec", "float32", 1, 8)
     check(
         "950pr", src=one, idx=pto.Tile("Vec", "int32", 8, 8, blayout="ColMajor", valid=(1, 1))
@@ -1055,10 +1295,14 @@ def test_rule_a5_index_layout_row():
 
 
 def test_rule_cpu_index_rows():
-    check("cpu", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 8)), mode="elem",
-          rule="index-rows", operand="idx")  # fmt: skip
-    check("cpu", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 1)), rule="index-rows",
-          operand="idx")  # fmt: skip
+    check(
+        "cpu",
+        idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 8)),
+        mode="elem",
+        rule="index-rows",
+        operand="idx",
+    )
+    check("cpu", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 1)), rule="index-rows", operand="idx")
     check("a2", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 8)), mode="elem")  # cpu only
 
 
@@ -1068,18 +1312,26 @@ def test_rule_cpu_table_shape():
 
 
 def test_rule_a5_table_row_width_rows_non_empty():
-    check("950pr", table=_gm(shape=(1, 1, 1, 16, 16)), rule="table-row-width",
-          operand="table")  # fmt: skip
+    check("950pr", table=_gm(shape=(1, 1, 1, 16, 16)), rule="table-row-width", operand="table")
     check(
         "950pr", table=_gm(shape=(1, 1, 1, 16, 16)), mode="elem", idx=pto.Tile("Vec", "int32", 4, 8)
     )  # Elem has no row-width rule
     check("cpu", table=_gm(shape=(1, 1, 1, 16, 16)))
     check("950pr", table=_gm(shape=(1, 1, 1, 0, 8)), rule="table-rows", operand="table")
-    check("950pr", src=pto.Tile("Vec", "float32", 4, 8, valid=(0, 8)),
-          idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 0)), rule="non-empty",
-          operand="src")  # fmt: skip
-    check("950pr", src=pto.Tile("Vec", "float32", 4, 8, valid=(4, 0)), mode="elem",
-          idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 0)), rule="non-empty")  # fmt: skip
+    check(
+        "950pr",
+        src=pto.Tile("Vec", "float32", 4, 8, valid=(0, 8)),
+        idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 0)),
+        rule="non-empty",
+        operand="src",
+    )
+    check(
+        "950pr",
+        src=pto.Tile("Vec", "float32", 4, 8, valid=(4, 0)),
+        mode="elem",
+        idx=pto.Tile("Vec", "int32", 4, 8, valid=(4, 0)),
+        rule="non-empty",
+    )
 
 
 ATOMIC_OK = {
@@ -1118,14 +1370,24 @@ def test_rule_cpu_conflict_last_with_atomic():
 
 def test_rule_a2a3_conflict_param():
     for conflict in ("last", "default"):
-        check("a2", conflict=conflict, rule="conflict-param", operand="conflict",
-              cls=pto.UnsupportedError)  # fmt: skip
+        check(
+            "a2",
+            conflict=conflict,
+            rule="conflict-param",
+            operand="conflict",
+            cls=pto.UnsupportedError,
+        )
 
 
 def test_constraint_error_through_the_api_names_position_and_source():
     with pytest.raises(pto.ConstraintError) as ei:
-        scatter("a2", np.zeros((16, 8), np.float32), np.zeros((2, 8), np.float32),
-                np.zeros(2, np.int32), atomic="max")  # fmt: skip
+        scatter(
+            "a2",
+            np.zeros((16, 8), np.float32),
+            np.zeros((2, 8), np.float32),
+            np.zeros(2, np.int32),
+            atomic="max",
+        )
     e = ei.value
     assert e.position is not None and e.source and "test_mscatter.py" in e.source
     assert f"MSCATTER #{e.position}" in str(e)
@@ -1135,8 +1397,10 @@ def test_is_simt_per_target():
     assert check("950pr").is_simt(pto.Device("950pr").arch)
     assert not check("a2").is_simt(pto.Device("a2").arch)
     assert not check("cpu").is_simt(pto.Device("cpu").arch)
-    one = dict(src=pto.Tile("Vec", "float32", 1, 8, valid=(1, 1)),
-               idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 1)))  # fmt: skip
+    one = dict(
+        src=pto.Tile("Vec", "float32", 1, 8, valid=(1, 1)),
+        idx=pto.Tile("Vec", "int32", 1, 8, valid=(1, 1)),
+    )
     arch = pto.Device("950dt").arch
     assert not check("950dt", mode="elem", **one).is_simt(arch)  # static (1, 1) Elem: scalar
     assert check("950dt", mode="row", table=_gm(shape=(1, 1, 1, 16, 1)), **one).is_simt(arch)
@@ -1192,7 +1456,9 @@ def _gather_after_scatter_property(data):
         pto.TLOAD(s, pto.GlobalTensor(sbuf, (1, 1, 1, R, C)))
         pto.TLOAD(i, pto.GlobalTensor(ibuf, (1, 1, 1) + idx.shape))
         g = pto.GlobalTensor(tbuf, (1, 1, 1, rows, C))
+        pto.pipe_barrier(pto.PIPE_ALL)
         pto.MSCATTER(g, s, i, coalesce=mode)
+        pto.pipe_barrier(pto.PIPE_ALL)  # the table rows land in GM before MGATHER reads them
         pto.MGATHER(d, g, i, coalesce=mode)
 
     run = dev.run(k)
@@ -1209,10 +1475,15 @@ def test_property_mgather_after_mscatter_is_identity():
 @given(data=st.data())
 def test_property_atomic_add_matches_sequential_add_at(data):
     dev_name = data.draw(st.sampled_from(["cpu", "a2", "950pr"]))
-    dt = data.draw(st.sampled_from({"cpu": ["float32", "half", "bfloat16", "int8", "int32"],
-                                    "a2": ["float32", "half", "bfloat16", "int8", "int16"],
-                                    "950pr": ["float32", "half", "bfloat16", "uint32"]}
-                                   [dev_name]))  # fmt: skip
+    dt = data.draw(
+        st.sampled_from(
+            {
+                "cpu": ["float32", "half", "bfloat16", "int8", "int32"],
+                "a2": ["float32", "half", "bfloat16", "int8", "int16"],
+                "950pr": ["float32", "half", "bfloat16", "uint32"],
+            }[dev_name]
+        )
+    )
     npdt = D.dtype(dt).np
     c = 32 // npdt.itemsize
     R = data.draw(st.integers(1, 4))
@@ -1246,11 +1517,18 @@ def test_property_oob_policies_follow_their_definitions(data):
     rows = data.draw(st.integers(1, 6))
     C = 8
     n = R if mode == "row" else R * C
-    vals = data.draw(st.lists(st.one_of(st.integers(-(2**31), 2**31 - 1),
-                                        st.integers(-3, rows * C + 3)),
-                              min_size=n, max_size=n))  # fmt: skip
-    idx = np.array(vals, np.int32).reshape(1, R) if mode == "row" else np.array(
-        vals, np.int32).reshape(R, C)  # fmt: skip
+    vals = data.draw(
+        st.lists(
+            st.one_of(st.integers(-(2**31), 2**31 - 1), st.integers(-3, rows * C + 3)),
+            min_size=n,
+            max_size=n,
+        )
+    )
+    idx = (
+        np.array(vals, np.int32).reshape(1, R)
+        if mode == "row"
+        else np.array(vals, np.int32).reshape(R, C)
+    )
     rng = np.random.default_rng(len(vals))
     src = rng.standard_normal((R, C)).astype(np.float32)
     table = rng.standard_normal((rows, C)).astype(np.float32)

@@ -22,10 +22,17 @@ TARGET_OF = {"cpu": "cpu", "a2": "a2a3", "a3": "a2a3", "950pr": "a5", "950dt": "
 OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "EXPDIF")
 FLOATS = ("half", "bfloat16", "float32")
 NP = {
-    "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
-    "int32": np.int32, "uint32": np.uint32, "half": np.float16,
-    "bfloat16": ml_dtypes.bfloat16, "float32": np.float32, "int64": np.int64,
-}  # fmt: skip
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "uint16": np.uint16,
+    "int32": np.int32,
+    "uint32": np.uint32,
+    "half": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+    "float32": np.float32,
+    "int64": np.int64,
+}
 BASE = {
     "a2a3": ("int32", "int16", "half", "float32"),
     "a5": ("int32", "uint32", "float32", "int16", "uint16", "half", "bfloat16", "uint8", "int8"),
@@ -59,18 +66,25 @@ def reference(op, dt, a, b):
         x, y = a.astype(np.int64), b.astype(np.int64)
         with np.errstate(all="ignore"):
             r = {
-                "ADD": lambda: x + y, "SUB": lambda: x - y, "MUL": lambda: x * y,
+                "ADD": lambda: x + y,
+                "SUB": lambda: x - y,
+                "MUL": lambda: x * y,
                 "DIV": lambda: np.trunc(x / y).astype(np.int64),
-                "MAX": lambda: np.maximum(x, y), "MIN": lambda: np.minimum(x, y),
-            }[op]()  # fmt: skip
+                "MAX": lambda: np.maximum(x, y),
+                "MIN": lambda: np.minimum(x, y),
+            }[op]()
         return r.astype(npdt)
     if op == "EXPDIF":
         return np.exp(a.astype(np.float32) - b.astype(np.float32)).astype(npdt)
     x, y = a.astype(np.float64), b.astype(np.float64)
     r = {
-        "ADD": x + y, "SUB": x - y, "MUL": x * y, "DIV": x / y,
-        "MAX": np.maximum(x, y), "MIN": np.minimum(x, y),
-    }[op]  # fmt: skip
+        "ADD": x + y,
+        "SUB": x - y,
+        "MUL": x * y,
+        "DIV": x / y,
+        "MAX": np.maximum(x, y),
+        "MIN": np.minimum(x, y),
+    }[op]
     return r.astype(npdt)
 
 
@@ -117,8 +131,7 @@ def run_kernel(devname, tiles, loads, body, places=None):
     data) of ``loads`` (ND for RowMajor, DN for ColMajor tiles), then call ``body()``."""
     dev = pto.Device(devname)
     places = places or {}
-    bufs = [dev.gm_array(np.ascontiguousarray(d if t.geom.is_row_major else d.T))
-            for t, d in loads]  # fmt: skip
+    bufs = [dev.gm_array(np.ascontiguousarray(d if t.geom.is_row_major else d.T)) for t, d in loads]
 
     @pto.kernel
     def k(*bufs):
@@ -132,6 +145,8 @@ def run_kernel(devname, tiles, loads, body, places=None):
         for (t, d), b in zip(loads, bufs):
             layout = "ND" if t.geom.is_row_major else "DN"
             pto.TLOAD(t, pto.GlobalTensor(b, (1, 1, 1) + d.shape, layout=layout))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)  # the loads land before V reads
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
         body()
 
     return dev.run(k, *bufs)
@@ -146,10 +161,16 @@ def binary_case(devname, op, dt, mode, expanded, *, R=6, C=None, rng=None, tmp=N
     full_t = vec(dt, R + 2, cols, valid=(R, C))
     e_t = colvec(dt, R) if mode == 1 else vec(dt, R + 2, b, valid=(R, b))
     dst = vec(dt, R + 2, cols, valid=(R, C))
-    full_d = rand(rng, dt, (R, C), divisor=(op == "DIV" and expanded == "src0"),
-                  small=op == "EXPDIF")  # fmt: skip
-    e_d = rand(rng, dt, (R, 1 if mode == 1 else b), divisor=(op == "DIV" and expanded == "src1"),
-               small=op == "EXPDIF")  # fmt: skip
+    full_d = rand(
+        rng, dt, (R, C), divisor=(op == "DIV" and expanded == "src0"), small=op == "EXPDIF"
+    )
+    e_d = rand(
+        rng,
+        dt,
+        (R, 1 if mode == 1 else b),
+        divisor=(op == "DIV" and expanded == "src1"),
+        small=op == "EXPDIF",
+    )
     src0, src1 = (full_t, e_t) if expanded == "src1" else (e_t, full_t)
     extra = [tmp] if tmp is not None else []
 
@@ -176,15 +197,23 @@ def untouched_outside_valid(run, tile):
 @pytest.mark.parametrize("devname", ALL_DEVICES)
 def test_seed_mode1_scalar_per_row(devname):
     # dst[i,j] = max(src0[i,j], s_i) with s_i from a ColMajor [R,1] src1
-    src0 = np.array([[1, 5, -2, 7, 0, 3, 9, -8], [4, 4, 4, 4, 4, 4, 4, 4],
-                     [-1, -2, -3, -4, -5, -6, -7, -9], [10, 0, 10, 0, 10, 0, 10, 0]],
-                    dtype=np.float32)  # fmt: skip
+    src0 = np.array(
+        [
+            [1, 5, -2, 7, 0, 3, 9, -8],
+            [4, 4, 4, 4, 4, 4, 4, 4],
+            [-1, -2, -3, -4, -5, -6, -7, -9],
+            [10, 0, 10, 0, 10, 0, 10, 0],
+        ],
+        dtype=np.float32,
+    )
     s = np.array([[3], [4], [-5], [20]], dtype=np.float32)
     t0, t1, d = vec("float32", 4, 8), colvec("float32", 4), vec("float32", 4, 8)
-    run = run_kernel(devname, [t0, t1, d], [(t0, src0), (t1, s)],
-                     lambda: pto.TROWEXPANDMAX(d, t0, t1))  # fmt: skip
-    want = np.array([[max(src0[i, j], s[i, 0]) for j in range(8)] for i in range(4)],
-                    dtype=np.float32)  # fmt: skip
+    run = run_kernel(
+        devname, [t0, t1, d], [(t0, src0), (t1, s)], lambda: pto.TROWEXPANDMAX(d, t0, t1)
+    )
+    want = np.array(
+        [[max(src0[i, j], s[i, 0]) for j in range(8)] for i in range(4)], dtype=np.float32
+    )
     assert_bits_equal(run.tile(d), want)
 
 
@@ -199,10 +228,12 @@ def test_seed_mode2_block_per_row(devname):
         vec("half", 3, 16),
         vec("half", 3, 48, valid=(3, 40)),
     )
-    run = run_kernel(devname, [t0, t1, d], [(t0, src0), (t1, blk)],
-                     lambda: pto.TROWEXPANDMAX(d, t0, t1))  # fmt: skip
-    want = np.array([[max(src0[i, j], blk[i, j % 16]) for j in range(40)] for i in range(3)],
-                    dtype=np.float16)  # fmt: skip
+    run = run_kernel(
+        devname, [t0, t1, d], [(t0, src0), (t1, blk)], lambda: pto.TROWEXPANDMAX(d, t0, t1)
+    )
+    want = np.array(
+        [[max(src0[i, j], blk[i, j % 16]) for j in range(40)] for i in range(3)], dtype=np.float16
+    )
     assert_bits_equal(run.tile(d), want)
     untouched_outside_valid(run, d)
 
@@ -251,9 +282,14 @@ def test_plain_rowexpand_dtypes(target, dt):
 
 # -- hypothesis properties ----------------------------------------------------------------
 @settings(max_examples=40, deadline=None)
-@given(target=st.sampled_from(TARGETS), data=st.data(), mode=st.sampled_from([1, 2]),
-       expanded=st.sampled_from(["src0", "src1"]), R=st.integers(1, 20),
-       seed=st.integers(0, 2**32 - 1))  # fmt: skip
+@given(
+    target=st.sampled_from(TARGETS),
+    data=st.data(),
+    mode=st.sampled_from([1, 2]),
+    expanded=st.sampled_from(["src0", "src1"]),
+    R=st.integers(1, 20),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_max_equals_numpy_maximum(target, data, mode, expanded, R, seed):
     dt = data.draw(st.sampled_from(allowed(target, "MAX")))
     b = bs_of(dt)
@@ -266,8 +302,9 @@ def test_max_equals_numpy_maximum(target, data, mode, expanded, R, seed):
     ft, dst = vec(dt, R, cols, valid=(R, C)), vec(dt, R, cols, valid=(R, C))
     et = colvec(dt, R) if mode == 1 else vec(dt, R, b)
     s0, s1 = (ft, et) if expanded == "src1" else (et, ft)
-    run = run_kernel(DEV[target], [ft, et, dst], [(ft, full), (et, e)],
-                     lambda: pto.TROWEXPANDMAX(dst, s0, s1))  # fmt: skip
+    run = run_kernel(
+        DEV[target], [ft, et, dst], [(ft, full), (et, e)], lambda: pto.TROWEXPANDMAX(dst, s0, s1)
+    )
     eb = np.broadcast_to(e, (R, C)) if mode == 1 else np.tile(e, (1, -(-C // b)))[:, :C]
     want = np.maximum(full, eb) if expanded == "src1" else np.maximum(eb, full)
     assert_bits_equal(run.tile(dst), want.astype(NP[dt]))
@@ -279,14 +316,17 @@ def _finite_bits(dt, n):
         return st.lists(
             st.integers(0, 0xFFFF).filter(lambda v: (v & 0x7C00) != 0x7C00), min_size=n, max_size=n
         ).map(lambda v: np.array(v, u).view(np.float16))
-    return st.lists(st.integers(0, 0xFFFF).filter(lambda v: (v & 0x7F80) != 0x7F80),
-                    min_size=n, max_size=n).map(
-        lambda v: np.array(v, u).view(ml_dtypes.bfloat16))  # fmt: skip
+    return st.lists(
+        st.integers(0, 0xFFFF).filter(lambda v: (v & 0x7F80) != 0x7F80), min_size=n, max_size=n
+    ).map(lambda v: np.array(v, u).view(ml_dtypes.bfloat16))
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=st.data(), dt=st.sampled_from(["half", "bfloat16"]),
-       op=st.sampled_from(["ADD", "SUB", "MUL", "DIV"]))  # fmt: skip
+@given(
+    data=st.data(),
+    dt=st.sampled_from(["half", "bfloat16"]),
+    op=st.sampled_from(["ADD", "SUB", "MUL", "DIV"]),
+)
 def test_low_precision_is_float32_compute_single_rounding(data, dt, op):
     R, C = 4, 16
     full = data.draw(_finite_bits(dt, R * C)).reshape(R, C)
@@ -295,8 +335,9 @@ def test_low_precision_is_float32_compute_single_rounding(data, dt, op):
         e = np.where(e.astype(np.float32) == 0, np.array(1, NP[dt]), e)
     target = "a5" if dt == "bfloat16" else data.draw(st.sampled_from(TARGETS))
     ft, et, dst = vec(dt, R, C), colvec(dt, R), vec(dt, R, C)
-    run = run_kernel(DEV[target], [ft, et, dst], [(ft, full), (et, e)],
-                     lambda: op_fn(op)(dst, ft, et))  # fmt: skip
+    run = run_kernel(
+        DEV[target], [ft, et, dst], [(ft, full), (et, e)], lambda: op_fn(op)(dst, ft, et)
+    )
     # float32 compute then one rounding to T ...
     x, y = full.astype(np.float32), np.broadcast_to(e, (R, C)).astype(np.float32)
     with np.errstate(all="ignore"):
@@ -318,15 +359,20 @@ def test_low_precision_is_float32_compute_single_rounding(data, dt, op):
 @pytest.mark.parametrize("op", ["SUB", "DIV"])
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_operand_order_both_placements(devname, op):
-    full = np.array([[10, 20, 30, 40, 50, 60, 70, 80], [8, 16, 24, 32, 40, 48, 56, 64]],
-                    dtype=np.float32)  # fmt: skip
+    full = np.array(
+        [[10, 20, 30, 40, 50, 60, 70, 80], [8, 16, 24, 32, 40, 48, 56, 64]], dtype=np.float32
+    )
     e = np.array([[2], [8]], dtype=np.float32)
     outs = {}
     for placement in ("src1", "src0"):
         ft, et, d = vec("float32", 2, 8), colvec("float32", 2), vec("float32", 2, 8)
         s0, s1 = (ft, et) if placement == "src1" else (et, ft)
-        run = run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                         lambda s0=s0, s1=s1, d=d: op_fn(op)(d, s0, s1))  # fmt: skip
+        run = run_kernel(
+            devname,
+            [ft, et, d],
+            [(ft, full), (et, e)],
+            lambda s0=s0, s1=s1, d=d: op_fn(op)(d, s0, s1),
+        )
         outs[placement] = run.tile(d)
     if op == "SUB":
         np.testing.assert_array_equal(outs["src1"], full - e)  # src0 full - src1 expanded
@@ -345,8 +391,9 @@ def test_add_wraps_integers(devname, dt):
     full[1] = info.min
     e = np.array([[1], [-1]], dtype=NP[dt])
     ft, et, d = vec(dt, 2, bw), colvec(dt, 2), vec(dt, 2, bw)
-    run = run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                     lambda: pto.TROWEXPANDADD(d, ft, et))  # fmt: skip
+    run = run_kernel(
+        devname, [ft, et, d], [(ft, full), (et, e)], lambda: pto.TROWEXPANDADD(d, ft, et)
+    )
     want = np.empty((2, bw), dtype=NP[dt])
     want[0], want[1] = info.min, info.max  # max + 1 -> min, min - 1 -> max
     assert_bits_equal(run.tile(d), want)
@@ -357,8 +404,9 @@ def test_uint8_mul_wraps(devname):
     full = np.arange(200, 232, dtype=np.uint8).reshape(1, 32)
     e = np.array([[3]], dtype=np.uint8)
     ft, et, d = vec("uint8", 1, 32), colvec("uint8", 1), vec("uint8", 1, 32)
-    run = run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                     lambda: pto.TROWEXPANDMUL(d, ft, et))  # fmt: skip
+    run = run_kernel(
+        devname, [ft, et, d], [(ft, full), (et, e)], lambda: pto.TROWEXPANDMUL(d, ft, et)
+    )
     assert_bits_equal(run.tile(d), ((full.astype(np.int64) * 3) % 256).astype(np.uint8))
 
 
@@ -367,8 +415,9 @@ def test_integer_div_truncates_toward_zero(devname):
     full = np.array([[7, -7, 7, -7, -2147483648, 9, 0, -1]], dtype=np.int32)
     e = np.array([[-2, -2, 2, 2, -1, 3, 5, 4]], dtype=np.int32)  # mode 2: one block per row
     ft, et, d = vec("int32", 1, 8), vec("int32", 1, 8), vec("int32", 1, 8)
-    run = run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                     lambda: pto.TROWEXPANDDIV(d, ft, et))  # fmt: skip
+    run = run_kernel(
+        devname, [ft, et, d], [(ft, full), (et, e)], lambda: pto.TROWEXPANDDIV(d, ft, et)
+    )
     assert run.tile(d).tolist() == [[-3, 3, 3, -3, -2147483648, 3, 0, 0]]
 
 
@@ -381,8 +430,9 @@ def test_integer_div_by_zero_raises(devname, mode):
     ft, d = vec("int32", 4, 8), vec("int32", 4, 8)
     et = colvec("int32", 4) if mode == 1 else vec("int32", 4, 8)
     with pytest.raises(pto.ExecutionError) as ei:
-        run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                   lambda: pto.TROWEXPANDDIV(d, ft, et))  # fmt: skip
+        run_kernel(
+            devname, [ft, et, d], [(ft, full), (et, e)], lambda: pto.TROWEXPANDDIV(d, ft, et)
+        )
     assert ei.value.code == "PTO401"
     assert "TROWEXPANDDIV" in str(ei.value) and "row 3" in str(ei.value)
 
@@ -392,8 +442,9 @@ def test_float_div_by_zero_is_ieee(devname):
     full = np.array([[1, -1, 0, 2, 3, 4, 5, 6]], dtype=np.float32)
     e = np.array([[0]], dtype=np.float32)
     ft, et, d = vec("float32", 1, 8), colvec("float32", 1), vec("float32", 1, 8)
-    run = run_kernel(devname, [ft, et, d], [(ft, full), (et, e)],
-                     lambda: pto.TROWEXPANDDIV(d, ft, et))  # fmt: skip
+    run = run_kernel(
+        devname, [ft, et, d], [(ft, full), (et, e)], lambda: pto.TROWEXPANDDIV(d, ft, et)
+    )
     got = run.tile(d)[0]
     assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2])
 
@@ -504,8 +555,9 @@ def _mode1_with_victim(devname, *, victim_at=SCRATCH, tmp=None, mode=1, R=8):
     loads = [(ft, full), (et, e), (victim, vict)]
     extra = [tmp] if tmp is not None else []
     places = {victim: victim_at} if victim_at is not None else {}
-    run = run_kernel(devname, tiles, loads, lambda: pto.TROWEXPANDMAX(d, ft, et, *extra),
-                     places=places)  # fmt: skip
+    run = run_kernel(
+        devname, tiles, loads, lambda: pto.TROWEXPANDMAX(d, ft, et, *extra), places=places
+    )
     eb = np.broadcast_to(e, (R, 8)) if mode == 1 else e
     assert_bits_equal(run.tile(d), np.maximum(full, eb))
     return run, victim, e
@@ -645,17 +697,30 @@ def _ok_tiles(dt="float32", R=8):
 def test_rule_tile_location(devname, operand):
     t = {"dst": vec("float32", 8, 16), "src0": vec("float32", 8, 16), "src1": colvec("float32", 8)}
     t[operand] = pto.Tile("Mat", "float32", 8, 16)
-    constraint(devname, lambda: pto.TROWEXPANDMAX(t["dst"], t["src0"], t["src1"]),
-               "tile-location", operand, "TROWEXPANDMAX")  # fmt: skip
+    constraint(
+        devname,
+        lambda: pto.TROWEXPANDMAX(t["dst"], t["src0"], t["src1"]),
+        "tile-location",
+        operand,
+        "TROWEXPANDMAX",
+    )
 
 
 BAD_DTYPES = [
-    ("a2", "MAX", "bfloat16"), ("a2", "ADD", "uint16"), ("a2", "MUL", "int8"),
-    ("a2", "MIN", "uint32"), ("a3", "SUB", "uint8"), ("950pr", "MAX", "int64"),
-    ("cpu", "MAX", "int8"), ("cpu", "ADD", "uint8"), ("cpu", "MAX", "bfloat16"),
-    ("cpu", "EXPDIF", "int32"), ("a2", "EXPDIF", "int16"), ("950dt", "EXPDIF", "uint8"),
+    ("a2", "MAX", "bfloat16"),
+    ("a2", "ADD", "uint16"),
+    ("a2", "MUL", "int8"),
+    ("a2", "MIN", "uint32"),
+    ("a3", "SUB", "uint8"),
+    ("950pr", "MAX", "int64"),
+    ("cpu", "MAX", "int8"),
+    ("cpu", "ADD", "uint8"),
+    ("cpu", "MAX", "bfloat16"),
+    ("cpu", "EXPDIF", "int32"),
+    ("a2", "EXPDIF", "int16"),
+    ("950dt", "EXPDIF", "uint8"),
     ("950pr", "EXPDIF", "int32"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("devname,op,dt", BAD_DTYPES)
@@ -673,16 +738,14 @@ def test_rule_same_dtype(devname, operand):
         f = vec("int32", 8, 16)
     else:
         e = colvec("int32", 8)
-    constraint(devname, lambda: pto.TROWEXPANDADD(d, f, e), "same-dtype", operand,
-               "TROWEXPANDADD")  # fmt: skip
+    constraint(devname, lambda: pto.TROWEXPANDADD(d, f, e), "same-dtype", operand, "TROWEXPANDADD")
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_rule_dst_row_major(devname):
     f, e, _ = _ok_tiles()
     d = vec("float32", 8, 16, "ColMajor")
-    constraint(devname, lambda: pto.TROWEXPANDMAX(d, f, e), "dst-layout", "dst",
-               "TROWEXPANDMAX")  # fmt: skip
+    constraint(devname, lambda: pto.TROWEXPANDMAX(d, f, e), "dst-layout", "dst", "TROWEXPANDMAX")
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
@@ -690,8 +753,9 @@ def test_rule_full_operand_needed(devname):
     d = vec("float32", 8, 16)
     f = vec("float32", 8, 16, valid=(8, 15))
     e = colvec("float32", 8)
-    constraint(devname, lambda: pto.TROWEXPANDMAX(d, f, e), "full-operand", "src0/src1",
-               "TROWEXPANDMAX")  # fmt: skip
+    constraint(
+        devname, lambda: pto.TROWEXPANDMAX(d, f, e), "full-operand", "src0/src1", "TROWEXPANDMAX"
+    )
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
@@ -699,8 +763,7 @@ def test_rule_full_operand_row_major(devname):
     d = vec("float32", 16, 8, valid=(16, 2))
     f = vec("float32", 16, 8, "ColMajor", valid=(16, 2))
     e = colvec("float32", 16)
-    constraint(devname, lambda: pto.TROWEXPANDMAX(d, f, e), "full-layout", "src0",
-               "TROWEXPANDMAX")  # fmt: skip
+    constraint(devname, lambda: pto.TROWEXPANDMAX(d, f, e), "full-layout", "src0", "TROWEXPANDMAX")
 
 
 @pytest.mark.parametrize("mode", [1, 2])
@@ -711,8 +774,9 @@ def test_rule_expanded_cols(devname, mode):
         e = vec("half", 16, 2, "ColMajor", valid=(8, 2))
     else:
         e = vec("half", 8, 16, valid=(8, 8))  # half needs 16 = 32/sizeof(half)
-    exc = constraint(devname, lambda: pto.TROWEXPANDMIN(d, e, f), "expanded-cols", "src0",
-                     "TROWEXPANDMIN")  # fmt: skip
+    exc = constraint(
+        devname, lambda: pto.TROWEXPANDMIN(d, e, f), "expanded-cols", "src0", "TROWEXPANDMIN"
+    )
     assert ("16" in exc.expected) if mode == 2 else ("== 1" in exc.expected)
 
 
@@ -721,8 +785,9 @@ def test_rule_expanded_cols(devname, mode):
 def test_rule_expanded_rows(devname, mode):
     d, f = vec("float32", 8, 16, valid=(6, 16)), vec("float32", 8, 16, valid=(6, 16))
     e = colvec("float32", 8, valid_rows=5) if mode == 1 else vec("float32", 8, 8, valid=(5, 8))
-    constraint(devname, lambda: pto.TROWEXPANDDIV(d, f, e), "expanded-rows", "src1",
-               "TROWEXPANDDIV")  # fmt: skip
+    constraint(
+        devname, lambda: pto.TROWEXPANDDIV(d, f, e), "expanded-rows", "src1", "TROWEXPANDDIV"
+    )
 
 
 def test_rule_tmp_mode1_only_on_a2a3():
@@ -739,33 +804,59 @@ def test_rule_tmp_mode1_only_on_a2a3():
 def test_rule_tmp_size_on_a2a3(R, tmp_rows):
     d, f, e = vec("float32", R, 8), vec("float32", R, 8), colvec("float32", R)
     t = vec("float32", tmp_rows, 8 if R >= 256 else 64)  # 256 B < 512 B; 7648 B < 7680 B
-    exc = constraint("a2", lambda: pto.TROWEXPANDADD(d, f, e, t), "tmp-size", "tmp",
-                     "TROWEXPANDADD")  # fmt: skip
+    exc = constraint(
+        "a2", lambda: pto.TROWEXPANDADD(d, f, e, t), "tmp-size", "tmp", "TROWEXPANDADD"
+    )
     assert str(512 if R < 256 else 7680) in exc.expected
 
 
 def test_rule_tmp_location_on_a2a3():
     d, f, e = vec("float32", 8, 8), vec("float32", 8, 8), colvec("float32", 8)
     t = pto.Tile("Mat", "float32", 8, 8)
-    constraint("a2", lambda: pto.TROWEXPANDADD(d, f, e, t), "tile-location", "tmp",
-               "TROWEXPANDADD")  # fmt: skip
+    constraint("a2", lambda: pto.TROWEXPANDADD(d, f, e, t), "tile-location", "tmp", "TROWEXPANDADD")
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_plain_rowexpand_rules(devname):
     d, s = vec("float32", 8, 8), colvec("float32", 8)
-    constraint(devname, lambda: pto.TROWEXPAND(vec("float32", 8, 8, "ColMajor"), s),
-               "dst-layout", "dst", "TROWEXPAND")  # fmt: skip
-    constraint(devname, lambda: pto.TROWEXPAND(d, colvec("float32", 8, valid_rows=7)),
-               "src-rows", "src", "TROWEXPAND")  # fmt: skip
-    constraint(devname, lambda: pto.TROWEXPAND(d, vec("float32", 8, 8, "ColMajor", valid=(8, 0))),
-               "src-cols", "src", "TROWEXPAND")  # fmt: skip
-    constraint(devname, lambda: pto.TROWEXPAND(d, colvec("int32", 8)), "same-dtype", "src",
-               "TROWEXPAND")  # fmt: skip
-    constraint(devname, lambda: pto.TROWEXPAND(vec("int64", 8, 8), colvec("int64", 8)),
-               "dtype", "dst", "TROWEXPAND")  # fmt: skip
-    constraint(devname, lambda: pto.TROWEXPAND(pto.Tile("Mat", "float32", 8, 8), s),
-               "tile-location", "dst", "TROWEXPAND")  # fmt: skip
+    constraint(
+        devname,
+        lambda: pto.TROWEXPAND(vec("float32", 8, 8, "ColMajor"), s),
+        "dst-layout",
+        "dst",
+        "TROWEXPAND",
+    )
+    constraint(
+        devname,
+        lambda: pto.TROWEXPAND(d, colvec("float32", 8, valid_rows=7)),
+        "src-rows",
+        "src",
+        "TROWEXPAND",
+    )
+    constraint(
+        devname,
+        lambda: pto.TROWEXPAND(d, vec("float32", 8, 8, "ColMajor", valid=(8, 0))),
+        "src-cols",
+        "src",
+        "TROWEXPAND",
+    )
+    constraint(
+        devname, lambda: pto.TROWEXPAND(d, colvec("int32", 8)), "same-dtype", "src", "TROWEXPAND"
+    )
+    constraint(
+        devname,
+        lambda: pto.TROWEXPAND(vec("int64", 8, 8), colvec("int64", 8)),
+        "dtype",
+        "dst",
+        "TROWEXPAND",
+    )
+    constraint(
+        devname,
+        lambda: pto.TROWEXPAND(pto.Tile("Mat", "float32", 8, 8), s),
+        "tile-location",
+        "dst",
+        "TROWEXPAND",
+    )
 
 
 def test_non_tile_operand_is_kernel_error():

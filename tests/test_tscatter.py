@@ -50,6 +50,12 @@ def gt(buf, rows, cols):
     return pto.GlobalTensor(buf, (1, 1, 1, rows, cols))
 
 
+def mte2_to_v():
+    """The caller-side MTE2 -> V handshake after the TLOADs (semantics.md 4.3)."""
+    pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+    pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+
+
 def place(*tiles, start=0):
     addr = start
     for t in tiles:
@@ -57,8 +63,18 @@ def place(*tiles, start=0):
         addr += -(-t.rows * t.cols * t.dtype.size_bytes // 32) * 32
 
 
-def run_index(device, src, idx, *, dst_shape, src_shape=None, idx_shape=None, prefill=None,
-              dst_valid=None, rng=None):  # fmt: skip
+def run_index(
+    device,
+    src,
+    idx,
+    *,
+    dst_shape,
+    src_shape=None,
+    idx_shape=None,
+    prefill=None,
+    dst_valid=None,
+    rng=None,
+):
     """Load src/idx/dst (prefilled) from GM, TSCATTER(dst, src, idx); return (run, storage)."""
     rng = rng or np.random.default_rng(1)
     dev = pto.Device(device)
@@ -78,6 +94,7 @@ def run_index(device, src, idx, *, dst_shape, src_shape=None, idx_shape=None, pr
         pto.TLOAD(d, gt(gd, *dst_shape))
         if dst_valid is not None:
             d.set_valid(*dst_valid)
+        mte2_to_v()
         pto.TSCATTER(d, s, x)
 
     run = dev.run(k, gs, gx, gd)
@@ -160,8 +177,18 @@ def _mask_expected(src, times, pos, axis):
     return groups.reshape(r * times, c)
 
 
-def run_mask(device, src_full, *, dst_shape, mask, axis=None, src_valid=None, dst_valid=None,
-             prefill=None, rng=None):  # fmt: skip
+def run_mask(
+    device,
+    src_full,
+    *,
+    dst_shape,
+    mask,
+    axis=None,
+    src_valid=None,
+    dst_valid=None,
+    prefill=None,
+    rng=None,
+):
     """Load full src/dst tiles from GM, then narrow their valid shapes and TSCATTER."""
     rng = rng or np.random.default_rng(2)
     dev = pto.Device(device)
@@ -182,6 +209,7 @@ def run_mask(device, src_full, *, dst_shape, mask, axis=None, src_valid=None, ds
             s.set_valid(*src_valid)
         if dst_valid is not None:
             d.set_valid(*dst_valid)
+        mte2_to_v()
         pto.TSCATTER(d, s, **kwargs)
 
     run = dev.run(k, gs, gd)
@@ -214,10 +242,17 @@ def test_seed_mask(device, case):
 
 # -- index mode ---------------------------------------------------------------------------
 INDEX_FAMILIES = [
-    ("float32", "uint32"), ("float32", "int32"), ("int32", "int32"), ("uint32", "uint32"),
-    ("half", "uint16"), ("bfloat16", "int16"), ("int16", "int16"), ("uint16", "uint16"),
-    ("int8", "uint16"), ("uint8", "int16"),
-]  # fmt: skip
+    ("float32", "uint32"),
+    ("float32", "int32"),
+    ("int32", "int32"),
+    ("uint32", "uint32"),
+    ("half", "uint16"),
+    ("bfloat16", "int16"),
+    ("int16", "int16"),
+    ("uint16", "uint16"),
+    ("int8", "uint16"),
+    ("uint8", "int16"),
+]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -229,8 +264,9 @@ def test_index_permutation_families(device, family):
     rng = np.random.default_rng(abs(hash(family)) % 1000)
     src = rand(dtype, (4, 32), rng)
     idx = rng.choice(256, size=60, replace=False).astype(npdt(idx_dtype)).reshape(3, 20)
-    run, got, prefill = run_index(device, src, idx, dst_shape=(8, 32), idx_shape=(4, 32),
-                                  dst_valid=(2, 32), rng=rng)  # fmt: skip
+    run, got, prefill = run_index(
+        device, src, idx, dst_shape=(8, 32), idx_shape=(4, 32), dst_valid=(2, 32), rng=rng
+    )
     exp = prefill.copy() if device == "cpu" else np.zeros_like(prefill)
     exp.reshape(-1)[idx.reshape(-1).astype(np.int64)] = src[:3, :20].reshape(-1)
     assert_bits_equal(got, exp)
@@ -266,8 +302,9 @@ def test_property_permutation_equals_numpy(device, family, rows, cols, seed):
     src = rand(dtype, (rows, cols), rng)
     idx = rng.permutation(256)[: rows * cols].astype(npdt(idx_dtype)).reshape(rows, cols)
     zero = np.zeros((8, 32), dtype=npdt(dtype))
-    _, got, _ = run_index(device, src, idx, dst_shape=(8, 32), src_shape=(4, 32),
-                          idx_shape=(4, 32), prefill=zero)  # fmt: skip
+    _, got, _ = run_index(
+        device, src, idx, dst_shape=(8, 32), src_shape=(4, 32), idx_shape=(4, 32), prefill=zero
+    )
     out = np.zeros((8, 32), dtype=npdt(dtype))
     out.reshape(-1)[idx.reshape(-1).astype(np.int64)] = src.reshape(-1)
     assert_bits_equal(got, out)
@@ -288,17 +325,23 @@ def test_property_duplicate_winners(device, family, rows, cols, span, seed):
     rng = np.random.default_rng(seed)
     src = rand(dtype, (rows, cols), rng)
     idx = rng.integers(0, span, size=(rows, cols)).astype(npdt(idx_dtype))
-    _, got, prefill = run_index(device, src, idx, dst_shape=(8, 32), src_shape=(3, 160),
-                                idx_shape=(3, 160), rng=rng)  # fmt: skip
+    _, got, prefill = run_index(
+        device, src, idx, dst_shape=(8, 32), src_shape=(3, 160), idx_shape=(3, 160), rng=rng
+    )
     assert_bits_equal(got, expected_index(TARGET[device], prefill, src, idx))
 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
     "dtype, idx_dtype, cols, a5_lane",
-    [("float32", "uint32", 128, 64), ("half", "uint16", 112, 0), ("uint16", "int16", 240, 128),
-     ("int8", "uint16", 160, 128), ("float32", "int32", 16, 0)],
-)  # fmt: skip
+    [
+        ("float32", "uint32", 128, 64),
+        ("half", "uint16", 112, 0),
+        ("uint16", "int16", 240, 128),
+        ("int8", "uint16", 160, 128),
+        ("float32", "int32", 16, 0),
+    ],
+)
 def test_duplicates_single_target(device, dtype, idx_dtype, cols, a5_lane):
     """Every element of two rows targets element 7. cpu/a2a3: src[1, cols-1] wins. a5: the
     second row's last vscatter batch, whose lowest lane is ``a5_lane``."""
@@ -341,6 +384,7 @@ def test_index_outside_tile_writes_next_tile(device):
         pto.TLOAD(x, gt(gx, 1, 8))
         pto.TLOAD(victim, gt(gv, 8, 8))
         pto.TLOAD(d, gt(gd, 8, 8))
+        mte2_to_v()
         pto.TSCATTER(d, s, x)
 
     run = dev.run(k, gs, gx, gv, gd)
@@ -439,6 +483,7 @@ def test_index_empty_valid_region(device):
     def k(gd):
         place(s, x, d)
         pto.TLOAD(d, gt(gd, 2, 8))
+        mte2_to_v()
         pto.TSCATTER(d, s, x)
 
     run = dev.run(k, gd)
@@ -488,6 +533,7 @@ def test_overlap_finding(device):
         pto.TASSIGN(s, 0x0)
         pto.TASSIGN(d, 0x0)
         pto.TLOAD(s, gt(g, 8, 8))
+        mte2_to_v()
         pto.TSCATTER(d, s, mask="P0101")
 
     run = dev.run(k, g)
@@ -497,14 +543,32 @@ def test_overlap_finding(device):
 
 # -- mask mode ----------------------------------------------------------------------------
 MASKS = ["P0101", "P1010", "P0001", "P0010", "P0100", "P1000"]
-TIMES_POS = {"P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0), "P0010": (4, 1),
-             "P0100": (4, 2), "P1000": (4, 3), "P1111": (1, 0)}  # fmt: skip
+TIMES_POS = {
+    "P0101": (2, 0),
+    "P1010": (2, 1),
+    "P0001": (4, 0),
+    "P0010": (4, 1),
+    "P0100": (4, 2),
+    "P1000": (4, 3),
+    "P1111": (1, 0),
+}
 MASK_DTYPES = {
     "cpu": ["float32", "half", "bfloat16", "int16", "uint16", "int32", "uint32"],
     "a2": ["float32", "half", "bfloat16", "int16", "uint16", "int32", "uint32", "int8", "uint8"],
-    "950pr": ["float32", "half", "bfloat16", "int16", "uint16", "int32", "uint32", "int8",
-              "uint8", "int64", "uint64"],
-}  # fmt: skip
+    "950pr": [
+        "float32",
+        "half",
+        "bfloat16",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int8",
+        "uint8",
+        "int64",
+        "uint64",
+    ],
+}
 
 
 @st.composite
@@ -534,8 +598,15 @@ def test_property_mask(case):
     else:
         dshape, dvalid = (16, 32), (vr * times, vc)
     run, got, storage, prefill = run_mask(
-        device, src_full, dst_shape=dshape, mask=mask, axis=f"SCATTER_{axis.upper()}",
-        src_valid=(vr, vc), dst_valid=dvalid, rng=rng)  # fmt: skip
+        device,
+        src_full,
+        dst_shape=dshape,
+        mask=mask,
+        axis=f"SCATTER_{axis.upper()}",
+        src_valid=(vr, vc),
+        dst_valid=dvalid,
+        rng=rng,
+    )
     if device == "cpu" and axis == "row":
         src = src_full.reshape(-1)[: vr * vc].reshape(vr, vc)  # the cursor over Cols = 32
     else:
@@ -558,8 +629,7 @@ def test_mask_row_narrow_src_cursor(device):
     """src 4x16 float with valid 4x8, P0101 -> dst valid 4x16. a2a3/a5 follow the formula; the
     cpu cursor wraps at SrcTile::Cols = 16, so dst row 1 takes src[0, 8:16] (padding)."""
     src_full = np.arange(64, dtype=np.float32).reshape(4, 16)
-    _, got, _, _ = run_mask(device, src_full, dst_shape=(4, 16), mask="P0101",
-                            src_valid=(4, 8))  # fmt: skip
+    _, got, _, _ = run_mask(device, src_full, dst_shape=(4, 16), mask="P0101", src_valid=(4, 8))
     exp = np.zeros((4, 16), np.float32)
     if device == "cpu":
         stream = np.arange(32, dtype=np.float32).reshape(4, 8)  # elements 0..31 of storage
@@ -570,12 +640,15 @@ def test_mask_row_narrow_src_cursor(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("spelling", [
-    {"mask": pto.MaskPattern.P0010, "axis": pto.ScatterAxis.SCATTER_COL},
-    {"mask": "p0010", "axis": "scatter_col"},
-    {"mask": "MaskPattern::P0010", "axis": "ScatterAxis::SCATTER_COL"},
-    {"mask": "P0010", "axis": "col"},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        {"mask": pto.MaskPattern.P0010, "axis": pto.ScatterAxis.SCATTER_COL},
+        {"mask": "p0010", "axis": "scatter_col"},
+        {"mask": "MaskPattern::P0010", "axis": "ScatterAxis::SCATTER_COL"},
+        {"mask": "P0010", "axis": "col"},
+    ],
+)
 def test_mask_enum_spellings(device, spelling):
     src = rand("int32", (2, 8), np.random.default_rng(12))
     _, got, _, _ = run_mask(device, src, dst_shape=(8, 8), **spelling)
@@ -602,6 +675,7 @@ def test_p1111_is_tmov(device, explicit):
         pto.TLOAD(d, gt(gd, 4, 32))
         d.set_valid(4, 16)
         pto.TLOAD(s, gt(gs, 4, 16))
+        mte2_to_v()
         if explicit:
             pto.TSCATTER(d, s, mask="P1111", axis="SCATTER_COL")
         else:
@@ -619,9 +693,12 @@ def test_mask_b64_a5_only(device):
     if device == "cpu":
         expect_constraint(
             "cpu",
-            lambda: pto.TSCATTER(pto.Tile("Vec", "int64", 2, 16), pto.Tile("Vec", "int64", 2, 8),
-                                 mask="P0101"),
-            "src", "dtype")  # fmt: skip
+            lambda: pto.TSCATTER(
+                pto.Tile("Vec", "int64", 2, 16), pto.Tile("Vec", "int64", 2, 8), mask="P0101"
+            ),
+            "src",
+            "dtype",
+        )
         return
     _, got, _, _ = run_mask(device, src, dst_shape=(2, 16), mask="P0101")
     assert_bits_equal(got, _mask_expected(src, 2, 0, "row"))
@@ -638,57 +715,164 @@ def idx_call(dst, src, idx):
 
 INDEX_CONSTRAINTS = [
     # (id, device, factory -> body, operand, rule)
-    ("dst-loc", "a2", lambda: idx_call(pto.Tile("Mat", "float32", 8, 8), V("float32", 8, 8),
-                                       V("int32", 8, 8)), "dst", "tile-location"),
-    ("src-loc", "cpu", lambda: idx_call(V("float32", 8, 8), pto.Tile("Mat", "float32", 8, 8),
-                                        V("int32", 8, 8)), "src", "tile-location"),
-    ("idx-loc", "950pr", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8),
-                                          pto.Tile("Mat", "int32", 8, 8)), "idx",
-     "tile-location"),
-    ("a2-int64", "a2", lambda: idx_call(V("int64", 8, 8), V("int64", 8, 8), V("int32", 8, 8)),
-     "dst", "dtype"),
-    ("a2-fp8", "a3", lambda: idx_call(V("float8_e4m3", 8, 32), V("float8_e4m3", 8, 32),
-                                      V("int16", 8, 32)), "dst", "dtype"),
-    ("a5-fp8", "950dt", lambda: idx_call(V("float8_e5m2", 8, 32), V("float8_e5m2", 8, 32),
-                                         V("int16", 8, 32)), "dst", "dtype"),
-    ("cpu-same-dtype", "cpu", lambda: idx_call(V("float32", 8, 8), V("int32", 8, 8),
-                                               V("int32", 8, 8)), "src", "same-dtype"),
-    ("a5-same-dtype", "950pr", lambda: idx_call(V("half", 8, 16), V("bfloat16", 8, 16),
-                                                V("int16", 8, 16)), "src", "same-dtype"),
-    ("a2-idx-int8", "a2", lambda: idx_call(V("int8", 8, 32), V("int8", 8, 32),
-                                           V("int8", 8, 32)), "idx", "index-dtype"),
-    ("a5-idx-int64", "950pr", lambda: idx_call(V("int64", 8, 8), V("int64", 8, 8),
-                                               V("int64", 8, 8)), "idx", "index-dtype"),
-    ("cpu-idx-float", "cpu", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8),
-                                              V("float32", 8, 8)), "idx", "index-dtype"),
-    ("a2-pair-4-2", "a2", lambda: idx_call(V("float32", 16, 16), V("float32", 16, 16),
-                                           V("uint16", 16, 16)), "idx", "index-dtype-size"),
-    ("a2-pair-2-4", "a3", lambda: idx_call(V("half", 8, 16), V("half", 8, 16),
-                                           V("int32", 8, 16)), "idx", "index-dtype-size"),
-    ("a5-pair-1-4", "950pr", lambda: idx_call(V("int8", 8, 32), V("int8", 8, 32),
-                                              V("int32", 8, 32)), "idx", "index-dtype-size"),
-    ("a5-pair-8-2", "950pr", lambda: idx_call(V("int64", 8, 16), V("int64", 8, 16),
-                                              V("uint16", 8, 16)), "idx", "index-dtype-size"),
-    ("a2-src-dn", "a2", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8,
-                                                                blayout="ColMajor"),
-                                         V("int32", 8, 8)), "src", "row-major"),
-    ("a5-idx-dn", "950pr", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8),
-                                            V("int32", 8, 8, blayout="ColMajor")), "idx",
-     "row-major"),
-    ("a2-dst-nz", "a2", lambda: idx_call(V("float32", 16, 8, blayout="ColMajor",
-                                           slayout="RowMajor"), V("float32", 8, 8),
-                                         V("int32", 8, 8)), "dst", "row-major"),
-    ("idx-wider-than-src", "cpu", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8,
-                                                                         valid=(8, 4)),
-                                                   V("int32", 8, 8)), "idx",
-     "index-valid-shape"),
-    ("idx-taller-than-src", "a2", lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8,
-                                                                         valid=(2, 8)),
-                                                   V("int32", 8, 8, valid=(3, 8))), "idx",
-     "index-valid-shape"),
-    ("a5-b64-cols", "950pr", lambda: idx_call(V("int64", 1, 72), V("int64", 1, 72),
-                                              V("int32", 1, 72)), "idx", "a5-b64-valid-col"),
-]  # fmt: skip
+    (
+        "dst-loc",
+        "a2",
+        lambda: idx_call(pto.Tile("Mat", "float32", 8, 8), V("float32", 8, 8), V("int32", 8, 8)),
+        "dst",
+        "tile-location",
+    ),
+    (
+        "src-loc",
+        "cpu",
+        lambda: idx_call(V("float32", 8, 8), pto.Tile("Mat", "float32", 8, 8), V("int32", 8, 8)),
+        "src",
+        "tile-location",
+    ),
+    (
+        "idx-loc",
+        "950pr",
+        lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8), pto.Tile("Mat", "int32", 8, 8)),
+        "idx",
+        "tile-location",
+    ),
+    (
+        "a2-int64",
+        "a2",
+        lambda: idx_call(V("int64", 8, 8), V("int64", 8, 8), V("int32", 8, 8)),
+        "dst",
+        "dtype",
+    ),
+    (
+        "a2-fp8",
+        "a3",
+        lambda: idx_call(V("float8_e4m3", 8, 32), V("float8_e4m3", 8, 32), V("int16", 8, 32)),
+        "dst",
+        "dtype",
+    ),
+    (
+        "a5-fp8",
+        "950dt",
+        lambda: idx_call(V("float8_e5m2", 8, 32), V("float8_e5m2", 8, 32), V("int16", 8, 32)),
+        "dst",
+        "dtype",
+    ),
+    (
+        "cpu-same-dtype",
+        "cpu",
+        lambda: idx_call(V("float32", 8, 8), V("int32", 8, 8), V("int32", 8, 8)),
+        "src",
+        "same-dtype",
+    ),
+    (
+        "a5-same-dtype",
+        "950pr",
+        lambda: idx_call(V("half", 8, 16), V("bfloat16", 8, 16), V("int16", 8, 16)),
+        "src",
+        "same-dtype",
+    ),
+    (
+        "a2-idx-int8",
+        "a2",
+        lambda: idx_call(V("int8", 8, 32), V("int8", 8, 32), V("int8", 8, 32)),
+        "idx",
+        "index-dtype",
+    ),
+    (
+        "a5-idx-int64",
+        "950pr",
+        lambda: idx_call(V("int64", 8, 8), V("int64", 8, 8), V("int64", 8, 8)),
+        "idx",
+        "index-dtype",
+    ),
+    (
+        "cpu-idx-float",
+        "cpu",
+        lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8), V("float32", 8, 8)),
+        "idx",
+        "index-dtype",
+    ),
+    (
+        "a2-pair-4-2",
+        "a2",
+        lambda: idx_call(V("float32", 16, 16), V("float32", 16, 16), V("uint16", 16, 16)),
+        "idx",
+        "index-dtype-size",
+    ),
+    (
+        "a2-pair-2-4",
+        "a3",
+        lambda: idx_call(V("half", 8, 16), V("half", 8, 16), V("int32", 8, 16)),
+        "idx",
+        "index-dtype-size",
+    ),
+    (
+        "a5-pair-1-4",
+        "950pr",
+        lambda: idx_call(V("int8", 8, 32), V("int8", 8, 32), V("int32", 8, 32)),
+        "idx",
+        "index-dtype-size",
+    ),
+    (
+        "a5-pair-8-2",
+        "950pr",
+        lambda: idx_call(V("int64", 8, 16), V("int64", 8, 16), V("uint16", 8, 16)),
+        "idx",
+        "index-dtype-size",
+    ),
+    (
+        "a2-src-dn",
+        "a2",
+        lambda: idx_call(
+            V("float32", 8, 8), V("float32", 8, 8, blayout="ColMajor"), V("int32", 8, 8)
+        ),
+        "src",
+        "row-major",
+    ),
+    (
+        "a5-idx-dn",
+        "950pr",
+        lambda: idx_call(
+            V("float32", 8, 8), V("float32", 8, 8), V("int32", 8, 8, blayout="ColMajor")
+        ),
+        "idx",
+        "row-major",
+    ),
+    (
+        "a2-dst-nz",
+        "a2",
+        lambda: idx_call(
+            V("float32", 16, 8, blayout="ColMajor", slayout="RowMajor"),
+            V("float32", 8, 8),
+            V("int32", 8, 8),
+        ),
+        "dst",
+        "row-major",
+    ),
+    (
+        "idx-wider-than-src",
+        "cpu",
+        lambda: idx_call(V("float32", 8, 8), V("float32", 8, 8, valid=(8, 4)), V("int32", 8, 8)),
+        "idx",
+        "index-valid-shape",
+    ),
+    (
+        "idx-taller-than-src",
+        "a2",
+        lambda: idx_call(
+            V("float32", 8, 8), V("float32", 8, 8, valid=(2, 8)), V("int32", 8, 8, valid=(3, 8))
+        ),
+        "idx",
+        "index-valid-shape",
+    ),
+    (
+        "a5-b64-cols",
+        "950pr",
+        lambda: idx_call(V("int64", 1, 72), V("int64", 1, 72), V("int32", 1, 72)),
+        "idx",
+        "a5-b64-valid-col",
+    ),
+]
 
 
 @pytest.mark.parametrize("case", INDEX_CONSTRAINTS, ids=[c[0] for c in INDEX_CONSTRAINTS])
@@ -702,49 +886,124 @@ def mask_call(dst, src, **kw):
 
 
 MASK_CONSTRAINTS = [
-    ("dst-loc", "a2", lambda: mask_call(pto.Tile("Mat", "half", 4, 32), V("half", 4, 16),
-                                        mask="P1010"), "dst", "tile-location"),
-    ("src-loc", "cpu", lambda: mask_call(V("half", 4, 32), pto.Tile("Mat", "half", 4, 16),
-                                         mask="P1010"), "src", "tile-location"),
-    ("cpu-int8", "cpu", lambda: mask_call(V("int8", 4, 64), V("int8", 4, 32), mask="P1010"),
-     "src", "dtype"),
-    ("a2-int64", "a2", lambda: mask_call(V("int64", 4, 8), V("int64", 4, 4), mask="P1010"),
-     "dst", "dtype"),
-    ("a5-fp8", "950pr", lambda: mask_call(V("float8_e4m3", 4, 64), V("float8_e4m3", 4, 32),
-                                          mask="P1010"), "dst", "dtype"),
-    ("same-dtype", "950pr", lambda: mask_call(V("half", 4, 32), V("int16", 4, 16),
-                                              mask="P1010"), "src", "same-dtype"),
-    ("cpu-col-major", "cpu", lambda: mask_call(V("float32", 8, 16), V("float32", 8, 8,
-                                                                       blayout="ColMajor"),
-                                               mask="P1010"), "src", "row-major"),
-    ("a2-zz", "a2", lambda: mask_call(V("half", 16, 32, slayout="RowMajor"), V("half", 16, 16),
-                                      mask="P1010"), "dst", "row-major"),
-    ("p1111-a2-shape", "a2", lambda: mask_call(V("float32", 4, 16, valid=(4, 8)),
-                                               V("float32", 4, 8), mask="P1111"), "src",
-     "same-shape"),
-    ("p1111-valid", "cpu", lambda: mask_call(V("float32", 4, 8), V("float32", 4, 8,
-                                                                   valid=(4, 7))), "dst",
-     "same-valid-shape"),
-]  # fmt: skip
+    (
+        "dst-loc",
+        "a2",
+        lambda: mask_call(pto.Tile("Mat", "half", 4, 32), V("half", 4, 16), mask="P1010"),
+        "dst",
+        "tile-location",
+    ),
+    (
+        "src-loc",
+        "cpu",
+        lambda: mask_call(V("half", 4, 32), pto.Tile("Mat", "half", 4, 16), mask="P1010"),
+        "src",
+        "tile-location",
+    ),
+    (
+        "cpu-int8",
+        "cpu",
+        lambda: mask_call(V("int8", 4, 64), V("int8", 4, 32), mask="P1010"),
+        "src",
+        "dtype",
+    ),
+    (
+        "a2-int64",
+        "a2",
+        lambda: mask_call(V("int64", 4, 8), V("int64", 4, 4), mask="P1010"),
+        "dst",
+        "dtype",
+    ),
+    (
+        "a5-fp8",
+        "950pr",
+        lambda: mask_call(V("float8_e4m3", 4, 64), V("float8_e4m3", 4, 32), mask="P1010"),
+        "dst",
+        "dtype",
+    ),
+    (
+        "same-dtype",
+        "950pr",
+        lambda: mask_call(V("half", 4, 32), V("int16", 4, 16), mask="P1010"),
+        "src",
+        "same-dtype",
+    ),
+    (
+        "cpu-col-major",
+        "cpu",
+        lambda: mask_call(
+            V("float32", 8, 16), V("float32", 8, 8, blayout="ColMajor"), mask="P1010"
+        ),
+        "src",
+        "row-major",
+    ),
+    (
+        "a2-zz",
+        "a2",
+        lambda: mask_call(V("half", 16, 32, slayout="RowMajor"), V("half", 16, 16), mask="P1010"),
+        "dst",
+        "row-major",
+    ),
+    (
+        "p1111-a2-shape",
+        "a2",
+        lambda: mask_call(V("float32", 4, 16, valid=(4, 8)), V("float32", 4, 8), mask="P1111"),
+        "src",
+        "same-shape",
+    ),
+    (
+        "p1111-valid",
+        "cpu",
+        lambda: mask_call(V("float32", 4, 8), V("float32", 4, 8, valid=(4, 7))),
+        "dst",
+        "same-valid-shape",
+    ),
+]
 for _dev in DEVICES:
     MASK_CONSTRAINTS += [
-        (f"{_dev}-row-rows", _dev, lambda: mask_call(V("float32", 8, 16, valid=(7, 16)),
-                                                     V("float32", 8, 8), mask="P0101"), "dst",
-         "same-valid-row"),
-        (f"{_dev}-row-cols", _dev, lambda: mask_call(V("float32", 8, 16), V("float32", 8, 8),
-                                                     mask="P1000"), "dst",
-         "expanded-valid-col"),
-        (f"{_dev}-row-reversed", _dev, lambda: mask_call(V("float32", 8, 8),
-                                                         V("float32", 8, 16), mask="P1010"),
-         "dst", "expanded-valid-col"),
-        (f"{_dev}-col-cols", _dev, lambda: mask_call(V("float32", 16, 8, valid=(16, 7)),
-                                                     V("float32", 8, 8), mask="P1010",
-                                                     axis="SCATTER_COL"), "dst",
-         "same-valid-col"),
-        (f"{_dev}-col-rows", _dev, lambda: mask_call(V("float32", 16, 8), V("float32", 8, 8),
-                                                     mask="P0100", axis="SCATTER_COL"), "dst",
-         "expanded-valid-row"),
-    ]  # fmt: skip
+        (
+            f"{_dev}-row-rows",
+            _dev,
+            lambda: mask_call(V("float32", 8, 16, valid=(7, 16)), V("float32", 8, 8), mask="P0101"),
+            "dst",
+            "same-valid-row",
+        ),
+        (
+            f"{_dev}-row-cols",
+            _dev,
+            lambda: mask_call(V("float32", 8, 16), V("float32", 8, 8), mask="P1000"),
+            "dst",
+            "expanded-valid-col",
+        ),
+        (
+            f"{_dev}-row-reversed",
+            _dev,
+            lambda: mask_call(V("float32", 8, 8), V("float32", 8, 16), mask="P1010"),
+            "dst",
+            "expanded-valid-col",
+        ),
+        (
+            f"{_dev}-col-cols",
+            _dev,
+            lambda: mask_call(
+                V("float32", 16, 8, valid=(16, 7)),
+                V("float32", 8, 8),
+                mask="P1010",
+                axis="SCATTER_COL",
+            ),
+            "dst",
+            "same-valid-col",
+        ),
+        (
+            f"{_dev}-col-rows",
+            _dev,
+            lambda: mask_call(
+                V("float32", 16, 8), V("float32", 8, 8), mask="P0100", axis="SCATTER_COL"
+            ),
+            "dst",
+            "expanded-valid-row",
+        ),
+    ]
 
 
 @pytest.mark.parametrize("case", MASK_CONSTRAINTS, ids=[c[0] for c in MASK_CONSTRAINTS])
@@ -779,9 +1038,8 @@ def test_mask_pattern_and_axis_rules(device):
         lambda d, s, x: pto.TSCATTER(np.zeros(4), s, x),
         lambda d, s, x: pto.TSCATTER(d, s, np.zeros(4, np.int32)),
     ],
-    ids=["idx+mask", "idx+axis", "str-idx", "bad-mask", "bad-axis", "dst-not-tile",
-         "idx-not-tile"],
-)  # fmt: skip
+    ids=["idx+mask", "idx+axis", "str-idx", "bad-mask", "bad-axis", "dst-not-tile", "idx-not-tile"],
+)
 def test_kernel_errors(call):
     dev = pto.Device("cpu")
     d, s, x = V("float32", 8, 16), V("float32", 8, 8), V("int32", 8, 8)
@@ -804,14 +1062,23 @@ def test_instruction_metadata():
 
 @pytest.mark.parametrize(
     "dtype, idx_dtype",
-    [("float32", "int8"), ("float32", "uint8"), ("float32", "int64"), ("half", "uint64"),
-     ("float8_e4m3", "int16"), ("int64", "uint16")],
-)  # fmt: skip
+    [
+        ("float32", "int8"),
+        ("float32", "uint8"),
+        ("float32", "int64"),
+        ("half", "uint64"),
+        ("float8_e4m3", "int16"),
+        ("int64", "uint16"),
+    ],
+)
 def test_cpu_index_any_integer_dtype(dtype, idx_dtype):
     """The cpu only needs an integral index type (no size pairing, any element type)."""
     rng = np.random.default_rng(16)
-    src = rand(dtype, (1, 32), rng) if dtype != "float8_e4m3" else rng.standard_normal(
-        (1, 32)).astype(ml_dtypes.float8_e4m3fn)  # fmt: skip
+    src = (
+        rand(dtype, (1, 32), rng)
+        if dtype != "float8_e4m3"
+        else rng.standard_normal((1, 32)).astype(ml_dtypes.float8_e4m3fn)
+    )
     idx = rng.permutation(64)[:32].astype(npdt(idx_dtype)).reshape(1, 32)
     run, got, prefill = run_index("cpu", src, idx, dst_shape=(2, 32), rng=rng)
     exp = prefill.copy()

@@ -87,19 +87,29 @@ class Instruction:
 
     def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise ConstraintError(
-            self.opcode, operand, rule, expected, given,
+            self.opcode,
+            operand,
+            rule,
+            expected,
+            given,
             target=self._arch.target if self._arch else None,
-            position=self.position if self.position >= 0 else None, source=self.source,
+            position=self.position if self.position >= 0 else None,
+            source=self.source,
             detail=detail,
-        )  # fmt: skip
+        )
 
     def unsupported(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise UnsupportedError(
-            self.opcode, operand, rule, expected, given,
+            self.opcode,
+            operand,
+            rule,
+            expected,
+            given,
             target=self._arch.target if self._arch else None,
-            position=self.position if self.position >= 0 else None, source=self.source,
+            position=self.position if self.position >= 0 else None,
+            source=self.source,
             detail=detail,
-        )  # fmt: skip
+        )
 
     def require(self, ok: bool, operand: str, rule: str, expected, given, detail: str = ""):
         if not ok:
@@ -138,6 +148,8 @@ class ExecContext:
         self.findings: list[Finding] = []
         self.instr: Instruction | None = None
         self.tiles: list = []  # placement slots of every tile the program uses (name, address)
+        self.config = None  # the DeviceConfig (set by the run; plans read their costs from it)
+        self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
 
     @property
     def target(self) -> str:

@@ -21,8 +21,19 @@ from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 
-_A2A3_DMA_DTYPES = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64,
-                    D.half, D.bfloat16, D.float32)  # fmt: skip
+_A2A3_DMA_DTYPES = (
+    D.int8,
+    D.uint8,
+    D.int16,
+    D.uint16,
+    D.int32,
+    D.uint32,
+    D.int64,
+    D.uint64,
+    D.half,
+    D.bfloat16,
+    D.float32,
+)
 _DMA_DTYPES = {
     "cpu": D.ALL,
     "a2a3": _A2A3_DMA_DTYPES,
@@ -91,8 +102,9 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
         n_burst, length, inner, stride_in, tile_pitch = s3, vc, s4, st[3], tile.cols
     # a2a3: GM advances lenBurst + gmGap = length + stride - inner elements per burst (D7)
     pitch = stride_in if target == "a5" else length + stride_in - inner
-    i, j, k, q = np.meshgrid(np.arange(s0), np.arange(s1), np.arange(s2), np.arange(n_burst),
-                             indexing="ij")  # fmt: skip
+    i, j, k, q = np.meshgrid(
+        np.arange(s0), np.arange(s1), np.arange(s2), np.arange(n_burst), indexing="ij"
+    )
     block = (i * s1 + j) * s2 + k
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
     tile_start = (block * n_burst + q) * tile_pitch
@@ -121,14 +133,26 @@ class _Transfer(Instruction):
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
         if t.loc not in (TileType.Vec, TileType.Mat):
-            self.fail("tile", "tile-location", "TileType::Vec or TileType::Mat",
-                      f"TileType::{t.loc.name}")  # fmt: skip
+            self.fail(
+                "tile", "tile-location", "TileType::Vec or TileType::Mat", f"TileType::{t.loc.name}"
+            )
         self.require_dtype("tile", t.dtype, _DMA_DTYPES[arch.target])
-        self.require(t.dtype is g.dtype, "gm", "same-dtype", t.dtype.name, g.dtype.name,
-                     "GlobalTensor::DType must equal the tile element type")  # fmt: skip
-        self.require(_pairing_ok(t, g.layout), "tile", "layout-pairing",
-                     f"a {g.layout.name} tile for a {g.layout.name} GlobalTensor "
-                     "(only ND2ND, DN2DN and NZ2NZ)", f"a {t.geom.layout_name} tile")  # fmt: skip
+        self.require(
+            t.dtype is g.dtype,
+            "gm",
+            "same-dtype",
+            t.dtype.name,
+            g.dtype.name,
+            "GlobalTensor::DType must equal the tile element type",
+        )
+        self.require(
+            _pairing_ok(t, g.layout),
+            "tile",
+            "layout-pairing",
+            f"a {g.layout.name} tile for a {g.layout.name} GlobalTensor "
+            "(only ND2ND, DN2DN and NZ2NZ)",
+            f"a {t.geom.layout_name} tile",
+        )
         s0, s1, s2, s3, s4 = g.shape
         vr, vc = t.valid
         if g.layout is Layout.NZ:
@@ -153,28 +177,43 @@ class _Transfer(Instruction):
             if g.layout is Layout.DN
             else ("validRow", vr, rows_needed)
         )
-        self.require(outer_ok, "tile", "valid-shape", f"{outer[0]} == {outer[2]} (from the "
-                     f"GlobalTensor shape {list(g.shape)})", outer[1])  # fmt: skip
+        self.require(
+            outer_ok,
+            "tile",
+            "valid-shape",
+            f"{outer[0]} == {outer[2]} (from the GlobalTensor shape {list(g.shape)})",
+            outer[1],
+        )
         if not inner_ok and (arch.target != "a2a3" or g.layout is Layout.NZ):
             inner = (
                 ("validRow", vr, rows_needed)
                 if g.layout is Layout.DN
                 else ("validCol", vc, cols_needed)
             )
-            self.fail("tile", "valid-shape", f"{inner[0]} == {inner[2]} (from the GlobalTensor "
-                      f"shape {list(g.shape)})", inner[1])  # fmt: skip
+            self.fail(
+                "tile",
+                "valid-shape",
+                f"{inner[0]} == {inner[2]} (from the GlobalTensor shape {list(g.shape)})",
+                inner[1],
+            )
         if arch.target == "a2a3":
             n_burst = {Layout.ND: s3, Layout.DN: s4, Layout.NZ: s1}[g.layout]
-            self.require(t.rows < _NBURST_MAX, "tile", "a2a3-rows", f"Rows < {_NBURST_MAX}",
-                         t.rows)  # fmt: skip
-            self.require(n_burst < _NBURST_MAX, "gm", "a2a3-nburst",
-                         f"nBurst < {_NBURST_MAX}", n_burst)  # fmt: skip
-            self.require(min(g.shape) > 0, "gm", "positive-shape", "all shape dims > 0",
-                         list(g.shape))  # fmt: skip
+            self.require(t.rows < _NBURST_MAX, "tile", "a2a3-rows", f"Rows < {_NBURST_MAX}", t.rows)
+            self.require(
+                n_burst < _NBURST_MAX, "gm", "a2a3-nburst", f"nBurst < {_NBURST_MAX}", n_burst
+            )
+            self.require(
+                min(g.shape) > 0, "gm", "positive-shape", "all shape dims > 0", list(g.shape)
+            )
         if self.is_load and isinstance(t.pad, PadValue) and t.pad in (PadValue.Max, PadValue.Min):
             ok = t.dtype.kind in ("int", "uint") or t.dtype in (D.half, D.bfloat16, D.float32)
-            self.require(ok, "tile", "pad-value", "PadValue::Max/Min only for integer, half, "
-                         "bfloat16 and float tiles", f"{t.pad} on {t.dtype.name}")  # fmt: skip
+            self.require(
+                ok,
+                "tile",
+                "pad-value",
+                "PadValue::Max/Min only for integer, half, bfloat16 and float tiles",
+                f"{t.pad} on {t.dtype.name}",
+            )
 
     def _pitch_finding(self, ctx: ExecContext) -> None:
         g, (vr, vc) = self.gm, self.tile.valid
@@ -184,12 +223,13 @@ class _Transfer(Instruction):
         if ctx.target == "a2a3" and g.layout is not Layout.NZ and v != inner:
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
             ctx.finding(
-                GM_PITCH, "gm-pitch",
+                GM_PITCH,
+                "gm-pitch",
                 f"{dim} {v} != GlobalTensor shape {inner}: the a2a3 DMA advances GM by lenBurst + "
                 f"gmGap = {v} + {stride_in} - {inner} = {v + stride_in - inner} elements per "
                 f"burst, not stride {stride_in} (give the tile {dim} == {inner} or a "
                 f"GlobalTensor whose shape matches the valid region)",
-            )  # fmt: skip
+            )
 
 
 class TLoad(_Transfer):
@@ -267,16 +307,28 @@ class TAssign(Instruction):
         )
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
-                "TASSIGN", "address", "alignment", f"a multiple of {arch.ub_align_bytes} bytes",
-                hex(self.address), target=arch.target, source=self.source,
-                position=self.position, detail=f"tile {t.name}")  # fmt: skip
+                "TASSIGN",
+                "address",
+                "alignment",
+                f"a multiple of {arch.ub_align_bytes} bytes",
+                hex(self.address),
+                target=arch.target,
+                source=self.source,
+                position=self.position,
+                detail=f"tile {t.name}",
+            )
         if self.address < 0 or self.address + t.size_bytes > cap:
             raise MemoryLayoutError(
-                "TASSIGN", "address", "fits-in-memory",
+                "TASSIGN",
+                "address",
+                "fits-in-memory",
                 f"address + {t.size_bytes} bytes <= {mem} size {cap}",
                 f"{self.address:#x} + {t.size_bytes} = {self.address + t.size_bytes:#x}",
-                target=arch.target, source=self.source, position=self.position,
-                detail=f"tile {t.name}")  # fmt: skip
+                target=arch.target,
+                source=self.source,
+                position=self.position,
+                detail=f"tile {t.name}",
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         """Binding happened at record time; nothing moves."""
@@ -298,11 +350,21 @@ class TMov(Instruction):
         self.require_loc("dst", d)
         self.require_loc("src", s)
         self.require_same_dtype("dst", d, "src", s)
-        self.require(d.geom.layout_name == s.geom.layout_name, "src", "same-layout",
-                     d.geom.layout_name, s.geom.layout_name)  # fmt: skip
+        self.require(
+            d.geom.layout_name == s.geom.layout_name,
+            "src",
+            "same-layout",
+            d.geom.layout_name,
+            s.geom.layout_name,
+        )
         if arch.target == "a2a3":
-            self.require((d.rows, d.cols) == (s.rows, s.cols), "src", "same-shape",
-                         f"{d.rows}x{d.cols}", f"{s.rows}x{s.cols}")  # fmt: skip
+            self.require(
+                (d.rows, d.cols) == (s.rows, s.cols),
+                "src",
+                "same-shape",
+                f"{d.rows}x{d.cols}",
+                f"{s.rows}x{s.cols}",
+            )
         else:
             self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
 
@@ -329,8 +391,9 @@ class TExpandS(Instruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_loc("dst", self.dst)
-        self.require(self.dst.dtype.kind != "opaque", "dst", "dtype", "a numeric dtype",
-                     self.dst.dtype.name)  # fmt: skip
+        self.require(
+            self.dst.dtype.kind != "opaque", "dst", "dtype", "a numeric dtype", self.dst.dtype.name
+        )
 
     def execute(self, ctx: ExecContext) -> None:
         d = self.dst
@@ -364,8 +427,16 @@ def TASSIGN(tile: Tile, address: int) -> None:
     current()
     placement = Placement(int(address), auto=False)
     ref = tile.ref()
-    ref = TileRef(ref.geom, ref.valid_row, ref.valid_col, ref.static_valid, ref.pad, placement,
-                  ref.name, ref.tile_id)  # fmt: skip
+    ref = TileRef(
+        ref.geom,
+        ref.valid_row,
+        ref.valid_col,
+        ref.static_valid,
+        ref.pad,
+        placement,
+        ref.name,
+        ref.tile_id,
+    )
     emit(TAssign(ref, int(address)))
     tile.placement = placement
 

@@ -98,9 +98,16 @@ class _MGatherBase(Instruction):
 
     opcode = "MGATHER"
 
-    def __init__(self, dst: TileRef, table: GmRef, idx, coalesce: Coalesce, oob: GatherOOB,
-                 scratch: GmRef | None = None,
-                 gather_exec: GatherExec = GatherExec.Scalar):  # fmt: skip
+    def __init__(
+        self,
+        dst: TileRef,
+        table: GmRef,
+        idx,
+        coalesce: Coalesce,
+        oob: GatherOOB,
+        scratch: GmRef | None = None,
+        gather_exec: GatherExec = GatherExec.Scalar,
+    ):
         self.dst, self.table, self.idx = dst, table, idx
         self.coalesce, self.oob = coalesce, oob
         self.scratch, self.gather_exec = scratch, gather_exec
@@ -111,17 +118,28 @@ class _MGatherBase(Instruction):
 
     def _common_dtypes(self, arch: Arch) -> None:
         d, g = self.dst, self.table
-        self.require_dtype("dst", d.dtype, _DTYPES[arch.target],
-                           detail=f"MGATHER element types on {arch.target}")  # fmt: skip
-        self.require(g.dtype is d.dtype, "table", "same-dtype",
-                     f"{d.dtype.name} (the dtype of dst)", g.dtype.name,
-                     "GlobalTable::DType must be __gm__ T of the destination")  # fmt: skip
+        self.require_dtype(
+            "dst", d.dtype, _DTYPES[arch.target], detail=f"MGATHER element types on {arch.target}"
+        )
+        self.require(
+            g.dtype is d.dtype,
+            "table",
+            "same-dtype",
+            f"{d.dtype.name} (the dtype of dst)",
+            g.dtype.name,
+            "GlobalTable::DType must be __gm__ T of the destination",
+        )
         self.require_dtype("idx", self.idx.dtype, _IDX_DTYPES, rule="index-dtype")
 
     def _nonempty(self) -> None:
         vr, vc = self.dst.valid
-        self.require(vr >= 1 and vc >= 1, "dst", "dst-valid-nonempty",
-                     "ValidRow >= 1 and ValidCol >= 1", f"valid {vr}x{vc}")  # fmt: skip
+        self.require(
+            vr >= 1 and vc >= 1,
+            "dst",
+            "dst-valid-nonempty",
+            "ValidRow >= 1 and ValidCol >= 1",
+            f"valid {vr}x{vc}",
+        )
 
 
 class MGather(_MGatherBase):
@@ -143,9 +161,13 @@ class MGather(_MGatherBase):
         d, i = self.dst, self.idx
         tgt = arch.target
         if not isinstance(i, TileRef):
-            self.fail("idx", "index-operand", "a TileType::Vec index Tile (a GlobalTensor index "
-                      "is the GM -> L1 form and needs a TileType::Mat destination)",
-                      _describe(i))  # fmt: skip
+            self.fail(
+                "idx",
+                "index-operand",
+                "a TileType::Vec index Tile (a GlobalTensor index "
+                "is the GM -> L1 form and needs a TileType::Mat destination)",
+                _describe(i),
+            )
         if self.scratch is not None:
             self.fail(
                 "scratch",
@@ -162,8 +184,12 @@ class MGather(_MGatherBase):
                 str(self.gather_exec),
             )
         if d.loc is not TileType.Vec:
-            self.fail("dst", "tile-location", "TileType::Vec (or TileType::Mat for the GM -> L1 "
-                      "form)", f"TileType::{d.loc.name}")  # fmt: skip
+            self.fail(
+                "dst",
+                "tile-location",
+                "TileType::Vec (or TileType::Mat for the GM -> L1 form)",
+                f"TileType::{d.loc.name}",
+            )
         self.require_loc("idx", i)
         self._common_dtypes(arch)
         getattr(self, f"_validate_{tgt}")(arch)
@@ -171,111 +197,203 @@ class MGather(_MGatherBase):
     def _validate_cpu(self, arch: Arch) -> None:
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
-        self.require(d.geom.is_nd, "dst", "dst-layout", "BLayout::RowMajor + SLayout::NoneBox",
-                     d.geom.layout_name)  # fmt: skip
-        self.require(i.geom.is_nd, "idx", "index-layout", "BLayout::RowMajor + SLayout::NoneBox",
-                     i.geom.layout_name)  # fmt: skip
-        self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND",
-                     f"Layout::{g.layout.name}")  # fmt: skip
-        self.require(tuple(g.shape[:3]) == (1, 1, 1), "table", "table-shape",
-                     "Shape<1, 1, 1, TableRows, RowWidth>", list(g.shape))  # fmt: skip
+        self.require(
+            d.geom.is_nd,
+            "dst",
+            "dst-layout",
+            "BLayout::RowMajor + SLayout::NoneBox",
+            d.geom.layout_name,
+        )
+        self.require(
+            i.geom.is_nd,
+            "idx",
+            "index-layout",
+            "BLayout::RowMajor + SLayout::NoneBox",
+            i.geom.layout_name,
+        )
+        self.require(
+            g.layout is Layout.ND, "table", "table-layout", "Layout::ND", f"Layout::{g.layout.name}"
+        )
+        self.require(
+            tuple(g.shape[:3]) == (1, 1, 1),
+            "table",
+            "table-shape",
+            "Shape<1, 1, 1, TableRows, RowWidth>",
+            list(g.shape),
+        )
         self._row_aligned()
         if self.is_row:
-            self.require(i.valid in ((1, vr), (vr, 1)), "idx", "index-shape-row",
-                         f"index valid shape [1, {vr}] or [{vr}, 1] (dst ValidRow = {vr})",
-                         f"[{i.valid_row}, {i.valid_col}]")  # fmt: skip
+            self.require(
+                i.valid in ((1, vr), (vr, 1)),
+                "idx",
+                "index-shape-row",
+                f"index valid shape [1, {vr}] or [{vr}, 1] (dst ValidRow = {vr})",
+                f"[{i.valid_row}, {i.valid_col}]",
+            )
         else:
             self._elem_shape()
-            self.require(i.rows == d.rows, "idx", "index-rows",
-                         f"indexes.Rows == dst.Rows = {d.rows}", i.rows)  # fmt: skip
+            self.require(
+                i.rows == d.rows,
+                "idx",
+                "index-rows",
+                f"indexes.Rows == dst.Rows = {d.rows}",
+                i.rows,
+            )
 
     def _validate_a2a3(self, arch: Arch) -> None:
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
-        self.require(i.geom.is_nd, "idx", "index-layout",
-                     "BLayout::RowMajor + SLayout::NoneBox (ND) whatever the table layout",
-                     i.geom.layout_name)  # fmt: skip
+        self.require(
+            i.geom.is_nd,
+            "idx",
+            "index-layout",
+            "BLayout::RowMajor + SLayout::NoneBox (ND) whatever the table layout",
+            i.geom.layout_name,
+        )
         if g.layout is Layout.ND:
-            self.require(d.geom.is_nd, "dst", "layout-pairing",
-                         "an ND dst tile (RowMajor + NoneBox) for a Layout::ND table",
-                         f"a {d.geom.layout_name} tile")  # fmt: skip
+            self.require(
+                d.geom.is_nd,
+                "dst",
+                "layout-pairing",
+                "an ND dst tile (RowMajor + NoneBox) for a Layout::ND table",
+                f"a {d.geom.layout_name} tile",
+            )
         elif g.layout is Layout.NZ:
-            self.require(d.geom.is_nz, "dst", "layout-pairing",
-                         "an NZ dst tile (ColMajor + SLayout::RowMajor + fractal 512) for a "
-                         "Layout::NZ table",
-                         f"a {d.geom.layout_name} tile (fractal {d.geom.fractal})")  # fmt: skip
+            self.require(
+                d.geom.is_nz,
+                "dst",
+                "layout-pairing",
+                "an NZ dst tile (ColMajor + SLayout::RowMajor + fractal 512) for a "
+                "Layout::NZ table",
+                f"a {d.geom.layout_name} tile (fractal {d.geom.fractal})",
+            )
         else:
-            self.fail("table", "table-layout", "Layout::ND or Layout::NZ",
-                      f"Layout::{g.layout.name}")  # fmt: skip
+            self.fail(
+                "table", "table-layout", "Layout::ND or Layout::NZ", f"Layout::{g.layout.name}"
+            )
         if g.layout is Layout.NZ:
             c0 = d.dtype.c0
-            self.require(g.shape[3] == _NZ_ROW and g.shape[4] == c0, "table", "nz-shape",
-                         f"shape[3] == 16 and shape[4] == {c0} (32 / sizeof(T))",
-                         list(g.shape))  # fmt: skip
+            self.require(
+                g.shape[3] == _NZ_ROW and g.shape[4] == c0,
+                "table",
+                "nz-shape",
+                f"shape[3] == 16 and shape[4] == {c0} (32 / sizeof(T))",
+                list(g.shape),
+            )
             self.require(d.cols % c0 == 0, "dst", "nz-dst-cols", f"Cols % {c0} == 0", d.cols)
             self.require(d.rows % _NZ_ROW == 0, "dst", "nz-dst-rows", "Rows % 16 == 0", d.rows)
             if self.is_row:
                 ncols = nz_logical_shape(g)[1]
-                self.require(vc <= ncols <= d.cols, "table", "nz-table-cols",
-                             f"dst ValidCol {vc} <= table logical cols (gShape0*gShape1*C0) <= "
-                             f"dst Cols {d.cols} (each row DMA moves every table column)",
-                             ncols)  # fmt: skip
-        self.require((d.cols * d.dtype.size_bytes) % _BLOCK == 0, "dst", "dst-32B-aligned",
-                     "padded Cols*sizeof(T) % 32 == 0",
-                     f"{d.cols}*{d.dtype.size_bytes} bytes")  # fmt: skip
+                self.require(
+                    vc <= ncols <= d.cols,
+                    "table",
+                    "nz-table-cols",
+                    f"dst ValidCol {vc} <= table logical cols (gShape0*gShape1*C0) <= "
+                    f"dst Cols {d.cols} (each row DMA moves every table column)",
+                    ncols,
+                )
+        self.require(
+            (d.cols * d.dtype.size_bytes) % _BLOCK == 0,
+            "dst",
+            "dst-32B-aligned",
+            "padded Cols*sizeof(T) % 32 == 0",
+            f"{d.cols}*{d.dtype.size_bytes} bytes",
+        )
         self._nonempty()
         if self.is_row:
-            self.require(i.valid == (1, vr), "idx", "index-shape-row",
-                         f"index valid shape [1, {vr}] (dst ValidRow = {vr})",
-                         f"[{i.valid_row}, {i.valid_col}]")  # fmt: skip
+            self.require(
+                i.valid == (1, vr),
+                "idx",
+                "index-shape-row",
+                f"index valid shape [1, {vr}] (dst ValidRow = {vr})",
+                f"[{i.valid_row}, {i.valid_col}]",
+            )
         else:
             self._elem_shape()
 
     def _validate_a5(self, arch: Arch) -> None:
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
-        self.require(not d.geom.is_boxed, "dst", "dst-layout",
-                     "BLayout::RowMajor or ColMajor with SLayout::NoneBox (no boxed layouts)",
-                     d.geom.layout_name)  # fmt: skip
-        self.require(not i.geom.is_boxed, "idx", "index-layout",
-                     "SLayout::NoneBox (the SIMT kernel addresses UB unboxed)",
-                     i.geom.layout_name)  # fmt: skip
-        self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND only",
-                     f"Layout::{g.layout.name}")  # fmt: skip
+        self.require(
+            not d.geom.is_boxed,
+            "dst",
+            "dst-layout",
+            "BLayout::RowMajor or ColMajor with SLayout::NoneBox (no boxed layouts)",
+            d.geom.layout_name,
+        )
+        self.require(
+            not i.geom.is_boxed,
+            "idx",
+            "index-layout",
+            "SLayout::NoneBox (the SIMT kernel addresses UB unboxed)",
+            i.geom.layout_name,
+        )
+        self.require(
+            g.layout is Layout.ND,
+            "table",
+            "table-layout",
+            "Layout::ND only",
+            f"Layout::{g.layout.name}",
+        )
         if d.geom.is_row_major:
             self._row_aligned()
         else:
-            self.require((d.rows * d.dtype.size_bytes) % _BLOCK == 0, "dst", "dst-32B-aligned",
-                         "padded Rows*sizeof(T) % 32 == 0 (ColMajor)",
-                         f"{d.rows}*{d.dtype.size_bytes} bytes")  # fmt: skip
+            self.require(
+                (d.rows * d.dtype.size_bytes) % _BLOCK == 0,
+                "dst",
+                "dst-32B-aligned",
+                "padded Rows*sizeof(T) % 32 == 0 (ColMajor)",
+                f"{d.rows}*{d.dtype.size_bytes} bytes",
+            )
         self._nonempty()
         if not self.is_row:
             self._elem_shape()
             return
         iv = i.valid
-        self.require(iv in ((1, vr), (vr, 1)), "idx", "index-shape-row",
-                     f"index valid shape [1, {vr}] (RowMajor) or [{vr}, 1] (ColMajor)",
-                     f"[{iv[0]}, {iv[1]}]")  # fmt: skip
+        self.require(
+            iv in ((1, vr), (vr, 1)),
+            "idx",
+            "index-shape-row",
+            f"index valid shape [1, {vr}] (RowMajor) or [{vr}, 1] (ColMajor)",
+            f"[{iv[0]}, {iv[1]}]",
+        )
         if vr > 1:
             want = BLayout.RowMajor if iv == (1, vr) else BLayout.ColMajor
-            self.require(i.geom.blayout is want, "idx", "index-layout-row",
-                         f"BLayout::{want.name} for a [{iv[0]}, {iv[1]}] index (read linearly "
-                         "as idx_storage[r])", f"BLayout::{i.geom.blayout.name}")  # fmt: skip
-        self.require(g.shape[4] == vc, "table", "table-row-width",
-                     f"table shape[4] == dst ValidCol = {vc} (the a5 row pitch is ValidCol)",
-                     g.shape[4])  # fmt: skip
+            self.require(
+                i.geom.blayout is want,
+                "idx",
+                "index-layout-row",
+                f"BLayout::{want.name} for a [{iv[0]}, {iv[1]}] index (read linearly "
+                "as idx_storage[r])",
+                f"BLayout::{i.geom.blayout.name}",
+            )
+        self.require(
+            g.shape[4] == vc,
+            "table",
+            "table-row-width",
+            f"table shape[4] == dst ValidCol = {vc} (the a5 row pitch is ValidCol)",
+            g.shape[4],
+        )
 
     def _row_aligned(self) -> None:
         d = self.dst
-        self.require((d.cols * d.dtype.size_bytes) % _BLOCK == 0, "dst", "dst-32B-aligned",
-                     "padded Cols*sizeof(T) % 32 == 0",
-                     f"{d.cols}*{d.dtype.size_bytes} bytes")  # fmt: skip
+        self.require(
+            (d.cols * d.dtype.size_bytes) % _BLOCK == 0,
+            "dst",
+            "dst-32B-aligned",
+            "padded Cols*sizeof(T) % 32 == 0",
+            f"{d.cols}*{d.dtype.size_bytes} bytes",
+        )
 
     def _elem_shape(self) -> None:
         d, i = self.dst, self.idx
-        self.require(i.valid == d.valid, "idx", "index-shape-elem",
-                     f"index valid shape == dst valid shape [{d.valid_row}, {d.valid_col}]",
-                     f"[{i.valid_row}, {i.valid_col}]")  # fmt: skip
+        self.require(
+            i.valid == d.valid,
+            "idx",
+            "index-shape-elem",
+            f"index valid shape == dst valid shape [{d.valid_row}, {d.valid_col}]",
+            f"[{i.valid_row}, {i.valid_col}]",
+        )
 
     # -- semantics ---------------------------------------------------------------------
     def _row_indices(self, ctx: ExecContext, rows: int) -> np.ndarray:
@@ -334,10 +452,12 @@ class MGather(_MGatherBase):
         ilo, ihi = i.address, i.address + i.size_bytes
         if ilo < hi and lo < ihi:
             ctx.finding(
-                TILE_OVERLAP, "tile-overlap",
+                TILE_OVERLAP,
+                "tile-overlap",
                 f"dst {d.name} UB bytes [{lo:#x}, {hi:#x}) overlap idx {i.name} "
                 f"[{ilo:#x}, {ihi:#x}) (gathered data may overwrite indices not yet read); "
-                "place the tiles apart")  # fmt: skip
+                "place the tiles apart",
+            )
 
 
 class MGatherL1(_MGatherBase):
@@ -362,28 +482,44 @@ class MGatherL1(_MGatherBase):
                 "form and needs a TileType::Vec destination)",
                 _describe(i),
             )
-        self.require(d.geom.is_nz, "dst", "dst-layout",
-                     "an NZ tile: BLayout::ColMajor + SLayout::RowMajor + fractal 512",
-                     f"{d.geom.layout_name} (fractal {d.geom.fractal})")  # fmt: skip
+        self.require(
+            d.geom.is_nz,
+            "dst",
+            "dst-layout",
+            "an NZ tile: BLayout::ColMajor + SLayout::RowMajor + fractal 512",
+            f"{d.geom.layout_name} (fractal {d.geom.fractal})",
+        )
         self._common_dtypes(arch)
         c0 = d.dtype.c0
         self.require(d.cols % c0 == 0, "dst", "nz-dst-cols", f"Cols % {c0} == 0", d.cols)
         self.require(d.rows % _NZ_ROW == 0, "dst", "nz-dst-rows", "Rows % 16 == 0", d.rows)
-        self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND",
-                     f"Layout::{g.layout.name}")  # fmt: skip
+        self.require(
+            g.layout is Layout.ND, "table", "table-layout", "Layout::ND", f"Layout::{g.layout.name}"
+        )
         vr, vc = d.valid
         if self.gather_exec is GatherExec.Simt:
             if arch.target != "a5":
-                self.unsupported("gather_exec", "gather-exec",
-                                 "GatherExec::Scalar (GatherExec::Simt exists only on a5)",
-                                 str(self.gather_exec))  # fmt: skip
+                self.unsupported(
+                    "gather_exec",
+                    "gather-exec",
+                    "GatherExec::Scalar (GatherExec::Simt exists only on a5)",
+                    str(self.gather_exec),
+                )
             if self.is_row:
-                self.unsupported("gather_exec", "gather-exec",
-                                 "GatherExec::Scalar for Coalesce::Row (Simt is Elem only)",
-                                 str(self.gather_exec))  # fmt: skip
+                self.unsupported(
+                    "gather_exec",
+                    "gather-exec",
+                    "GatherExec::Scalar for Coalesce::Row (Simt is Elem only)",
+                    str(self.gather_exec),
+                )
         if self.is_row:
-            self.require(d.dtype.size_bytes <= 4, "dst", "row-dtype-size", "sizeof(T) <= 4",
-                         d.dtype.size_bytes)  # fmt: skip
+            self.require(
+                d.dtype.size_bytes <= 4,
+                "dst",
+                "row-dtype-size",
+                "sizeof(T) <= 4",
+                d.dtype.size_bytes,
+            )
             if s is not None:
                 self.fail(
                     "scratch",
@@ -392,23 +528,44 @@ class MGatherL1(_MGatherBase):
                     _describe(s),
                 )
             n = i.geom.size
-            self.require(n >= vr, "idx", "index-shape-row",
-                         f"an index tensor of at least dst ValidRow = {vr} elements",
-                         f"{n} elements (shape {list(i.shape)})")  # fmt: skip
+            self.require(
+                n >= vr,
+                "idx",
+                "index-shape-row",
+                f"an index tensor of at least dst ValidRow = {vr} elements",
+                f"{n} elements (shape {list(i.shape)})",
+            )
             return
         if s is None:
-            self.fail("scratch", "scratch-required", "a GM scratch GlobalTensor of at least "
-                      f"Rows*Cols = {d.numel} {d.dtype.name} elements for Coalesce::Elem",
-                      "scratch=None")  # fmt: skip
-        self.require(s.dtype is d.dtype, "scratch", "same-dtype",
-                     f"{d.dtype.name} (the dtype of dst)", s.dtype.name)  # fmt: skip
-        self.require(s.geom.size >= d.numel, "scratch", "scratch-size",
-                     f"at least Rows*Cols = {d.rows}*{d.cols} = {d.numel} elements",
-                     f"{s.geom.size} elements (shape {list(s.shape)})")  # fmt: skip
+            self.fail(
+                "scratch",
+                "scratch-required",
+                "a GM scratch GlobalTensor of at least "
+                f"Rows*Cols = {d.numel} {d.dtype.name} elements for Coalesce::Elem",
+                "scratch=None",
+            )
+        self.require(
+            s.dtype is d.dtype,
+            "scratch",
+            "same-dtype",
+            f"{d.dtype.name} (the dtype of dst)",
+            s.dtype.name,
+        )
+        self.require(
+            s.geom.size >= d.numel,
+            "scratch",
+            "scratch-size",
+            f"at least Rows*Cols = {d.rows}*{d.cols} = {d.numel} elements",
+            f"{s.geom.size} elements (shape {list(s.shape)})",
+        )
         lr, lc = i.geom.logical_shape
-        self.require(lr >= vr and lc >= vc, "idx", "index-shape-elem",
-                     f"an index tensor covering dst valid shape [{vr}, {vc}]",
-                     f"logical shape [{lr}, {lc}]")  # fmt: skip
+        self.require(
+            lr >= vr and lc >= vc,
+            "idx",
+            "index-shape-elem",
+            f"an index tensor covering dst valid shape [{vr}, {vc}]",
+            f"logical shape [{lr}, {lc}]",
+        )
 
     # -- semantics ---------------------------------------------------------------------
     def execute(self, ctx: ExecContext) -> None:
@@ -467,8 +624,16 @@ def _index_operand(value):
     )
 
 
-def MGATHER(dst: Tile, table: GlobalTensor, idx, *, coalesce="row", oob="undefined",
-            scratch: GlobalTensor | None = None, gather_exec="scalar") -> None:  # fmt: skip
+def MGATHER(
+    dst: Tile,
+    table: GlobalTensor,
+    idx,
+    *,
+    coalesce="row",
+    oob="undefined",
+    scratch: GlobalTensor | None = None,
+    gather_exec="scalar",
+) -> None:
     """Gather table rows or elements selected by ``idx`` into ``dst``.
 
     Args:

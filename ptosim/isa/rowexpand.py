@@ -67,9 +67,15 @@ from .base import Arch, ExecContext, Instruction
 from .data import _tile
 
 __all__ = [
-    "TROWEXPAND", "TROWEXPANDADD", "TROWEXPANDDIV", "TROWEXPANDEXPDIF", "TROWEXPANDMAX",
-    "TROWEXPANDMIN", "TROWEXPANDMUL", "TROWEXPANDSUB",
-]  # fmt: skip
+    "TROWEXPAND",
+    "TROWEXPANDADD",
+    "TROWEXPANDDIV",
+    "TROWEXPANDEXPDIF",
+    "TROWEXPANDMAX",
+    "TROWEXPANDMIN",
+    "TROWEXPANDMUL",
+    "TROWEXPANDSUB",
+]
 
 OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "EXPDIF")
 
@@ -83,12 +89,20 @@ A5_VL_BYTES = 256
 _FLOATS = (D.half, D.bfloat16, D.float32)
 _DTYPES = {
     "a2a3": (D.int32, D.int16, D.half, D.float32),
-    "a5": (D.int32, D.uint32, D.float32, D.int16, D.uint16, D.half, D.bfloat16, D.uint8,
-           D.int8),
+    "a5": (D.int32, D.uint32, D.float32, D.int16, D.uint16, D.half, D.bfloat16, D.uint8, D.int8),
     "cpu": (D.float32, D.half, D.int32, D.int16, D.uint32, D.uint16),
-}  # fmt: skip
-_EXPAND_DTYPES = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16,
-                  D.float32)  # fmt: skip
+}
+_EXPAND_DTYPES = (
+    D.int8,
+    D.uint8,
+    D.int16,
+    D.uint16,
+    D.int32,
+    D.uint32,
+    D.half,
+    D.bfloat16,
+    D.float32,
+)
 
 
 def allowed_dtypes(target: str, op: str) -> tuple[D.DType, ...]:
@@ -149,8 +163,13 @@ def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         q = np.abs(xi) // np.abs(yi)
         return np.where((xi < 0) != (yi < 0), -q, q).astype(dt.np)
     with np.errstate(all="ignore"):
-        r = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "MAX": np.maximum,
-             "MIN": np.minimum}[op](x, y)  # fmt: skip
+        r = {
+            "ADD": np.add,
+            "SUB": np.subtract,
+            "MUL": np.multiply,
+            "MAX": np.maximum,
+            "MIN": np.minimum,
+        }[op](x, y)
     return r.astype(dt.np)
 
 
@@ -161,8 +180,9 @@ class TRowExpandBinary(Instruction):
     reads = ("src0", "src1")
     writes = ("dst", "tmp")
 
-    def __init__(self, op: str, dst: TileRef, src0: TileRef, src1: TileRef,
-                 tmp: TileRef | None = None):  # fmt: skip
+    def __init__(
+        self, op: str, dst: TileRef, src0: TileRef, src1: TileRef, tmp: TileRef | None = None
+    ):
         if op not in OPS:
             raise ValueError(f"unknown TROWEXPAND binary op {op!r}")
         self.op = op
@@ -203,14 +223,22 @@ class TRowExpandBinary(Instruction):
         self.require_dtype("dst", d.dtype, allowed_dtypes(arch.target, self.op))
         self.require_same_dtype("dst", d, "src0", s0)
         self.require_same_dtype("dst", d, "src1", s1)
-        self.require(d.geom.is_row_major, "dst", "dst-layout", "a RowMajor dst tile",
-                     f"{_layout(d)} ({d.geom.layout_name})")  # fmt: skip
+        self.require(
+            d.geom.is_row_major,
+            "dst",
+            "dst-layout",
+            "a RowMajor dst tile",
+            f"{_layout(d)} ({d.geom.layout_name})",
+        )
         roles = self.roles(arch.target)
         if roles is None:
-            self.fail("src0/src1", "full-operand",
-                      f"src0 or src1 with the valid shape of dst {d.valid_row}x{d.valid_col}",
-                      f"src0 {s0.valid_row}x{s0.valid_col}, src1 {s1.valid_row}x{s1.valid_col}",
-                      "the validShape of src0 or src1 should be equal to dst")  # fmt: skip
+            self.fail(
+                "src0/src1",
+                "full-operand",
+                f"src0 or src1 with the valid shape of dst {d.valid_row}x{d.valid_col}",
+                f"src0 {s0.valid_row}x{s0.valid_col}, src1 {s1.valid_row}x{s1.valid_col}",
+                "the validShape of src0 or src1 should be equal to dst",
+            )
         f_name, e_name = roles
         f, e = getattr(self, f_name), getattr(self, e_name)
         self.require(
@@ -232,9 +260,13 @@ class TRowExpandBinary(Instruction):
                 e.valid_col,
             )
         else:
-            self.require(e.valid_col == 1, e_name, "expanded-cols",
-                         "valid_col == 1 (mode 1: ColMajor expanded operand, one scalar per "
-                         "row)", e.valid_col)  # fmt: skip
+            self.require(
+                e.valid_col == 1,
+                e_name,
+                "expanded-cols",
+                "valid_col == 1 (mode 1: ColMajor expanded operand, one scalar per row)",
+                e.valid_col,
+            )
         self.require(
             e.valid_row == d.valid_row,
             e_name,
@@ -245,14 +277,22 @@ class TRowExpandBinary(Instruction):
         t = self.tmp
         if t is not None and arch.target == "a2a3":
             self.require_loc("tmp", t)
-            self.require(not e.geom.is_row_major, "tmp", "tmp-mode",
-                         f"mode 1 (a ColMajor {e_name} with valid_col 1) for the tmp overload",
-                         f"mode 2 ({e_name} is RowMajor)",
-                         "on a2a3 the tmp overload only supports mode 1")  # fmt: skip
+            self.require(
+                not e.geom.is_row_major,
+                "tmp",
+                "tmp-mode",
+                f"mode 1 (a ColMajor {e_name} with valid_col 1) for the tmp overload",
+                f"mode 2 ({e_name} is RowMajor)",
+                "on a2a3 the tmp overload only supports mode 1",
+            )
             need = tmp_bytes_needed(d.valid_row)
-            self.require(t.size_bytes >= need, "tmp", "tmp-size",
-                         f">= {need} bytes for {d.valid_row} rows (ceil(R/8)*256 bytes, 7680 "
-                         "for R >= 256)", f"{t.size_bytes} bytes")  # fmt: skip
+            self.require(
+                t.size_bytes >= need,
+                "tmp",
+                "tmp-size",
+                f">= {need} bytes for {d.valid_row} rows (ceil(R/8)*256 bytes, 7680 for R >= 256)",
+                f"{t.size_bytes} bytes",
+            )
 
     # -- semantics ---------------------------------------------------------------------
     def _check_divisors(self, divisor: np.ndarray, rows: np.ndarray) -> None:
@@ -323,12 +363,14 @@ class TRowExpandBinary(Instruction):
             self._check_divisors(b, np.broadcast_to(i, (R, C)))
         if self.tmp is None:
             self._scratch_finding(ctx, tmp_bytes_needed(R))
-            buf = ctx.ub.typed(TMP_UB_OFFSET, dt, TMP_UB_SIZE // dt.size_bytes,
-                               what=f"{self.label} hidden scratch")  # fmt: skip
+            buf = ctx.ub.typed(
+                TMP_UB_OFFSET, dt, TMP_UB_SIZE // dt.size_bytes, what=f"{self.label} hidden scratch"
+            )
         else:
             t = self.tmp
-            buf = ctx.memory_of(t).typed(t.address, dt, t.size_bytes // dt.size_bytes,
-                                         what=f"{self.label} tmp {t.name}")  # fmt: skip
+            buf = ctx.memory_of(t).typed(
+                t.address, dt, t.size_bytes // dt.size_bytes, what=f"{self.label} tmp {t.name}"
+            )
         chunk = CHUNK_ROWS if R >= CHUNK_THRESHOLD else R
         f_store, d_store = ctx.tile_storage(f), ctx.tile_storage(d)
         for start in range(0, R, chunk):
@@ -355,18 +397,21 @@ class TRowExpandBinary(Instruction):
             end = addr + s.size_bytes
             if addr < hi and end > lo:
                 clobbered = addr < lo + written
-                hits.append(f"{s.name} [{addr:#x}, {end:#x})"
-                            + (" (overwritten by this call)" if clobbered else ""))  # fmt: skip
+                hits.append(
+                    f"{s.name} [{addr:#x}, {end:#x})"
+                    + (" (overwritten by this call)" if clobbered else "")
+                )
         if hits:
             _, e_name = self.roles(ctx.target)
             ctx.finding(
-                HIDDEN_SCRATCH, "hidden-scratch",
+                HIDDEN_SCRATCH,
+                "hidden-scratch",
                 f"3-operand mode 1 on a2a3 broadcasts {e_name} with vbrcb into the hidden UB "
                 f"scratch [{lo:#x}, {hi:#x}) (TMP_UB_OFFSET = 184 KiB; this call writes "
                 f"[{lo:#x}, {lo + written:#x})), which overlaps tile(s) "
                 f"{', '.join(hits)}; keep tiles below 184 KiB or pass a tmp tile "
                 f"({self.opcode}(dst, src0, src1, tmp))",
-            )  # fmt: skip
+            )
 
 
 class TRowExpand(Instruction):
@@ -386,8 +431,13 @@ class TRowExpand(Instruction):
         self.require_loc("src", s)
         self.require_dtype("dst", d.dtype, _EXPAND_DTYPES)
         self.require_same_dtype("dst", d, "src", s)
-        self.require(d.geom.is_row_major, "dst", "dst-layout", "a RowMajor dst tile",
-                     f"{_layout(d)} ({d.geom.layout_name})")  # fmt: skip
+        self.require(
+            d.geom.is_row_major,
+            "dst",
+            "dst-layout",
+            "a RowMajor dst tile",
+            f"{_layout(d)} ({d.geom.layout_name})",
+        )
         self.require(
             s.valid_row == d.valid_row,
             "src",
@@ -417,10 +467,15 @@ class TRowExpand(Instruction):
 # -- the kernel-facing API ------------------------------------------------------------------
 def _binary(op: str, dst, src0, src1, tmp) -> None:
     name = f"TROWEXPAND{op}"
-    emit(TRowExpandBinary(
-        op, _tile(dst, f"{name} dst"), _tile(src0, f"{name} src0"), _tile(src1, f"{name} src1"),
-        None if tmp is None else _tile(tmp, f"{name} tmp"),
-    ))  # fmt: skip
+    emit(
+        TRowExpandBinary(
+            op,
+            _tile(dst, f"{name} dst"),
+            _tile(src0, f"{name} src0"),
+            _tile(src1, f"{name} src1"),
+            None if tmp is None else _tile(tmp, f"{name} tmp"),
+        )
+    )
 
 
 def TROWEXPANDMAX(dst, src0, src1, tmp=None) -> None:

@@ -90,8 +90,17 @@ from .indexing import (
 )
 
 _NONE = ScatterAtomicOp.None_
-_BASE_DTYPES = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16,
-                D.float32)  # fmt: skip
+_BASE_DTYPES = (
+    D.int8,
+    D.uint8,
+    D.int16,
+    D.uint16,
+    D.int32,
+    D.uint32,
+    D.half,
+    D.bfloat16,
+    D.float32,
+)
 DTYPES: dict[str, tuple[DType, ...]] = {
     "cpu": _BASE_DTYPES + (D.float8_e4m3, D.float8_e5m2),
     "a2a3": _BASE_DTYPES,
@@ -228,9 +237,14 @@ class MScatter(Instruction):
         self.require_loc("idx", i)
         self.require_dtype("src", s.dtype, DTYPES[t])
         self.require_dtype("idx", i.dtype, INDEX_DTYPES, rule="index-dtype")
-        self.require(g.dtype is s.dtype, "table", "same-dtype",
-                     f"__gm__ {s.dtype.name} (the dtype of src)", g.dtype.name,
-                     "GlobalTensor::DType must match the source element type")  # fmt: skip
+        self.require(
+            g.dtype is s.dtype,
+            "table",
+            "same-dtype",
+            f"__gm__ {s.dtype.name} (the dtype of src)",
+            g.dtype.name,
+            "GlobalTensor::DType must match the source element type",
+        )
         self._validate_policies(t)
         {"cpu": self._validate_cpu, "a2a3": self._validate_a2a3, "a5": self._validate_a5}[t]()
         self._validate_index_shape(t)
@@ -248,29 +262,54 @@ class MScatter(Instruction):
         if op is _NONE:
             return
         if t == "a2a3" and op in (ScatterAtomicOp.Max, ScatterAtomicOp.Min):
-            self.unsupported("atomic", "atomic-op",
-                             "ScatterAtomicOp::None or Add (Max/Min do not exist on Atlas A2/A3)",
-                             str(op))  # fmt: skip
+            self.unsupported(
+                "atomic",
+                "atomic-op",
+                "ScatterAtomicOp::None or Add (Max/Min do not exist on Atlas A2/A3)",
+                str(op),
+            )
         if s.dtype.kind == "opaque":
-            self.fail("src", "atomic-dtype", f"a numeric dtype for {op}", s.dtype.name,
-                      "hifloat8 has no atomic arithmetic")  # fmt: skip
-        self.require_dtype("src", s.dtype, ATOMIC_DTYPES[(t, op)], rule="atomic-dtype",
-                           detail=f"{op} on target {t}")  # fmt: skip
+            self.fail(
+                "src",
+                "atomic-dtype",
+                f"a numeric dtype for {op}",
+                s.dtype.name,
+                "hifloat8 has no atomic arithmetic",
+            )
+        self.require_dtype(
+            "src",
+            s.dtype,
+            ATOMIC_DTYPES[(t, op)],
+            rule="atomic-dtype",
+            detail=f"{op} on target {t}",
+        )
         if t == "cpu" and self.conflict is ScatterConflict.Last:
-            self.fail("conflict", "conflict-atomic",
-                      "ScatterConflict::Default (or conflict=None) with an atomic op",
-                      str(self.conflict),
-                      "Conflict::Last cannot be used together with Atomic operations")  # fmt: skip
+            self.fail(
+                "conflict",
+                "conflict-atomic",
+                "ScatterConflict::Default (or conflict=None) with an atomic op",
+                str(self.conflict),
+                "Conflict::Last cannot be used together with Atomic operations",
+            )
 
     def _require_row_alignment(self, ref: TileRef) -> None:
         sz = ref.dtype.size_bytes
         if ref.geom.is_row_major:
-            self.require(ref.cols * sz % 32 == 0, "src", "src-32B-aligned",
-                         "padded Cols*sizeof(T) % 32 == 0", f"{ref.cols}*{sz} bytes")  # fmt: skip
+            self.require(
+                ref.cols * sz % 32 == 0,
+                "src",
+                "src-32B-aligned",
+                "padded Cols*sizeof(T) % 32 == 0",
+                f"{ref.cols}*{sz} bytes",
+            )
         else:
-            self.require(ref.rows * sz % 32 == 0, "src", "src-32B-aligned",
-                         "padded Rows*sizeof(T) % 32 == 0 (ColMajor)",
-                         f"{ref.rows}*{sz} bytes")  # fmt: skip
+            self.require(
+                ref.rows * sz % 32 == 0,
+                "src",
+                "src-32B-aligned",
+                "padded Rows*sizeof(T) % 32 == 0 (ColMajor)",
+                f"{ref.rows}*{sz} bytes",
+            )
 
     def _validate_cpu(self) -> None:
         s, i, g = self.src, self.idx, self.table
@@ -279,19 +318,38 @@ class MScatter(Instruction):
         self.require(i.geom.is_nd, "idx", "index-layout", nd, i.geom.layout_name)
         self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND", g.layout.name)
         self._require_row_alignment(s)
-        self.require(tuple(g.shape[:3]) == (1, 1, 1), "table", "table-shape",
-                     "Shape<1, 1, 1, TableRows, RowWidth>", list(g.shape))  # fmt: skip
+        self.require(
+            tuple(g.shape[:3]) == (1, 1, 1),
+            "table",
+            "table-shape",
+            "Shape<1, 1, 1, TableRows, RowWidth>",
+            list(g.shape),
+        )
 
     def _validate_a2a3(self) -> None:
         s, i, g = self.src, self.idx, self.table
-        self.require(i.geom.is_nd, "idx", "index-layout", "BLayout::RowMajor + SLayout::NoneBox",
-                     i.geom.layout_name)  # fmt: skip
-        self.require(g.layout in (Layout.ND, Layout.NZ), "table", "table-layout",
-                     "Layout::ND or Layout::NZ", g.layout.name)  # fmt: skip
+        self.require(
+            i.geom.is_nd,
+            "idx",
+            "index-layout",
+            "BLayout::RowMajor + SLayout::NoneBox",
+            i.geom.layout_name,
+        )
+        self.require(
+            g.layout in (Layout.ND, Layout.NZ),
+            "table",
+            "table-layout",
+            "Layout::ND or Layout::NZ",
+            g.layout.name,
+        )
         if g.layout is Layout.ND:
-            self.require(s.geom.is_nd, "src", "layout-pairing",
-                         "an ND src tile (RowMajor + NoneBox) for an ND table",
-                         f"a {s.geom.layout_name} tile")  # fmt: skip
+            self.require(
+                s.geom.is_nd,
+                "src",
+                "layout-pairing",
+                "an ND src tile (RowMajor + NoneBox) for an ND table",
+                f"a {s.geom.layout_name} tile",
+            )
         else:
             self.require(
                 s.geom.is_nz,
@@ -302,69 +360,123 @@ class MScatter(Instruction):
             )
         sz, c0 = s.dtype.size_bytes, s.dtype.c0
         if g.layout is Layout.NZ:  # (Cols % C0 implies the 32-byte rule: report it first)
-            self.require(g.shape[3] == 16 and g.shape[4] == c0, "table", "nz-shape",
-                         f"shape[3] == 16 and shape[4] == 32/sizeof(T) == {c0}",
-                         list(g.shape))  # fmt: skip
+            self.require(
+                g.shape[3] == 16 and g.shape[4] == c0,
+                "table",
+                "nz-shape",
+                f"shape[3] == 16 and shape[4] == 32/sizeof(T) == {c0}",
+                list(g.shape),
+            )
             self.require(s.cols % c0 == 0, "src", "nz-src-cols", f"Cols % {c0} == 0", s.cols)
             self.require(s.rows % 16 == 0, "src", "nz-src-rows", "Rows % 16 == 0", s.rows)
             if self.coalesce is Coalesce.Row:
                 ncols = nz_logical_shape(g)[1]
-                self.require(s.valid_col <= ncols <= s.cols, "table", "nz-table-cols",
-                             f"src ValidCol {s.valid_col} <= table logical cols "
-                             f"(gShape0*gShape1*C0) <= src Cols {s.cols} (each row DMA moves "
-                             "every table column)", ncols)  # fmt: skip
-        self.require(s.cols * sz % 32 == 0, "src", "src-32B-aligned",
-                     "padded Cols*sizeof(T) % 32 == 0", f"{s.cols}*{sz} bytes")  # fmt: skip
+                self.require(
+                    s.valid_col <= ncols <= s.cols,
+                    "table",
+                    "nz-table-cols",
+                    f"src ValidCol {s.valid_col} <= table logical cols "
+                    f"(gShape0*gShape1*C0) <= src Cols {s.cols} (each row DMA moves "
+                    "every table column)",
+                    ncols,
+                )
+        self.require(
+            s.cols * sz % 32 == 0,
+            "src",
+            "src-32B-aligned",
+            "padded Cols*sizeof(T) % 32 == 0",
+            f"{s.cols}*{sz} bytes",
+        )
 
     def _validate_a5(self) -> None:
         s, i, g = self.src, self.idx, self.table
         if g.layout is Layout.NZ:
-            self.unsupported("table", "table-layout",
-                             "Layout::ND (the 950 SIMT kernel has no NZ block-stride path)",
-                             g.layout.name)  # fmt: skip
+            self.unsupported(
+                "table",
+                "table-layout",
+                "Layout::ND (the 950 SIMT kernel has no NZ block-stride path)",
+                g.layout.name,
+            )
         self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND", g.layout.name)
-        self.require(not s.geom.is_boxed, "src", "src-layout",
-                     "BLayout::RowMajor or ColMajor with SLayout::NoneBox",
-                     s.geom.layout_name)  # fmt: skip
-        self.require(not i.geom.is_boxed, "idx", "index-layout",
-                     "BLayout::RowMajor or ColMajor with SLayout::NoneBox",
-                     i.geom.layout_name)  # fmt: skip
+        self.require(
+            not s.geom.is_boxed,
+            "src",
+            "src-layout",
+            "BLayout::RowMajor or ColMajor with SLayout::NoneBox",
+            s.geom.layout_name,
+        )
+        self.require(
+            not i.geom.is_boxed,
+            "idx",
+            "index-layout",
+            "BLayout::RowMajor or ColMajor with SLayout::NoneBox",
+            i.geom.layout_name,
+        )
         self._require_row_alignment(s)
         R, C = s.valid
         if s.static_valid:
-            self.require(R > 0 and C > 0, "src", "non-empty", "a non-empty valid shape",
-                         f"({R}, {C})")  # fmt: skip
+            self.require(
+                R > 0 and C > 0, "src", "non-empty", "a non-empty valid shape", f"({R}, {C})"
+            )
         if self.coalesce is Coalesce.Row:
-            self.require(g.shape[4] == C, "table", "table-row-width",
-                         f"shape[4] == src ValidCol == {C} (the SIMT row pitch is ValidCol)",
-                         f"shape[4] = {g.shape[4]}")  # fmt: skip
-            self.require(g.shape[3] >= 1, "table", "table-rows", "shape[3] >= 1",
-                         f"shape[3] = {g.shape[3]}")  # fmt: skip
+            self.require(
+                g.shape[4] == C,
+                "table",
+                "table-row-width",
+                f"shape[4] == src ValidCol == {C} (the SIMT row pitch is ValidCol)",
+                f"shape[4] = {g.shape[4]}",
+            )
+            self.require(
+                g.shape[3] >= 1, "table", "table-rows", "shape[3] >= 1", f"shape[3] = {g.shape[3]}"
+            )
 
     def _validate_index_shape(self, t: str) -> None:
         s, i = self.src, self.idx
         R, C = s.valid
         iv = i.valid
         if self.coalesce is Coalesce.Elem:
-            self.require(iv == (R, C), "idx", "index-shape-elem",
-                         f"idx valid shape == src valid shape ({R}, {C})", iv)  # fmt: skip
+            self.require(
+                iv == (R, C),
+                "idx",
+                "index-shape-elem",
+                f"idx valid shape == src valid shape ({R}, {C})",
+                iv,
+            )
             if t == "cpu":
-                self.require(i.rows == s.rows, "idx", "index-rows",
-                             f"indexes.Rows == src.Rows == {s.rows}", i.rows)  # fmt: skip
+                self.require(
+                    i.rows == s.rows,
+                    "idx",
+                    "index-rows",
+                    f"indexes.Rows == src.Rows == {s.rows}",
+                    i.rows,
+                )
             return
         forms = [(1, R)] if t == "a2a3" else [(1, R), (R, 1)]
-        self.require(iv in forms, "idx", "index-shape-row",
-                     " or ".join(f"({a}, {b})" for a, b in forms) + " for Coalesce::Row",
-                     iv)  # fmt: skip
+        self.require(
+            iv in forms,
+            "idx",
+            "index-shape-row",
+            " or ".join(f"({a}, {b})" for a, b in forms) + " for Coalesce::Row",
+            iv,
+        )
         if R > 1 and t == "a5":
             want_rm = iv == (1, R)
-            self.require(i.geom.is_row_major == want_rm, "idx", "index-layout-row",
-                         "a [1, R] index in BLayout::RowMajor or a [R, 1] index in "
-                         "BLayout::ColMajor (the index is read linearly)",
-                         f"{iv} in {i.geom.blayout}")  # fmt: skip
+            self.require(
+                i.geom.is_row_major == want_rm,
+                "idx",
+                "index-layout-row",
+                "a [1, R] index in BLayout::RowMajor or a [R, 1] index in "
+                "BLayout::ColMajor (the index is read linearly)",
+                f"{iv} in {i.geom.blayout}",
+            )
         if t == "cpu" and R > 1 and iv == (R, 1):
-            self.require(i.rows == s.rows, "idx", "index-rows",
-                         f"indexes.Rows == src.Rows == {s.rows}", i.rows)  # fmt: skip
+            self.require(
+                i.rows == s.rows,
+                "idx",
+                "index-rows",
+                f"indexes.Rows == src.Rows == {s.rows}",
+                i.rows,
+            )
 
     # -- semantics -------------------------------------------------------------------------
     def _row_indices(self, ctx: ExecContext, rows: int) -> np.ndarray:
@@ -412,8 +524,11 @@ class MScatter(Instruction):
             else:
                 seq = np.arange(R * C)
         order = seq
-        if (self.atomic is _NONE and t == "a5"
-                and self.effective_conflict(t) is ScatterConflict.Default):  # fmt: skip
+        if (
+            self.atomic is _NONE
+            and t == "a5"
+            and self.effective_conflict(t) is ScatterConflict.Default
+        ):
             order = default_conflict_order(self.coalesce, R, C)
             self._collision_finding(ctx, slots, ok, order, C)
         self._apply(ctx, offs[order], vals[order], ok[order])
@@ -463,12 +578,13 @@ class MScatter(Instruction):
             parts.append(f"{what} <- src {listed} (kept {name(winner)})")
         more = f" and {hot.size - _FINDING_SLOTS} more" if hot.size > _FINDING_SLOTS else ""
         ctx.finding(
-            SCATTER_COLLISION, "scatter-collision",
+            SCATTER_COLLISION,
+            "scatter-collision",
             f"ScatterConflict::Default: {hot.size} destination slot(s) are written by several "
             f"sources and the surviving value depends on the SIMT warp schedule (modelled): "
             f"{'; '.join(parts)}{more}. Use ScatterConflict::Last for a deterministic result "
             "(the largest source index wins), or make the indices distinct.",
-        )  # fmt: skip
+        )
 
 
 # -- the kernel-facing API ------------------------------------------------------------------

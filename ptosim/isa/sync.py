@@ -11,8 +11,15 @@ from ..errors import KernelError
 from ..program import emit
 from .base import Arch, Instruction
 
-_FLAG_PIPES = (Pipe.PIPE_S, Pipe.PIPE_V, Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3,
-               Pipe.PIPE_M, Pipe.PIPE_FIX)  # fmt: skip
+_FLAG_PIPES = (
+    Pipe.PIPE_S,
+    Pipe.PIPE_V,
+    Pipe.PIPE_MTE1,
+    Pipe.PIPE_MTE2,
+    Pipe.PIPE_MTE3,
+    Pipe.PIPE_M,
+    Pipe.PIPE_FIX,
+)
 
 
 class _Flag(Instruction):
@@ -25,13 +32,24 @@ class _Flag(Instruction):
 
     def validate(self, arch: Arch) -> None:
         for operand, pipe in (("src_pipe", self.src), ("dst_pipe", self.dst)):
-            self.require(pipe in _FLAG_PIPES, operand, "flag-pipe",
-                         "a single pipe (not PIPE_ALL)", pipe.name)  # fmt: skip
-        self.require(self.src is not self.dst, "dst_pipe", "distinct-pipes",
-                     f"a pipe other than {self.src.name} (use pipe_barrier({self.src.name}) to "
-                     "order work inside one pipe)", self.dst.name)  # fmt: skip
-        self.require(0 <= self.event_id < arch.event_ids, "event_id", "event-id-range",
-                     f"0..{arch.event_ids - 1} on {arch.device}", self.event_id)  # fmt: skip
+            self.require(
+                pipe in _FLAG_PIPES, operand, "flag-pipe", "a single pipe (not PIPE_ALL)", pipe.name
+            )
+        self.require(
+            self.src is not self.dst,
+            "dst_pipe",
+            "distinct-pipes",
+            f"a pipe other than {self.src.name} (use pipe_barrier({self.src.name}) to "
+            "order work inside one pipe)",
+            self.dst.name,
+        )
+        self.require(
+            0 <= self.event_id < arch.event_ids,
+            "event_id",
+            "event-id-range",
+            f"0..{arch.event_ids - 1} on {arch.device}",
+            self.event_id,
+        )
 
     def execute(self, ctx) -> None:
         """No data effect."""
@@ -81,14 +99,24 @@ def _event(event_id) -> int:
 
 def set_flag(src_pipe, dst_pipe, event_id) -> None:
     """Post event (src, dst, id) once all earlier ``src_pipe`` work has finished."""
-    emit(SetFlag(Pipe.parse(src_pipe, "set_flag src"), Pipe.parse(dst_pipe, "set_flag dst"),
-                 _event(event_id)))  # fmt: skip
+    emit(
+        SetFlag(
+            Pipe.parse(src_pipe, "set_flag src"),
+            Pipe.parse(dst_pipe, "set_flag dst"),
+            _event(event_id),
+        )
+    )
 
 
 def wait_flag(src_pipe, dst_pipe, event_id) -> None:
     """Block ``dst_pipe`` until event (src, dst, id) is posted, consuming it."""
-    emit(WaitFlag(Pipe.parse(src_pipe, "wait_flag src"), Pipe.parse(dst_pipe, "wait_flag dst"),
-                  _event(event_id)))  # fmt: skip
+    emit(
+        WaitFlag(
+            Pipe.parse(src_pipe, "wait_flag src"),
+            Pipe.parse(dst_pipe, "wait_flag dst"),
+            _event(event_id),
+        )
+    )
 
 
 def pipe_barrier(pipe) -> None:

@@ -72,8 +72,7 @@ from ..tensors import Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import TMov, _tile
 
-_NPU_DTYPES = (D.int32, D.int16, D.int8, D.half, D.float32, D.uint32, D.uint16, D.uint8,
-               D.bfloat16)  # fmt: skip
+_NPU_DTYPES = (D.int32, D.int16, D.int8, D.half, D.float32, D.uint32, D.uint16, D.uint8, D.bfloat16)
 _DTYPES = {
     "cpu": D.ALL,
     "a2a3": _NPU_DTYPES,
@@ -120,9 +119,12 @@ class _TScatter(Instruction):
         for name in names:
             ref: TileRef = getattr(self, name)
             self.require(
-                ref.valid_row <= ref.rows and ref.valid_col <= ref.cols, name,
-                "valid-within-shape", f"ValidRow <= {ref.rows} and ValidCol <= {ref.cols}",
-                f"valid {ref.valid_row}x{ref.valid_col}")  # fmt: skip
+                ref.valid_row <= ref.rows and ref.valid_col <= ref.cols,
+                name,
+                "valid-within-shape",
+                f"ValidRow <= {ref.rows} and ValidCol <= {ref.cols}",
+                f"valid {ref.valid_row}x{ref.valid_col}",
+            )
 
     def _overlap_finding(self, ctx: ExecContext, names: tuple[str, ...]) -> None:
         d = self.dst
@@ -133,12 +135,17 @@ class _TScatter(Instruction):
                 continue
             rlo, rhi = _span(ref)
             if rlo < hi and lo < rhi:
-                what = ("the whole destination tile is zeroed before it is read"
-                        if ctx.target != "cpu" else "scattered writes may clobber it")  # fmt: skip
+                what = (
+                    "the whole destination tile is zeroed before it is read"
+                    if ctx.target != "cpu"
+                    else "scattered writes may clobber it"
+                )
                 ctx.finding(
-                    TILE_OVERLAP, "tile-overlap",
+                    TILE_OVERLAP,
+                    "tile-overlap",
                     f"dst {d.name} UB bytes [{lo:#x}, {hi:#x}) overlap {name} {ref.name} "
-                    f"[{rlo:#x}, {rhi:#x}) ({what}); place the tiles apart")  # fmt: skip
+                    f"[{rlo:#x}, {rhi:#x}) ({what}); place the tiles apart",
+                )
 
 
 class TScatterIndex(_TScatter):
@@ -157,8 +164,9 @@ class TScatterIndex(_TScatter):
         self.require_dtype("dst", d.dtype, _DTYPES[target])
         self.require_same_dtype("dst", d, "src", s)
         if target == "cpu":
-            self.require_dtype("idx", x.dtype, _CPU_INDEX_DTYPES, "index-dtype",
-                               "the index type must be integral")  # fmt: skip
+            self.require_dtype(
+                "idx", x.dtype, _CPU_INDEX_DTYPES, "index-dtype", "the index type must be integral"
+            )
         else:
             self.require_dtype("idx", x.dtype, _NPU_INDEX_DTYPES, "index-dtype")
             pair = (d.dtype.size_bytes, x.dtype.size_bytes)
@@ -166,25 +174,37 @@ class TScatterIndex(_TScatter):
             if pair not in allowed:
                 want = next(i for t, i in allowed if t == pair[0])
                 self.fail(
-                    "idx", "index-dtype-size",
+                    "idx",
+                    "index-dtype-size",
                     f"a {want}-byte index type for a {pair[0]}-byte element type "
                     f"((sizeof T, sizeof TIdx) in {list(allowed)})",
-                    f"{x.dtype.name} ({pair[1]} bytes) with {d.dtype.name}")  # fmt: skip
+                    f"{x.dtype.name} ({pair[1]} bytes) with {d.dtype.name}",
+                )
             for name, ref in (("dst", d), ("src", s), ("idx", x)):
-                self.require(ref.geom.is_nd, name, "row-major",
-                             "a RowMajor ND tile (the kernel addresses i*Cols + j)",
-                             f"a {ref.geom.layout_name} tile")  # fmt: skip
+                self.require(
+                    ref.geom.is_nd,
+                    name,
+                    "row-major",
+                    "a RowMajor ND tile (the kernel addresses i*Cols + j)",
+                    f"a {ref.geom.layout_name} tile",
+                )
         self._check_valid_within(("dst", "src", "idx"))
         self.require(
-            x.valid_row <= s.valid_row and x.valid_col <= s.valid_col, "idx",
+            x.valid_row <= s.valid_row and x.valid_col <= s.valid_col,
+            "idx",
             "index-valid-shape",
             f"idx valid region inside src valid region {s.valid_row}x{s.valid_col}",
-            f"{x.valid_row}x{x.valid_col}")  # fmt: skip
+            f"{x.valid_row}x{x.valid_col}",
+        )
         if target == "a5" and d.dtype.size_bytes == 8:
             self.require(
-                x.valid_col <= _A5_B64_LANES, "idx", "a5-b64-valid-col",
+                x.valid_col <= _A5_B64_LANES,
+                "idx",
+                "a5-b64-valid-col",
                 f"ValidCol <= {_A5_B64_LANES} (the 8-byte a5 kernel scatters one vector of "
-                f"{_A5_B64_LANES} lanes per row)", x.valid_col)  # fmt: skip
+                f"{_A5_B64_LANES} lanes per row)",
+                x.valid_col,
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         d, s, x = self.dst, self.src, self.idx
@@ -253,15 +273,18 @@ class TScatterIndex(_TScatter):
             hi = lo + slot.size_bytes
             if np.any((starts < hi) & (starts + sz > lo)):
                 hit.append(slot.name)
-        lands = (f"overwriting tile(s) {', '.join(hit)}" if hit
-                 else "outside every tile of the kernel")  # fmt: skip
+        lands = (
+            f"overwriting tile(s) {', '.join(hit)}" if hit else "outside every tile of the kernel"
+        )
         ctx.finding(
-            INDEX_OUTSIDE_TILE, "index-outside-tile",
+            INDEX_OUTSIDE_TILE,
+            "index-outside-tile",
             f"{int(outside.sum())} index value(s) address past dst tile {d.name} "
             f"({d.numel} elements): first idx[{k // ci}, {k % ci}] = {int(flat[k])}, largest "
             f"{int(bad[-1])}; written to UB bytes [{int(starts[0]):#x}, "
             f"{int(starts[-1]) + sz:#x}) (tile address + idx*{sz}), {lands}. Keep indices "
-            f"below Rows*Cols = {d.numel}")  # fmt: skip
+            f"below Rows*Cols = {d.numel}",
+        )
 
 
 class TScatterMask(_TScatter):
@@ -278,17 +301,31 @@ class TScatterMask(_TScatter):
         self.require_loc("dst", d)
         self.require_loc("src", s)
         if target == "cpu":
-            self.require_dtype("src", s.dtype, _MASK_DTYPES["cpu"], "dtype",
-                               "src element type must be 16 or 32-bit wide")  # fmt: skip
+            self.require_dtype(
+                "src",
+                s.dtype,
+                _MASK_DTYPES["cpu"],
+                "dtype",
+                "src element type must be 16 or 32-bit wide",
+            )
         else:
             self.require_dtype("dst", d.dtype, _MASK_DTYPES[target])
         self.require_same_dtype("dst", d, "src", s)
         self.require(
             isinstance(self.mask, MaskPattern)
             and MaskPattern.P0101.value <= self.mask.value <= MaskPattern.P1111.value,
-            "mask", "mask-pattern", "a MaskPattern in P0101..P1111", self.mask)  # fmt: skip
-        self.require(isinstance(self.axis, ScatterAxis), "axis", "scatter-axis",
-                     "ScatterAxis::SCATTER_ROW or SCATTER_COL", self.axis)  # fmt: skip
+            "mask",
+            "mask-pattern",
+            "a MaskPattern in P0101..P1111",
+            self.mask,
+        )
+        self.require(
+            isinstance(self.axis, ScatterAxis),
+            "axis",
+            "scatter-axis",
+            "ScatterAxis::SCATTER_ROW or SCATTER_COL",
+            self.axis,
+        )
         for name, ref in (("dst", d), ("src", s)):
             if target == "cpu":
                 ok, want = ref.geom.is_row_major, "a RowMajor tile"
@@ -298,9 +335,13 @@ class TScatterMask(_TScatter):
         self._check_valid_within(("dst", "src"))
         t = self.mask.times
         if self.mask is MaskPattern.P1111:
-            self.require(d.valid == s.valid, "dst", "same-valid-shape",
-                         f"valid {s.valid_row}x{s.valid_col} (P1111 is TMOV)",
-                         f"{d.valid_row}x{d.valid_col}")  # fmt: skip
+            self.require(
+                d.valid == s.valid,
+                "dst",
+                "same-valid-shape",
+                f"valid {s.valid_row}x{s.valid_col} (P1111 is TMOV)",
+                f"{d.valid_row}x{d.valid_col}",
+            )
             self.require(
                 d.geom.layout_name == s.geom.layout_name,
                 "src",
@@ -309,22 +350,44 @@ class TScatterMask(_TScatter):
                 s.geom.layout_name,
             )
             if target == "a2a3":
-                self.require((d.rows, d.cols) == (s.rows, s.cols), "src", "same-shape",
-                             f"{d.rows}x{d.cols} (P1111 is TMOV, which needs equal tile shapes)",
-                             f"{s.rows}x{s.cols}")  # fmt: skip
+                self.require(
+                    (d.rows, d.cols) == (s.rows, s.cols),
+                    "src",
+                    "same-shape",
+                    f"{d.rows}x{d.cols} (P1111 is TMOV, which needs equal tile shapes)",
+                    f"{s.rows}x{s.cols}",
+                )
             return
         if self.axis is ScatterAxis.SCATTER_ROW:
-            self.require(d.valid_row == s.valid_row, "dst", "same-valid-row",
-                         f"ValidRow == src ValidRow {s.valid_row}", d.valid_row)  # fmt: skip
-            self.require(d.valid_col == s.valid_col * t, "dst", "expanded-valid-col",
-                         f"ValidCol == src ValidCol {s.valid_col} x {t} ({self.mask}) = "
-                         f"{s.valid_col * t}", d.valid_col)  # fmt: skip
+            self.require(
+                d.valid_row == s.valid_row,
+                "dst",
+                "same-valid-row",
+                f"ValidRow == src ValidRow {s.valid_row}",
+                d.valid_row,
+            )
+            self.require(
+                d.valid_col == s.valid_col * t,
+                "dst",
+                "expanded-valid-col",
+                f"ValidCol == src ValidCol {s.valid_col} x {t} ({self.mask}) = {s.valid_col * t}",
+                d.valid_col,
+            )
         else:
-            self.require(d.valid_col == s.valid_col, "dst", "same-valid-col",
-                         f"ValidCol == src ValidCol {s.valid_col}", d.valid_col)  # fmt: skip
-            self.require(d.valid_row == s.valid_row * t, "dst", "expanded-valid-row",
-                         f"ValidRow == src ValidRow {s.valid_row} x {t} ({self.mask}) = "
-                         f"{s.valid_row * t}", d.valid_row)  # fmt: skip
+            self.require(
+                d.valid_col == s.valid_col,
+                "dst",
+                "same-valid-col",
+                f"ValidCol == src ValidCol {s.valid_col}",
+                d.valid_col,
+            )
+            self.require(
+                d.valid_row == s.valid_row * t,
+                "dst",
+                "expanded-valid-row",
+                f"ValidRow == src ValidRow {s.valid_row} x {t} ({self.mask}) = {s.valid_row * t}",
+                d.valid_row,
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src

@@ -1,0 +1,406 @@
+"""The discrete-event engine: one in-order simpy process per pipe per core, counting flags,
+data effects at simulated time, deadlock detection. It schedules steps; it never looks at
+opcodes (DESIGN.md section 2)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import simpy
+
+from ..enums import Pipe
+from ..errors import DeadlockError, ExecutionError, PtoSimError
+from ..findings import Finding
+from ..isa.base import ExecContext, Instruction
+from ..plan import Deferred, Step, StepKind
+from ..program import Program
+from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
+from . import effects
+
+PIPES = (
+    Pipe.PIPE_S,
+    Pipe.PIPE_V,
+    Pipe.PIPE_MTE1,
+    Pipe.PIPE_MTE2,
+    Pipe.PIPE_MTE3,
+    Pipe.PIPE_M,
+    Pipe.PIPE_FIX,
+)
+FLAG_UNCONSUMED = "F201"
+FLAG_REUSED = "F202"
+
+
+def flag_text(key) -> str:
+    src, dst, event_id = key
+    return f"({src.name}, {dst.name}, EVENT_ID{event_id})"
+
+
+@dataclass
+class InstrState:
+    """Progress of one instruction: its data window and timing."""
+
+    instr: Instruction
+    data_steps: int
+    deferred: int = 0  # Deferred plan parts not expanded yet (the commit waits for them)
+    began: bool = False
+    pending: effects.PendingWrites | None = None
+    start: int | None = None
+    end: int = 0
+    bytes: int = 0
+
+
+@dataclass
+class PipeState:
+    pipe: Pipe
+    queue: deque = field(default_factory=deque)
+    wakeup: simpy.Event | None = None
+    busy: bool = False
+    blocked: str | None = None  # what the pipe is stuck on, for deadlock reports
+    blocked_instr: Instruction | None = None
+    busy_cycles: int = 0
+    first: int | None = None
+    last: int = 0
+
+
+class CoreEngine:
+    """One core: its pipes, flag counters and the instructions in flight."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        core: int,
+        program: Program,
+        ctx: ExecContext,
+        planner: Callable[[Instruction, ExecContext], list[Step]],
+        issue_cycles: int,
+        trace: Trace,
+        findings: list[Finding],
+        failure: list,
+        abort: simpy.Event,
+    ):
+        self.env = env
+        self.abort = abort
+        self.core = core
+        self.program = program
+        self.ctx = ctx
+        self.planner = planner
+        self.issue_cycles = issue_cycles
+        self.trace = trace
+        self.findings = findings
+        self.pipes = {p: PipeState(p) for p in PIPES}
+        self.counts: dict[tuple, int] = {}
+        self.posts: dict[tuple, deque] = {}  # key -> deque of (time, instr position, pipe)
+        self.waiters: dict[tuple, simpy.Event] = {}
+        self.idle_event = env.event()
+        self.scalar_done = False
+        self.states: list[InstrState] = []
+        self.failure: list[BaseException] = failure
+        for p in PIPES:
+            if p is not Pipe.PIPE_S:
+                env.process(self._guard(self._pipe_proc(self.pipes[p])))
+        env.process(self._guard(self._scalar_proc()))
+
+    def _guard(self, gen):
+        """Run a process; an exception stops the whole simulation and is re-raised intact
+        by ``simulate`` (simpy would otherwise rebuild it from its args)."""
+        try:
+            yield from gen
+        except BaseException as exc:  # noqa: BLE001 - handed over to simulate()
+            self.failure.append(exc)
+            if not self.abort.triggered:
+                self.abort.succeed()
+
+    # -- processes ------------------------------------------------------------------------
+    def _scalar_proc(self):
+        s = self.pipes[Pipe.PIPE_S]
+        for instr in self.program:
+            work = deque(self._plan(instr))
+            state = InstrState(
+                instr,
+                sum(1 for st in work if isinstance(st, Step) and st.data),
+                deferred=sum(1 for st in work if isinstance(st, Deferred)),
+            )
+            self.states.append(state)
+            while work:
+                step = work.popleft()
+                if isinstance(step, Deferred):
+                    more = self._plan(instr, step.build)
+                    state.data_steps += sum(1 for st in more if isinstance(st, Step) and st.data)
+                    state.deferred += sum(1 for st in more if isinstance(st, Deferred)) - 1
+                    work.extendleft(reversed(more))
+                    self._maybe_commit(state)
+                    continue
+                if step.pipe is Pipe.PIPE_S:
+                    yield from self._run(s, step, state)
+                elif step.pipe is Pipe.PIPE_ALL:
+                    yield from self._drain_all(s, step, state)
+                else:
+                    if self.issue_cycles:
+                        self._mark_busy(s, self.env.now, self.issue_cycles)
+                        yield self.env.timeout(self.issue_cycles)
+                    target = self.pipes[step.pipe]
+                    target.queue.append((step, state))
+                    if target.wakeup is not None and not target.wakeup.triggered:
+                        target.wakeup.succeed()
+        self.scalar_done = True
+        self._notify_idle()
+
+    def _pipe_proc(self, ps: PipeState):
+        while True:
+            if not ps.queue:
+                ps.busy = False
+                self._notify_idle()
+                ps.wakeup = self.env.event()
+                yield ps.wakeup
+                ps.wakeup = None
+                continue
+            ps.busy = True
+            step, state = ps.queue.popleft()
+            yield from self._run(ps, step, state)
+
+    # -- steps ----------------------------------------------------------------------------
+    def _plan(self, instr: Instruction, build=None) -> list:
+        self.ctx.instr = instr
+        try:
+            return build(self.ctx) if build is not None else self.planner(instr, self.ctx)
+        except PtoSimError:
+            raise
+        except Exception as exc:
+            raise ExecutionError(
+                f"{instr.label} ({instr.source}): internal error while planning: {exc!r}"
+            ) from exc
+        finally:
+            self.ctx.instr = None
+
+    def _mark_busy(self, ps: PipeState, start: int, cycles: int) -> None:
+        ps.busy_cycles += cycles
+        if ps.first is None:
+            ps.first = start
+        ps.last = max(ps.last, start + cycles)
+
+    def _run(self, ps: PipeState, step: Step, state: InstrState):
+        """Execute one step on ``ps``: a wait blocks first; a set posts at its end."""
+        env = self.env
+        if step.kind is StepKind.WAIT_FLAG:
+            yield from self._wait(ps, step, state)
+        if step.data and not state.began:
+            state.began = True
+            state.pending = self._begin(state.instr)
+        start = env.now
+        if step.cycles:
+            yield env.timeout(step.cycles)
+        end = env.now
+        if step.kind is StepKind.SET_FLAG:
+            self._post(ps, step, state, start)
+        self._mark_busy(ps, start, end - start)
+        if state.start is None:
+            state.start = start
+        state.end = max(state.end, end)
+        state.bytes += step.bytes
+        instr = state.instr
+        self.trace.events.append(
+            TraceEvent(
+                self.core,
+                ps.pipe.name,
+                step.label,
+                start,
+                end - start,
+                step.kind.value,
+                instr.position,
+                instr.opcode,
+                step.bytes,
+                step.args,
+            )
+        )
+        if step.data:
+            state.data_steps -= 1
+            self._maybe_commit(state)
+
+    @staticmethod
+    def _maybe_commit(state: InstrState) -> None:
+        if state.data_steps == 0 and state.deferred == 0 and state.pending is not None:
+            state.pending.commit()
+            state.pending = None
+
+    def _begin(self, instr: Instruction) -> effects.PendingWrites:
+        try:
+            return effects.begin(instr, self.ctx)
+        except PtoSimError:
+            raise
+        except Exception as exc:
+            raise ExecutionError(
+                f"{instr.label} ({instr.source}): internal error while executing: {exc!r}"
+            ) from exc
+
+    def _post(self, ps: PipeState, step: Step, state: InstrState, slice_start: int) -> None:
+        key = step.flag
+        if self.counts.get(key, 0) > 0:
+            self.findings.append(
+                Finding(
+                    FLAG_REUSED,
+                    "flag-reused",
+                    f"{state.instr.label} ({state.instr.source}): set_flag{flag_text(key)} posted "
+                    f"while an earlier post of the same event was still unconsumed; the two posts "
+                    "merge into a count and the waits pair up with them in order - use distinct "
+                    "event ids, or wait before setting again",
+                    (state.instr.position,),
+                )
+            )
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.posts.setdefault(key, deque()).append(
+            (slice_start, state.instr.position, ps.pipe.name)
+        )
+        waiter = self.waiters.pop(key, None)
+        if waiter is not None and not waiter.triggered:
+            waiter.succeed()
+
+    def _wait(self, ps: PipeState, step: Step, state: InstrState):
+        key = step.flag
+        t0 = self.env.now
+        if self.counts.get(key, 0) == 0:
+            ps.blocked = f"wait_flag{flag_text(key)}"
+            ps.blocked_instr = state.instr
+            ev = self.env.event()
+            self.waiters[key] = ev
+            self._notify_idle()
+            yield ev
+            ps.blocked = None
+            ps.blocked_instr = None
+        self.counts[key] -= 1
+        set_time, set_instr, set_pipe = self.posts[key].popleft()
+        self.trace.flows.append(
+            FlowEvent(
+                self.core,
+                (key[0].name, key[1].name, key[2]),
+                set_pipe,
+                set_time,
+                set_instr,
+                ps.pipe.name,
+                self.env.now,
+                state.instr.position,
+            )
+        )
+        if self.env.now > t0:
+            self.trace.waits.append(
+                WaitRecord(
+                    self.core,
+                    ps.pipe.name,
+                    state.instr.position,
+                    state.instr.opcode,
+                    f"wait_flag{flag_text(key)}",
+                    t0,
+                    self.env.now,
+                    set_instr,
+                )
+            )
+
+    def _all_idle(self) -> bool:
+        return all(
+            not ps.busy and not ps.queue for p, ps in self.pipes.items() if p is not Pipe.PIPE_S
+        )
+
+    def _notify_idle(self) -> None:
+        if not self.idle_event.triggered:
+            self.idle_event.succeed()
+        self.idle_event = self.env.event()
+
+    def _drain_all(self, s: PipeState, step: Step, state: InstrState):
+        t0 = self.env.now
+        while not self._all_idle():
+            s.blocked = "pipe_barrier(PIPE_ALL)"
+            s.blocked_instr = state.instr
+            yield self.idle_event
+        s.blocked = None
+        s.blocked_instr = None
+        if self.env.now > t0:
+            self.trace.waits.append(
+                WaitRecord(
+                    self.core,
+                    "PIPE_S",
+                    state.instr.position,
+                    state.instr.opcode,
+                    "pipe_barrier(PIPE_ALL)",
+                    t0,
+                    self.env.now,
+                )
+            )
+        yield from self._run(
+            s, Step(Pipe.PIPE_S, StepKind.BARRIER, step.cycles, step.label, data=False), state
+        )
+
+    # -- end of run -----------------------------------------------------------------------
+    def stuck(self) -> list[str]:
+        """Why this core cannot finish (empty when it finished)."""
+        out = []
+        for p, ps in self.pipes.items():
+            if ps.blocked:
+                i = ps.blocked_instr
+                where = f"{i.label} ({i.source})" if i is not None else "?"
+                extra = ""
+                if ps.blocked.startswith("wait_flag"):
+                    extra = (
+                        f": no set_flag{ps.blocked[9:]} is pending and no queued or "
+                        "unissued work will post it"
+                    )
+                queued = f"; {len(ps.queue)} more step(s) queued behind it" if ps.queue else ""
+                out.append(
+                    f"core {self.core} {p.name} blocked in {ps.blocked} of {where}{extra}{queued}"
+                )
+        if not self.scalar_done and not self.pipes[Pipe.PIPE_S].blocked:
+            out.append(f"core {self.core} PIPE_S did not finish issuing the program")
+        return out
+
+    def leftovers(self) -> None:
+        """Findings for posts nobody consumed."""
+        for key, n in self.counts.items():
+            if n > 0:
+                posts = list(self.posts.get(key, ()))[-n:]
+                who = ", ".join(f"#{pos}" for _, pos, _ in posts)
+                self.findings.append(
+                    Finding(
+                        FLAG_UNCONSUMED,
+                        "flag-unconsumed",
+                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was never "
+                        f"waited ({n} post(s) left); add the matching wait_flag{flag_text(key)} "
+                        "or drop the set_flag",
+                        tuple(pos for _, pos, _ in posts),
+                    )
+                )
+
+
+def simulate(
+    programs: list[Program],
+    ctxs: list[ExecContext],
+    planner,
+    issue_cycles: int,
+    findings: list[Finding],
+) -> tuple[int, list[CoreEngine], Trace, list[InstrState]]:
+    """Run every core's program concurrently; return (cycles, cores, trace, states).
+
+    Raises:
+        DeadlockError: some pipe waits on a flag that can never be posted.
+    """
+    env = simpy.Environment()
+    trace = Trace()
+    failure: list[BaseException] = []
+    abort = env.event()
+    cores = [
+        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, findings, failure, abort)
+        for i, (prog, ctx) in enumerate(zip(programs, ctxs))
+    ]
+    # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a
+    # run (or a deadlock, diagnosed below)
+    with contextlib.suppress(RuntimeError):
+        env.run(until=abort)
+    if failure:
+        raise failure[0]
+    stuck = [line for c in cores for line in c.stuck()]
+    if stuck:
+        raise DeadlockError(f"deadlock at cycle {env.now}: " + "; ".join(stuck))
+    for c in cores:
+        c.leftovers()
+    states = [s for c in cores for s in c.states]
+    return int(env.now), cores, trace, states

@@ -1,0 +1,121 @@
+"""The lowering vocabulary: the steps a target's plan turns an instruction into.
+
+A plan is a pure function of the instruction, the device timing config and (for data-dependent
+plans such as indexed DMAs) the memory contents at the moment the scalar pipe issues it. Each
+step is bound to a pipe, has a duration in integer cycles and names the byte regions it touches.
+The engine schedules steps and never looks at opcodes.
+
+Issue model (DESIGN.md section 4): the scalar pipe PIPE_S walks every plan in program order. A
+step on PIPE_S runs on the scalar pipe; any other step is enqueued to its pipe's in-order queue,
+which costs the scalar pipe ``issue_cycles``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .enums import Pipe
+
+
+class StepKind(enum.Enum):
+    SCALAR = "scalar"  # scalar-unit work: loops, address math, scalar UB/GM loads and stores
+    DMA = "dma"  # one DMA instruction on MTE2/MTE3 (nBurst bursts of lenBurst bytes)
+    VECTOR = "vector"  # one vector intrinsic (head + slope x repeats + tail)
+    SIMT = "simt"  # a SIMT launch (950); expanded by the warp scheduler
+    SET_FLAG = "set_flag"
+    WAIT_FLAG = "wait_flag"
+    BARRIER = "barrier"  # pipe_barrier(P): drain P (PIPE_ALL: every pipe, run by PIPE_S)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A byte range [start, end) of one memory space (``UB``, ``L1`` or ``GM``)."""
+
+    space: str
+    start: int
+    end: int
+
+    def overlaps(self, other: Region) -> bool:
+        return self.space == other.space and self.start < other.end and other.start < self.end
+
+    def __str__(self) -> str:
+        return f"{self.space}[{self.start:#x}, {self.end:#x})"
+
+
+@dataclass(slots=True)
+class Step:
+    """One unit of work on one pipe.
+
+    Attributes:
+        pipe: the pipe that executes it (PIPE_ALL only for a full barrier).
+        kind: what it is (StepKind).
+        cycles: duration in integer cycles.
+        label: short text for traces (``"DMA row 3"``, ``"vmax x8"``).
+        bytes: bytes moved (DMA) or touched (scalar memory steps).
+        reads, writes: byte regions read and written.
+        flag: (src, dst, event id) of a SET_FLAG / WAIT_FLAG step.
+        data: whether the step belongs to the instruction's data window (inputs are sampled
+            when the first data step starts, outputs committed when the last one ends).
+        args: extra trace arguments (repeats, elements, nBurst ...).
+    """
+
+    pipe: Pipe
+    kind: StepKind
+    cycles: int
+    label: str
+    bytes: int = 0
+    reads: tuple[Region, ...] = ()
+    writes: tuple[Region, ...] = ()
+    flag: tuple[Pipe, Pipe, int] | None = None
+    data: bool = True
+    args: dict = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Deferred:
+    """The rest of a plan, built when the scalar pipe reaches this point.
+
+    The scalar unit reads index tiles after the instruction's prologue waits (e.g. V->S,
+    MTE2->S), so a data-dependent plan puts its prologue steps first and a Deferred after them:
+    ``build(ctx)`` then sees the memory as the scalar unit does at that moment.
+    """
+
+    build: Callable
+    label: str = "deferred"
+
+
+def set_flag_step(src: Pipe, dst: Pipe, event_id: int, cycles: int, label: str = "") -> Step:
+    return Step(
+        src,
+        StepKind.SET_FLAG,
+        cycles,
+        label or f"set_flag {src.name}->{dst.name}",
+        flag=(src, dst, event_id),
+        data=False,
+    )
+
+
+def wait_flag_step(src: Pipe, dst: Pipe, event_id: int, cycles: int, label: str = "") -> Step:
+    return Step(
+        dst,
+        StepKind.WAIT_FLAG,
+        cycles,
+        label or f"wait_flag {src.name}->{dst.name}",
+        flag=(src, dst, event_id),
+        data=False,
+    )
+
+
+def handshake(src: Pipe, dst: Pipe, cycles: int) -> list[Step]:
+    """``PtoSetWaitFlag<src, dst>()``: set then wait on EVENT_ID0, as the library emits."""
+    return [set_flag_step(src, dst, 0, cycles), wait_flag_step(src, dst, 0, cycles)]
+
+
+class Planner(Protocol):
+    """What a target supplies: the plan of one instruction."""
+
+    def plan(self, instr, ctx) -> list[Step | Deferred]:
+        """Steps of ``instr``; ``ctx`` gives the device config and the memory at issue time."""

@@ -1,0 +1,59 @@
+"""Trace records of a timed run: one event per step, flows from set_flag to the wait it
+released, and wait records for the critical-path summary. Writers live in ``trace_io``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class TraceEvent:
+    """A completed step: [start, start + dur) on one pipe of one core."""
+
+    core: int
+    pipe: str  # "PIPE_S", "PIPE_MTE2", ... (or "SIMT_SCHED0" ...)
+    name: str
+    start: int
+    dur: int
+    kind: str  # StepKind value
+    instr: int  # kernel position of the instruction (-1: none)
+    opcode: str
+    bytes: int = 0
+    args: dict = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class FlowEvent:
+    """A set_flag post consumed by a wait_flag (a flow arrow in the trace)."""
+
+    core: int
+    key: tuple[str, str, int]
+    set_pipe: str
+    set_time: int
+    set_instr: int
+    wait_pipe: str
+    wait_time: int
+    wait_instr: int
+
+
+@dataclass(slots=True)
+class WaitRecord:
+    """A pipe blocked on a flag (or a PIPE_ALL barrier) from ``start`` to ``end``."""
+
+    core: int
+    pipe: str
+    instr: int
+    opcode: str
+    what: str  # "wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)" or "pipe_barrier(PIPE_ALL)"
+    start: int
+    end: int
+    released_by: int = -1  # kernel position of the set_flag that released it
+
+
+@dataclass
+class Trace:
+    """Everything a timed run recorded."""
+
+    events: list[TraceEvent] = field(default_factory=list)
+    flows: list[FlowEvent] = field(default_factory=list)
+    waits: list[WaitRecord] = field(default_factory=list)

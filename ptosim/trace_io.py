@@ -1,0 +1,244 @@
+"""Writers for timed runs: Chrome Trace Event JSON (Perfetto, chrome://tracing), the per-core,
+per-pipe summary CSV, and the text summary with the waits that shaped the critical path.
+
+Time unit: one trace microsecond is one device cycle (the JSON metadata says so), so the
+viewer's time axis reads in cycles.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+PIPE_ORDER = ("PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_FIX")
+
+
+def _tid(pipe: str) -> int:
+    if pipe in PIPE_ORDER:
+        return PIPE_ORDER.index(pipe)
+    return (
+        len(PIPE_ORDER) + abs(hash(pipe)) % 1000
+        if not pipe.startswith("SIMT_SCHED")
+        else (100 + int(pipe[len("SIMT_SCHED") :]))
+    )
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    try:
+        return value.item()  # numpy scalar
+    except AttributeError:
+        return str(value)
+
+
+def chrome_trace(result) -> dict:
+    """The Chrome Trace Event JSON object of a timed RunResult."""
+    trace = result.trace
+    events: list[dict] = []
+    cores = sorted({c for c, _ in result.pipes} | {e.core for e in trace.events})
+    threads = sorted(
+        {(e.core, e.pipe) for e in trace.events} | set(result.pipes),
+        key=lambda cp: (cp[0], _tid(cp[1])),
+    )
+    for core in cores:
+        events.append(
+            {
+                "name": "process_name",
+                "ph": "M",
+                "pid": core,
+                "tid": 0,
+                "args": {"name": f"core {core} ({result.device})"},
+            }
+        )
+        events.append(
+            {
+                "name": "process_sort_index",
+                "ph": "M",
+                "pid": core,
+                "tid": 0,
+                "args": {"sort_index": core},
+            }
+        )
+    for core, pipe in threads:
+        events.append(
+            {
+                "name": "thread_name",
+                "ph": "M",
+                "pid": core,
+                "tid": _tid(pipe),
+                "args": {"name": pipe},
+            }
+        )
+        events.append(
+            {
+                "name": "thread_sort_index",
+                "ph": "M",
+                "pid": core,
+                "tid": _tid(pipe),
+                "args": {"sort_index": _tid(pipe)},
+            }
+        )
+    for e in trace.events:
+        args = {"instruction": f"{e.opcode} #{e.instr}", "bytes": e.bytes}
+        args.update(_jsonable(e.args))
+        events.append(
+            {
+                "name": e.name,
+                "cat": e.kind,
+                "ph": "X",
+                "ts": e.start,
+                "dur": e.dur,
+                "pid": e.core,
+                "tid": _tid(e.pipe),
+                "args": args,
+            }
+        )
+    for w in trace.waits:
+        events.append(
+            {
+                "name": f"stall: {w.what}",
+                "cat": "stall",
+                "ph": "X",
+                "ts": w.start,
+                "dur": w.end - w.start,
+                "pid": w.core,
+                "tid": _tid(w.pipe),
+                "args": {"instruction": f"{w.opcode} #{w.instr}", "released_by": w.released_by},
+            }
+        )
+    for n, f in enumerate(trace.flows):
+        name = f"flag {f.key[0]}->{f.key[1]} EVENT_ID{f.key[2]}"
+        events.append(
+            {
+                "name": name,
+                "cat": "flag",
+                "ph": "s",
+                "id": n,
+                "ts": f.set_time,
+                "pid": f.core,
+                "tid": _tid(f.set_pipe),
+            }
+        )
+        events.append(
+            {
+                "name": name,
+                "cat": "flag",
+                "ph": "f",
+                "bp": "e",
+                "id": n,
+                "ts": f.wait_time,
+                "pid": f.core,
+                "tid": _tid(f.wait_pipe),
+            }
+        )
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {
+            "generator": "ptosim",
+            "time_unit": "1 trace microsecond = 1 device cycle",
+            "device": result.device,
+            "kernel": result.program.kernel_name,
+            "cycles": result.cycles,
+            "config": result.config.model_dump(mode="json"),
+        },
+    }
+
+
+def write_chrome_trace(result, path) -> None:
+    with open(path, "w") as fh:
+        json.dump(chrome_trace(result), fh, separators=(",", ":"), sort_keys=True)
+
+
+def summary_rows(result) -> list[dict]:
+    """One row per core x pipe: busy, stall and active cycles."""
+    stalls: dict = {}
+    for w in result.trace.waits:
+        stalls[(w.core, w.pipe)] = stalls.get((w.core, w.pipe), 0) + (w.end - w.start)
+    rows = []
+    for (core, pipe), ps in sorted(result.pipes.items(), key=lambda kv: (kv[0][0], _tid(kv[0][1]))):
+        active = 0 if ps.first is None else ps.last - ps.first
+        rows.append(
+            {
+                "core": core,
+                "pipe": pipe,
+                "busy_cycles": ps.busy_cycles,
+                "stall_cycles": stalls.get((core, pipe), 0),
+                "active_cycles": active,
+                "first_cycle": "" if ps.first is None else ps.first,
+                "last_cycle": "" if ps.first is None else ps.last,
+                "utilisation": f"{ps.busy_cycles / result.cycles:.4f}" if result.cycles else "0",
+            }
+        )
+    return rows
+
+
+def write_summary_csv(result, path) -> None:
+    rows = summary_rows(result)
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def text_summary(result, top: int = 5) -> str:
+    """Cycles, per-pipe busy, bytes and GB/s per instruction, the slowest instructions and the
+    longest waits (what each waited for), and the findings."""
+    cfg = result.config
+    ghz = cfg.timing.clock_ghz
+    out = io.StringIO()
+    p = result.program
+    out.write(
+        f"device {result.device} (target {cfg.target}, {ghz} GHz), kernel "
+        f"{p.kernel_name}, {len(result.blocks)} block(s)\n"
+    )
+    out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
+    out.write(
+        "pipe busy (cycles, all cores): "
+        + ", ".join(
+            f"{k}={v}" for k, v in sorted(result.pipe_busy.items(), key=lambda kv: _tid(kv[0])) if v
+        )
+        + "\n"
+    )
+    moved = [s for s in result.instructions if s.bytes and s.start is not None]
+    if moved:
+        out.write("bytes moved:\n")
+        for s in moved:
+            span = max(s.end - s.start, 1)
+            gbps = s.bytes / span * ghz
+            out.write(
+                f"  {s.instr.label:<16} {s.bytes:>9} B in {span:>8} cycles = "
+                f"{s.bytes / span:8.2f} B/cycle = {gbps:8.2f} GB/s\n"
+            )
+    timed = [s for s in result.instructions if s.start is not None]
+    slow = sorted(timed, key=lambda s: (-(s.end - s.start), s.instr.position))[:top]
+    if slow:
+        out.write(f"slowest {len(slow)} instructions:\n")
+        for s in slow:
+            out.write(
+                f"  {s.instr.label:<16} cycles {s.start}..{s.end} ({s.end - s.start}) "
+                f"{s.instr.source or ''}\n"
+            )
+    waits = sorted(result.trace.waits, key=lambda w: (-(w.end - w.start), w.start))[:top]
+    if waits:
+        out.write("longest waits (critical path):\n")
+        labels = {(i.position): i.label for b in result.blocks for i in b.program}
+        for w in waits:
+            by = f", released by {labels.get(w.released_by, '?')}" if w.released_by >= 0 else ""
+            out.write(
+                f"  core {w.core} {w.pipe:<10} {w.opcode} #{w.instr} waited "
+                f"{w.end - w.start} cycles ({w.start}..{w.end}) in {w.what}{by}\n"
+            )
+    if result.findings:
+        out.write(f"findings ({len(result.findings)}):\n")
+        for f in result.findings:
+            out.write(f"  - {f}\n")
+    else:
+        out.write("findings: none\n")
+    return out.getvalue().rstrip("\n")

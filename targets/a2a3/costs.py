@@ -1,0 +1,173 @@
+"""Cost formulas of the Atlas A2/A3 vector core, all parameters from the device config.
+
+- DMA instruction: ``latency_cycles + ceil(charged_bytes / bw_bytes_per_cycle)``, each burst
+  charged in whole ``granule_bytes`` (the 32-byte UB block it lands in).
+- Vector intrinsic: ``head + slope * repeats`` (+ ``tail`` on the last intrinsic of an
+  instruction, when the vector stream drains), with a floor for count-mode / partial masks.
+- Scalar: ALU ops, loop overhead, UB loads/stores, and GM loads through a data cache model
+  (hit / miss latency, LRU lines).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ptosim.config import DmaConfig, TimingConfig
+from ptosim.enums import Pipe
+from ptosim.plan import Region, Step, StepKind
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def dma_cycles(cfg: DmaConfig, n_burst: int, len_bytes: int) -> int:
+    """Cycles of one DMA instruction of ``n_burst`` bursts of ``len_bytes`` each."""
+    charged = n_burst * ceil_div(len_bytes, cfg.granule_bytes) * cfg.granule_bytes
+    return cfg.latency_cycles + ceil_div(int(charged * 1000), int(cfg.bw_bytes_per_cycle * 1000))
+
+
+def gm_requests(cfg: DmaConfig, gm_starts_bytes: np.ndarray, len_bytes: int) -> int:
+    """GM requests the bursts split into at ``gm_request_bytes`` boundaries (for the trace)."""
+    if len_bytes <= 0 or gm_starts_bytes.size == 0:
+        return 0
+    g = cfg.gm_request_bytes
+    first = gm_starts_bytes // g
+    last = (gm_starts_bytes + len_bytes - 1) // g
+    return int(np.sum(last - first + 1))
+
+
+def dma_step(
+    pipe: Pipe,
+    cfg: DmaConfig,
+    label: str,
+    n_burst: int,
+    len_bytes: int,
+    gm: Region,
+    ub: Region,
+    *,
+    to_ub: bool,
+    gm_starts_bytes=None,
+    args: dict | None = None,
+) -> Step:
+    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM)."""
+    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(gm), "ub": str(ub)}
+    if gm_starts_bytes is not None:
+        info["gm_requests"] = gm_requests(cfg, np.asarray(gm_starts_bytes), len_bytes)
+    if args:
+        info.update(args)
+    return Step(
+        pipe,
+        StepKind.DMA,
+        dma_cycles(cfg, n_burst, len_bytes),
+        label,
+        bytes=n_burst * len_bytes,
+        reads=(gm,) if to_ub else (ub,),
+        writes=(ub,) if to_ub else (gm,),
+        args=info,
+    )
+
+
+def vector_cycles(
+    t: TimingConfig, op: str, repeats: int, *, last: bool = True, partial: bool = False
+) -> int:
+    """Cycles of one vector intrinsic with ``repeats`` repeats."""
+    cost = t.vector.ops.get(op) or t.vector.ops["other"]
+    cycles = cost.head + cost.slope * repeats + (cost.tail if last else 0)
+    if partial:
+        cycles = max(cycles, t.vector.partial_mask_floor_cycles)
+    return cycles
+
+
+def vector_step(
+    t: TimingConfig,
+    op: str,
+    repeats: int,
+    label: str = "",
+    *,
+    last: bool = True,
+    partial: bool = False,
+    reads=(),
+    writes=(),
+    data: bool = True,
+) -> Step:
+    return Step(
+        Pipe.PIPE_V,
+        StepKind.VECTOR,
+        vector_cycles(t, op, repeats, last=last, partial=partial),
+        label or f"{op} x{repeats}",
+        reads=tuple(reads),
+        writes=tuple(writes),
+        data=data,
+        args={"intrinsic": op, "repeats": repeats},
+    )
+
+
+def scalar_step(
+    cycles: int,
+    label: str,
+    *,
+    reads=(),
+    writes=(),
+    bytes_: int = 0,
+    data: bool = True,
+    args: dict | None = None,
+) -> Step:
+    return Step(
+        Pipe.PIPE_S,
+        StepKind.SCALAR,
+        int(cycles),
+        label,
+        bytes=bytes_,
+        reads=tuple(reads),
+        writes=tuple(writes),
+        data=data,
+        args=args or {},
+    )
+
+
+class DataCache:
+    """LRU model of the scalar unit's GM data cache (hits and misses of GM loads)."""
+
+    def __init__(self, t: TimingConfig):
+        self.line = t.scalar.dcache_line_bytes
+        self.capacity = t.scalar.dcache_bytes // self.line
+        self.lines: OrderedDict[int, None] = OrderedDict()
+        self.hit_cycles = t.scalar.gm_load_hit_cycles
+        self.miss_cycles = t.scalar.gm_load_miss_cycles
+
+    def load_cycles(self, addresses) -> tuple[int, int]:
+        """Total cycles and miss count of scalar GM loads at these byte addresses, in order."""
+        total = misses = 0
+        lines = self.lines
+        for a in (np.asarray(addresses, dtype=np.int64) // self.line).tolist():
+            if a in lines:
+                lines.move_to_end(a)
+                total += self.hit_cycles
+            else:
+                misses += 1
+                total += self.miss_cycles
+                lines[a] = None
+                if len(lines) > self.capacity:
+                    lines.popitem(last=False)
+        return total, misses
+
+
+def tile_region(ref) -> Region:
+    """The byte range of a tile's storage in UB (or L1 for Mat tiles)."""
+    space = "L1" if ref.loc.name == "Mat" else "UB"
+    return Region(space, ref.address, ref.address + ref.size_bytes)
+
+
+def gm_region(gref, offsets) -> Region:
+    """Bounding GM byte range of element offsets of a GlobalTensor operand."""
+    offsets = np.asarray(offsets)
+    sz = gref.dtype.size_bytes
+    if offsets.size == 0:
+        a = gref.byte_address(gref.offset)
+        return Region("GM", a, a)
+    return Region(
+        "GM", gref.byte_address(int(offsets.min())), gref.byte_address(int(offsets.max())) + sz
+    )

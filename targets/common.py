@@ -1,0 +1,34 @@
+"""Plans shared by the timed targets: synchronisation instructions and TASSIGN."""
+
+from __future__ import annotations
+
+from ptosim.enums import Pipe
+from ptosim.isa.data import TAssign
+from ptosim.isa.sync import PipeBarrier, SetFlag, WaitFlag
+from ptosim.plan import Step, StepKind, set_flag_step, wait_flag_step
+
+
+def plan_sync(instr, ctx) -> list[Step] | None:
+    """Steps of set_flag / wait_flag / pipe_barrier / TASSIGN, or None for other instructions."""
+    s = ctx.config.timing.scalar
+    if isinstance(instr, SetFlag):
+        return [
+            set_flag_step(instr.src, instr.dst, instr.event_id, s.flag_cycles, instr.describe())
+        ]
+    if isinstance(instr, WaitFlag):
+        return [
+            wait_flag_step(instr.src, instr.dst, instr.event_id, s.flag_cycles, instr.describe())
+        ]
+    if isinstance(instr, PipeBarrier):
+        return [
+            Step(
+                instr.pipe,
+                StepKind.BARRIER,
+                s.barrier_cycles,
+                f"pipe_barrier({instr.pipe.name})",
+                data=False,
+            )
+        ]
+    if isinstance(instr, TAssign):  # an address constant in a register
+        return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, "TASSIGN", data=False)]
+    return None

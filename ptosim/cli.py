@@ -1,5 +1,10 @@
-"""The ``ptosim`` command line. Exit codes: 0 success, 1 failure of the command's check,
-2 usage or input error (a PtoSimError), 3 internal error."""
+"""The ``ptosim`` command line.
+
+Exit codes: 0 success; 1 the command's verdict is negative (``check`` found a finding, a kernel
+file's ``check`` failed, ``run --strict`` had findings, the demo mismatched); 2 the kernel or
+the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also usage errors);
+3 internal error (a bug in ptosim: please report it).
+"""
 
 from __future__ import annotations
 
@@ -33,6 +38,72 @@ def _cmd_demo(args) -> int:
     return 0 if run_demo() else 1
 
 
+def _progress_printer():
+    """A callback printing simulation progress on stderr when it is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        print(
+            f"\rptosim: simulating... {done}/{total} instructions",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return show
+
+
+def _execute(args):
+    import time
+
+    from . import Device
+    from .kernelfile import load
+
+    spec = load(args.file)
+    dev = Device(args.device)
+    kargs, kwargs = spec.build_inputs(dev)
+    options = spec.run_options()
+    if getattr(args, "block_dim", None):
+        options["block_dim"] = args.block_dim
+    t0 = time.perf_counter()
+    run = dev.run(spec.kernel, *kargs, progress=_progress_printer(), **options, **kwargs)
+    wall = time.perf_counter() - t0
+    if sys.stderr.isatty():
+        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    return spec, dev, kargs, run, wall
+
+
+def _cmd_run(args) -> int:
+    spec, dev, kargs, run, wall = _execute(args)
+    print(run.summary())
+    print(f"(simulated in {wall:.3f} s wall time)")
+    if args.trace:
+        run.write_trace(args.trace)
+        print(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+    if args.csv:
+        run.write_csv(args.csv)
+        print(f"pipe summary written to {args.csv}")
+    verdict = spec.check(dev, kargs, run)
+    if verdict is not None:
+        print(f"check: {'passed' if verdict else 'FAILED'}")
+        if not verdict:
+            return 1
+    return 1 if (args.strict and run.findings) else 0
+
+
+def _cmd_check(args) -> int:
+    spec, dev, kargs, run, wall = _execute(args)
+    name = f"{spec.kernel.name} on {dev.name}"
+    if not run.findings:
+        print(f"{name}: no findings")
+        return 0
+    print(f"{name}: {len(run.findings)} finding(s)")
+    for f in run.findings:
+        print(f"  - {f}")
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptosim", description="Ascend PTO tile instruction simulator")
     sub = p.add_subparsers(dest="command", required=True)
@@ -41,6 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("device")
     c.set_defaults(func=_cmd_config)
     sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(func=_cmd_demo)
+    for cmd, helptext, fn in (
+        ("run", "run a kernel file: summary, findings, trace", _cmd_run),
+        ("check", "run a kernel file's hazard analysis; exit 1 on any finding", _cmd_check),
+    ):
+        r = sub.add_parser(cmd, help=helptext)
+        r.add_argument("file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py)")
+        r.add_argument("--device", default="a2", help="cpu, a2, a3, 950pr, 950dt or a .toml")
+        r.add_argument("--block-dim", type=int, default=None, help="number of blocks (cores)")
+        if cmd == "run":
+            r.add_argument("--trace", help="write the Chrome trace JSON here")
+            r.add_argument("--csv", help="write the per-pipe summary CSV here")
+            r.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
+        r.set_defaults(func=fn)
     return p
 
 

@@ -85,12 +85,34 @@ class VectorConfig(_Strict):
     ops: dict[str, VectorOpCost]
 
 
+class SimtTimingConfig(_Strict):
+    """The 950 SIMT model: warp schedulers, UB banks, GM sectors, atomics (DESIGN.md 5)."""
+
+    warp_size: int = Field(gt=0)
+    schedulers: int = Field(gt=0)
+    policy: Literal["lrr", "gto"]
+    issue_cycles: int = Field(gt=0)
+    launch_cycles: int = Field(ge=0)
+    alu_cycles: int = Field(ge=0)
+    ub_latency_cycles: int = Field(ge=0)
+    ub_bank_groups: int = Field(gt=0)
+    ub_block_bytes: int = Field(gt=0)
+    ub_conflict_cycles: int = Field(ge=0)
+    gm_latency_cycles: int = Field(ge=0)
+    gm_sector_bytes: int = Field(gt=0)
+    gm_bw_bytes_per_cycle: float = Field(gt=0)
+    max_outstanding_loads: int = Field(gt=0)
+    atomic_cycles: int = Field(ge=0)
+    scan_iteration_cycles: int = Field(gt=0)
+
+
 class TimingConfig(_Strict):
     clock_ghz: float = Field(gt=0)
     scalar: ScalarConfig
     mte2: DmaConfig
     mte3: DmaConfig
     vector: VectorConfig
+    simt: SimtTimingConfig | None = None
 
 
 class DeviceConfig(_Strict):

@@ -68,6 +68,7 @@ class Device:
         strict: bool = False,
         dyn_ubuf_size: int | None = None,
         block_dim: int = 1,
+        progress=None,
         **kwargs,
     ) -> RunResult:
         """Record the kernel (once per block) and run it on this device.
@@ -78,6 +79,7 @@ class Device:
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
             block_dim: number of blocks (cores); ``pto.get_block_idx()`` tells them apart.
+            progress: optional callable(done, total) called now and then during long runs.
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
@@ -101,7 +103,7 @@ class Device:
             )
             for b in range(block_dim)
         ]
-        result = run_blocks(programs, self.config, self.gm)
+        result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
             raise FindingsError(result.findings)
         return result

@@ -60,6 +60,12 @@ class Step:
         data: whether the step belongs to the instruction's data window (inputs are sampled
             when the first data step starts, outputs committed when the last one ends).
         args: extra trace arguments (repeats, elements, nBurst ...).
+        sub: events inside the step, shown on their own trace threads (the warp schedulers of
+            a SIMT launch), with start offsets relative to the step start.
+        resolve: for work whose cost depends on data the executing pipe reads when it starts
+            (a SIMT launch reads its index tile then): called with the execution context when
+            the step starts on its pipe, before the instruction's data window opens; returns the
+            finished Step (same pipe and kind) with its cycles, args and sub events.
     """
 
     pipe: Pipe
@@ -72,6 +78,8 @@ class Step:
     flag: tuple[Pipe, Pipe, int] | None = None
     data: bool = True
     args: dict = field(default_factory=dict)
+    sub: tuple = ()  # (thread, name, start offset, cycles, args) events inside the step (SIMT)
+    resolve: Callable | None = None  # resolve(ctx) -> Step, called when the step starts
 
 
 @dataclass(slots=True)
@@ -119,3 +127,50 @@ class Planner(Protocol):
 
     def plan(self, instr, ctx) -> list[Step | Deferred]:
         """Steps of ``instr``; ``ctx`` gives the device config and the memory at issue time."""
+
+
+# -- SIMT (950) ------------------------------------------------------------------------------
+@dataclass(slots=True)
+class WarpOp:
+    """One warp instruction, executed for all active lanes at once.
+
+    Attributes:
+        kind: ``alu`` (``cycles`` latency), ``ld_ub`` / ``st_ub`` (UB bank rules), ``ld_gm`` /
+            ``st_gm`` (coalesced into GM sectors), ``atom_gm`` (atomic read-modify-write; lanes
+            on one address serialise), ``loop`` (an aggregated ALU/UB loop that keeps the
+            scheduler issuing for ``cycles`` slots, e.g. the Conflict::Last reverse scan).
+        lanes: active lanes.
+        addrs: byte addresses of the active lanes (UB or GM), for memory kinds.
+        size: bytes per lane access.
+        cycles: latency (alu) or issue slots (loop).
+        tags: per-lane source ids of GM stores (the flat source index), so the engine can report
+            which store lands last when lanes collide (ScatterConflict::Default).
+        async_load: an ``ld_gm`` that does not stall the warp: up to ``max_outstanding_loads``
+            such loads are in flight per warp (unrolled loops, non-blocking loads).
+        uses_load: the op consumes the data of the warp's oldest unconsumed async load. A store
+            (``st_ub`` / ``st_gm``) completes when that data has arrived without stalling the
+            warp; any other op stalls the warp until then.
+    """
+
+    kind: str
+    lanes: int
+    addrs: object = None  # np.ndarray of int64 byte addresses
+    size: int = 4
+    cycles: int = 0
+    label: str = ""
+    tags: object = None  # np.ndarray of int64, same length as addrs
+    async_load: bool = False
+    uses_load: bool = False
+
+
+@dataclass(slots=True)
+class SimtLaunch:
+    """A SIMT launch dim3{32, W}: the warp programs of its W warps (warp id = threadIdx.y)."""
+
+    warps: list[list[WarpOp]]
+    label: str = "simt launch"
+    registers_per_thread: int = 0
+
+    @property
+    def warp_count(self) -> int:
+        return len(self.warps)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import DeviceConfig
+from .engine.simt import simulate_launch
 from .enums import TileType
 from .errors import ExecutionError, KernelError, PtoSimError, UbBudgetError
 from .findings import Finding
@@ -235,7 +236,9 @@ class RunResult:
         return "\n".join(lines)
 
 
-def run_blocks(programs: list[Program], config: DeviceConfig, gm: GlobalMemory) -> RunResult:
+def run_blocks(
+    programs: list[Program], config: DeviceConfig, gm: GlobalMemory, progress=None
+) -> RunResult:
     """Place each block's program, then execute: timed (all blocks concurrently on the engine)
     when the device has timing and a planner, else functional in program order."""
     from targets import planner as target_planner
@@ -249,23 +252,33 @@ def run_blocks(programs: list[Program], config: DeviceConfig, gm: GlobalMemory) 
         ctx = ExecContext(arch, ub, l1, gm)
         ctx.tiles = _slots(program)
         ctx.config = config
+        ctx.simulate_launch = simulate_launch  # the warp-scheduler model, for SIMT plans
         ctxs.append(ctx)
         blocks.append(BlockState(program, ub, l1))
     plan = target_planner(config.target) if config.timing is not None else None
-    findings: list[Finding] = []
+    from .checks.tiles import live_overlap_findings
+
+    findings: list[Finding] = [f for p in programs for f in live_overlap_findings(p)]
     if plan is None:
         for program, ctx in zip(programs, ctxs):
             execute(program, ctx)
-        for ctx in ctxs:
-            findings += ctx.findings
+            if progress is not None:
+                progress(len(program), len(program))
+        findings = [f for ctx in ctxs for f in ctx.findings] + findings
         return RunResult(config.name, config, blocks, findings)
     from .engine.core import simulate
 
     cycles, cores, trace, states = simulate(
-        programs, ctxs, plan, config.timing.scalar.issue_cycles, findings
+        programs, ctxs, plan, config.timing.scalar.issue_cycles, findings, progress
     )
     for ctx in ctxs:
         findings[:0] = ctx.findings
+    from .checks.hazards import cross_core_findings, race_findings
+
+    for core in cores:
+        findings += race_findings(core.core, core.issued, config.sync.event_ids)
+    if len(cores) > 1:
+        findings += cross_core_findings([(c.core, c.issued) for c in cores])
     result = RunResult(config.name, config, blocks, findings, cycles)
     result.trace = trace
     result.instructions = states

@@ -13,10 +13,13 @@ FAMILIES = {
 
 
 def planner(target: str):
-    """The plan function of a timed target family, or None for untimed ones (cpu; a5 until its
-    SIMT engine lands)."""
+    """The plan function of a timed target family, or None for the untimed cpu target."""
     if target == "a2a3":
         from . import a2a3
 
         return a2a3.plan
+    if target == "a5":
+        from . import a5
+
+        return a5.plan
     return None

@@ -80,9 +80,11 @@ class CoreEngine:
         findings: list[Finding],
         failure: list,
         abort: simpy.Event,
+        progress=None,
     ):
         self.env = env
         self.abort = abort
+        self.progress = progress
         self.core = core
         self.program = program
         self.ctx = ctx
@@ -97,6 +99,7 @@ class CoreEngine:
         self.idle_event = env.event()
         self.scalar_done = False
         self.states: list[InstrState] = []
+        self.issued: list[list] = []  # [step, instruction] in the order PIPE_S issued them
         self.failure: list[BaseException] = failure
         for p in PIPES:
             if p is not Pipe.PIPE_S:
@@ -116,7 +119,10 @@ class CoreEngine:
     # -- processes ------------------------------------------------------------------------
     def _scalar_proc(self):
         s = self.pipes[Pipe.PIPE_S]
-        for instr in self.program:
+        total = len(self.program)
+        for n, instr in enumerate(self.program):
+            if self.progress is not None and n % 256 == 0:
+                self.progress(n, total)
             work = deque(self._plan(instr))
             state = InstrState(
                 instr,
@@ -133,16 +139,18 @@ class CoreEngine:
                     work.extendleft(reversed(more))
                     self._maybe_commit(state)
                     continue
+                entry = [step, instr]  # resolved in place when the step starts (SIMT launches)
+                self.issued.append(entry)
                 if step.pipe is Pipe.PIPE_S:
-                    yield from self._run(s, step, state)
+                    yield from self._run(s, entry, state)
                 elif step.pipe is Pipe.PIPE_ALL:
-                    yield from self._drain_all(s, step, state)
+                    yield from self._drain_all(s, entry, state)
                 else:
                     if self.issue_cycles:
                         self._mark_busy(s, self.env.now, self.issue_cycles)
                         yield self.env.timeout(self.issue_cycles)
                     target = self.pipes[step.pipe]
-                    target.queue.append((step, state))
+                    target.queue.append((entry, state))
                     if target.wakeup is not None and not target.wakeup.triggered:
                         target.wakeup.succeed()
         self.scalar_done = True
@@ -158,20 +166,16 @@ class CoreEngine:
                 ps.wakeup = None
                 continue
             ps.busy = True
-            step, state = ps.queue.popleft()
-            yield from self._run(ps, step, state)
+            entry, state = ps.queue.popleft()
+            yield from self._run(ps, entry, state)
 
     # -- steps ----------------------------------------------------------------------------
     def _plan(self, instr: Instruction, build=None) -> list:
         self.ctx.instr = instr
         try:
-            return build(self.ctx) if build is not None else self.planner(instr, self.ctx)
-        except PtoSimError:
-            raise
-        except Exception as exc:
-            raise ExecutionError(
-                f"{instr.label} ({instr.source}): internal error while planning: {exc!r}"
-            ) from exc
+            if build is not None:
+                return self._call(instr, "planning", build, self.ctx)
+            return self._call(instr, "planning", self.planner, instr, self.ctx)
         finally:
             self.ctx.instr = None
 
@@ -181,11 +185,19 @@ class CoreEngine:
             ps.first = start
         ps.last = max(ps.last, start + cycles)
 
-    def _run(self, ps: PipeState, step: Step, state: InstrState):
-        """Execute one step on ``ps``: a wait blocks first; a set posts at its end."""
+    def _run(self, ps: PipeState, entry: list, state: InstrState):
+        """Execute one issued step on ``ps``: a wait blocks first; a set posts at its end."""
         env = self.env
+        step = entry[0]
         if step.kind is StepKind.WAIT_FLAG:
             yield from self._wait(ps, step, state)
+        if step.resolve is not None:
+            self.ctx.instr = state.instr
+            try:
+                step = self._call(state.instr, "planning", step.resolve, self.ctx)
+                entry[0] = step
+            finally:
+                self.ctx.instr = None
         if step.data and not state.began:
             state.began = True
             state.pending = self._begin(state.instr)
@@ -215,6 +227,21 @@ class CoreEngine:
                 step.args,
             )
         )
+        for thread, name, offset, cycles, args in step.sub:
+            self.trace.events.append(
+                TraceEvent(
+                    self.core,
+                    thread,
+                    name,
+                    start + offset,
+                    cycles,
+                    "warp",
+                    instr.position,
+                    instr.opcode,
+                    0,
+                    args,
+                )
+            )
         if step.data:
             state.data_steps -= 1
             self._maybe_commit(state)
@@ -226,13 +253,18 @@ class CoreEngine:
             state.pending = None
 
     def _begin(self, instr: Instruction) -> effects.PendingWrites:
+        return self._call(instr, "executing", effects.begin, instr, self.ctx)
+
+    @staticmethod
+    def _call(instr: Instruction, doing: str, fn, *args):
+        """Call ``fn``; an unexpected exception becomes an ExecutionError naming the instruction."""
         try:
-            return effects.begin(instr, self.ctx)
+            return fn(*args)
         except PtoSimError:
             raise
         except Exception as exc:
             raise ExecutionError(
-                f"{instr.label} ({instr.source}): internal error while executing: {exc!r}"
+                f"{instr.label} ({instr.source}): internal error while {doing}: {exc!r}"
             ) from exc
 
     def _post(self, ps: PipeState, step: Step, state: InstrState, slice_start: int) -> None:
@@ -307,7 +339,8 @@ class CoreEngine:
             self.idle_event.succeed()
         self.idle_event = self.env.event()
 
-    def _drain_all(self, s: PipeState, step: Step, state: InstrState):
+    def _drain_all(self, s: PipeState, entry: list, state: InstrState):
+        step = entry[0]
         t0 = self.env.now
         while not self._all_idle():
             s.blocked = "pipe_barrier(PIPE_ALL)"
@@ -328,7 +361,7 @@ class CoreEngine:
                 )
             )
         yield from self._run(
-            s, Step(Pipe.PIPE_S, StepKind.BARRIER, step.cycles, step.label, data=False), state
+            s, [Step(Pipe.PIPE_S, StepKind.BARRIER, step.cycles, step.label, data=False)], state
         )
 
     # -- end of run -----------------------------------------------------------------------
@@ -377,6 +410,7 @@ def simulate(
     planner,
     issue_cycles: int,
     findings: list[Finding],
+    progress=None,
 ) -> tuple[int, list[CoreEngine], Trace, list[InstrState]]:
     """Run every core's program concurrently; return (cycles, cores, trace, states).
 
@@ -388,7 +422,9 @@ def simulate(
     failure: list[BaseException] = []
     abort = env.event()
     cores = [
-        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, findings, failure, abort)
+        CoreEngine(
+            env, i, prog, ctx, planner, issue_cycles, trace, findings, failure, abort, progress
+        )
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
     ]
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a

@@ -150,6 +150,7 @@ class ExecContext:
         self.tiles: list = []  # placement slots of every tile the program uses (name, address)
         self.config = None  # the DeviceConfig (set by the run; plans read their costs from it)
         self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
+        self.simulate_launch = None  # the engine's SIMT model, handed to plans by the run
 
     @property
     def target(self) -> str:

@@ -36,10 +36,13 @@ Duplicates (D6), ScatterAtomicOp::None:
   column inside the block (seed 000, "NZ Layout"), so there the last writer in that walk wins.
 - a5 Conflict::Last (the a5 default): the largest flat source index wins (r*C + c in Elem,
   the largest r in Row); slots nobody targets are never modified.
-- a5 Conflict::Default: the winner is the order the SIMT schedule lands the stores, modelled by
-  ``default_conflict_order`` (the launch mapping of semantics.md 3.2.4; the timed SIMT warp
-  scheduler will replace it). Every resolved collision is reported as a finding
-  (``SCATTER_COLLISION``) that names the slots and the competing source positions.
+- a5 Conflict::Default: the winner is the store the SIMT schedule lands last. A timed run
+  takes the landing order from the simulated warp schedule (the a5 plan sets
+  ``simt_store_order``, the flat source indices r*C + c in landing order, before the data
+  window opens; in Row mode each column then keeps its own winner); an untimed run uses
+  ``default_conflict_order`` (the launch mapping of semantics.md 3.2.4). Every resolved
+  collision is reported as a finding (``SCATTER_COLLISION``) that names the slots and the
+  competing source positions.
 
 Atomics accumulate every duplicate in the sequential source order (row-major flat index
 ascending; the NZ walk for a2a3 NZ Elem), one read-modify-write after another, with D12
@@ -129,8 +132,8 @@ def default_conflict_order(mode: Coalesce, rows: int, cols: int) -> np.ndarray:
     Returns a permutation of the write units (source rows in Row mode, flat ``r*C + c`` in
     Elem mode): a unit later in the order overwrites an earlier one at a shared destination.
 
-    Model of the launch mapping (semantics.md 3.2.4), to be replaced by the timed SIMT warp
-    scheduler:
+    Model of the launch mapping (semantics.md 3.2.4), used by untimed runs (a timed run takes
+    the order from the simulated warp schedule, ``MScatter.simt_store_order``):
     - Elem: ``W = min(max(ceil(R*C/32), 1), 32)`` warps; thread ``tid = ty*32 + tx`` handles
       ``i = tid, tid + 32*W, ...``. A later grid-stride iteration wins, then a higher warp id
       ``ty``, then (inside one warp store instruction) the highest lane ``tx``.
@@ -152,6 +155,14 @@ def default_conflict_order(mode: Coalesce, rows: int, cols: int) -> np.ndarray:
     r = np.arange(rows, dtype=np.int64)
     iteration, ty = r // row_warps, r % row_warps  # column segment 0; equal for colliders
     return np.lexsort((ty, iteration))
+
+
+def _complete_order(landed, units: int) -> np.ndarray:
+    """A permutation of ``units`` write units that ends with the ``landed`` ones in landing
+    order; units that never stored (skipped) go first (they write nothing)."""
+    landed = np.asarray(landed, dtype=np.int64)
+    missing = np.setdiff1d(np.arange(units, dtype=np.int64), landed, assume_unique=False)
+    return np.concatenate([missing, landed])
 
 
 def _combine(op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray) -> np.ndarray:
@@ -196,6 +207,10 @@ class MScatter(Instruction):
     nominal_pipe = Pipe.PIPE_V
     reads = ("src", "idx")
     writes = ("table",)
+    # Conflict::Default on a timed a5 run: the flat source indices r*C + c of the stores in
+    # the order the simulated SIMT schedule lands them (set by the a5 plan before the data
+    # window opens); None (untimed) -> default_conflict_order
+    simt_store_order = None
 
     def __init__(
         self,
@@ -529,8 +544,20 @@ class MScatter(Instruction):
             and t == "a5"
             and self.effective_conflict(t) is ScatterConflict.Default
         ):
-            order = default_conflict_order(self.coalesce, R, C)
-            self._collision_finding(ctx, slots, ok, order, C)
+            landed = self.simt_store_order
+            if landed is None:  # untimed: the modelled launch order
+                order = default_conflict_order(self.coalesce, R, C)
+                self._collision_finding(ctx, slots, ok, order, C)
+            else:  # timed: the landing order of the simulated warp schedule
+                order = _complete_order(landed, R * C)
+                if self.coalesce is Coalesce.Row:  # write units become the elements
+                    rank = np.empty(order.size, dtype=np.int64)
+                    rank[order] = np.arange(order.size)
+                    self._collision_finding(ctx, slots, ok, None, C, elem_rank=rank)
+                    offs, vals = offs.reshape(-1, 1), vals.reshape(-1, 1)
+                    ok = np.repeat(ok, C)
+                else:
+                    self._collision_finding(ctx, slots, ok, order, C)
         self._apply(ctx, offs[order], vals[order], ok[order])
 
     def _apply(self, ctx: ExecContext, offs, vals, ok) -> None:
@@ -552,7 +579,12 @@ class MScatter(Instruction):
             o = offs[sel]
             store[o] = _combine(self.atomic, g.dtype, store[o], vals[sel])
 
-    def _collision_finding(self, ctx: ExecContext, slots, ok, order, cols: int) -> None:
+    def _collision_finding(
+        self, ctx: ExecContext, slots, ok, order, cols: int, elem_rank=None
+    ) -> None:
+        """Report the destinations several sources write. ``order``: the landing order of the
+        write units; ``elem_rank`` (Row with a per-element landing order instead): landing
+        rank of each flat source element r*C + c, so each column keeps its own winner."""
         live = np.flatnonzero(ok)
         if live.size < 2:
             return
@@ -560,8 +592,9 @@ class MScatter(Instruction):
         hot = uniq[counts > 1]
         if hot.size == 0:
             return
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
+        if order is not None:
+            rank = np.empty(order.size, dtype=np.int64)
+            rank[order] = np.arange(order.size)
         row = self.coalesce is Coalesce.Row
 
         def name(u: int) -> str:
@@ -570,12 +603,16 @@ class MScatter(Instruction):
         parts = []
         for slot in hot[:_FINDING_SLOTS]:
             who = live[slots[live] == slot]
-            winner = int(who[np.argmax(rank[who])])
+            if elem_rank is None:
+                kept = name(int(who[np.argmax(rank[who])]))
+            else:  # per column, the row whose element lands last
+                ranks = elem_rank[who[:, None] * cols + np.arange(cols)[None, :]]
+                kept = ", ".join(name(int(u)) for u in np.unique(who[np.argmax(ranks, axis=0)]))
             listed = ", ".join(name(int(u)) for u in who[:_FINDING_SOURCES])
             if who.size > _FINDING_SOURCES:
                 listed += f", ... ({who.size} sources)"
             what = f"table row {int(slot)}" if row else f"table element {int(slot)}"
-            parts.append(f"{what} <- src {listed} (kept {name(winner)})")
+            parts.append(f"{what} <- src {listed} (kept {kept})")
         more = f" and {hot.size - _FINDING_SLOTS} more" if hot.size > _FINDING_SLOTS else ""
         ctx.finding(
             SCATTER_COLLISION,

@@ -10,13 +10,13 @@ from ptosim.enums import Layout, Pipe
 from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, dma_bursts
 from ptosim.plan import Step, StepKind
 
-from .costs import ceil_div, dma_step, gm_region, tile_region, vector_step
+from ..costs import ceil_div, dma_step, gm_region, tile_region, vector_step
 
 
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     """Burst start offsets (GM elements) per DMA instruction, and the burst length."""
     t, g = instr.tile, instr.gm
-    b = dma_bursts("a2a3", t, g, load=isinstance(instr, TLoad))
+    b = dma_bursts(ctx.target, t, g, load=isinstance(instr, TLoad))
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
     n = max(per_dma, 1)

@@ -51,7 +51,7 @@ from ptosim.isa.indexing import (
 )
 from ptosim.plan import Deferred, Region, Step, StepKind, handshake
 
-from .costs import DataCache, dma_cycles, dma_step, gm_region, scalar_step, tile_region
+from ..costs import DataCache, dma_cycles, dma_step, gm_region, scalar_step, tile_region
 
 S, V, MTE2, MTE3 = Pipe.PIPE_S, Pipe.PIPE_V, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3
 

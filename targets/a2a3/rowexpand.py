@@ -44,7 +44,7 @@ from ptosim.isa.rowexpand import (
 )
 from ptosim.plan import Region, Step, StepKind
 
-from .costs import ceil_div, vector_step
+from ..costs import ceil_div, vector_step
 
 REPEAT_MAX = 255  # repeat count / repeat stride fields are 8 bits
 ROWS_PER_VBRCB_REPEAT = 8  # one vbrcb repeat: 8 elements -> 8 blocks of 32 bytes

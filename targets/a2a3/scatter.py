@@ -40,7 +40,7 @@ from ptosim.isa.indexing import (
 from ptosim.isa.scatter import MScatter
 from ptosim.plan import Deferred, Step
 
-from .costs import dma_step, gm_region, scalar_step
+from ..costs import dma_step, gm_region, scalar_step
 from .gather import (
     ELEM_ADDR_OPS,
     ELEM_NZ_ADDR_OPS,

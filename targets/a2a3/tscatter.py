@@ -33,7 +33,7 @@ from ptosim.enums import MaskPattern, Pipe, ScatterAxis
 from ptosim.isa.tscatter import TScatterIndex, TScatterMask
 from ptosim.plan import Deferred, Region, Step, handshake
 
-from .costs import ceil_div, scalar_step, tile_region, vector_step
+from ..costs import ceil_div, scalar_step, tile_region, vector_step
 from .data import plan_tmov
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32}

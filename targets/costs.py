@@ -1,4 +1,4 @@
-"""Cost formulas of the Atlas A2/A3 vector core, all parameters from the device config.
+"""Cost formulas shared by the timed targets (A2/A3 and 950), from the device config.
 
 - DMA instruction: ``latency_cycles + ceil(charged_bytes / bw_bytes_per_cycle)``, each burst
   charged in whole ``granule_bytes`` (the 32-byte UB block it lands in).

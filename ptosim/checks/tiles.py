@@ -1,0 +1,60 @@
+"""Tiles that overlap in UB/L1 while both hold live data.
+
+A tile binding (one TASSIGN placement, or one auto placement) is live from its first write to
+its last read, in kernel order. If a different binding whose bytes overlap is written strictly
+inside that interval, the data of the first is clobbered before it is used.
+"""
+
+from __future__ import annotations
+
+from ..findings import Finding
+from ..tensors import TileRef
+
+LIVE_OVERLAP = "F204"
+
+
+def live_overlap_findings(program) -> list[Finding]:
+    """Findings for overlapping tile bindings whose live ranges are interleaved with writes."""
+    info: dict[int, dict] = {}
+    for instr in program:
+        for name, ref in instr.tile_operands().items():
+            if not isinstance(ref, TileRef) or ref.address is None:
+                continue
+            d = info.setdefault(id(ref.placement), {"ref": ref, "writes": [], "reads": []})
+            if name in instr.writes:
+                d["writes"].append(instr.position)
+            if name in instr.reads:
+                d["reads"].append(instr.position)
+    labels = {i.position: i.label + (f" ({i.source})" if i.source else "") for i in program}
+    out = []
+    items = list(info.values())
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            ra, rb = a["ref"], b["ref"]
+            if ra.loc is not rb.loc:
+                continue
+            lo = max(ra.address, rb.address)
+            hi = min(ra.address + ra.size_bytes, rb.address + rb.size_bytes)
+            if lo >= hi:
+                continue
+            for live, other in ((a, b), (b, a)):
+                if not live["writes"] or not live["reads"]:
+                    continue
+                start, end = min(live["writes"]), max(live["reads"])
+                clobber = [w for w in other["writes"] if start < w < end]
+                if clobber:
+                    w = clobber[0]
+                    out.append(
+                        Finding(
+                            LIVE_OVERLAP,
+                            "tile-overlap-live",
+                            f"{other['ref'].name} and {live['ref'].name} share bytes "
+                            f"[{lo:#x}, {hi:#x}); {labels[w]} writes {other['ref'].name} while "
+                            f"{live['ref'].name} still holds data written by {labels[start]} and "
+                            f"read by {labels[end]}; move one of the tiles (TASSIGN) or finish "
+                            "using the first before writing the second",
+                            (start, w, end),
+                        )
+                    )
+                    break
+    return out

@@ -41,14 +41,13 @@ def _gather(dev, coalesce):
     return gather, (table, index, out)
 
 
-def _scatter_add(dev, rows=64, cols=64):
+def _scatter_add(dev, rows=64, cols=64, atomic="add", conflict=None):
     rng = np.random.default_rng(1)
     table = dev.gm_zeros(4096, "float32")
     src_h = dev.gm_array(rng.standard_normal((rows, cols)).astype(np.float32))
     idx_h = dev.gm_array(rng.integers(0, 4096, (rows, cols)).astype(np.int32))
     src = pto.Tile("Vec", "float32", rows, cols)
     idx = pto.Tile("Vec", "int32", rows, cols)
-    atomic = "add"
 
     @pto.kernel
     def scatter(table, src_h, idx_h):
@@ -56,6 +55,7 @@ def _scatter_add(dev, rows=64, cols=64):
         pto.TLOAD(idx, pto.GlobalTensor(idx_h, (rows, cols)))
         pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
         pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        extra = {"conflict": conflict} if conflict else {}
         pto.MSCATTER(
             pto.GlobalTensor(table, (1, 1, 1, 1, 4096)),
             src,
@@ -63,6 +63,7 @@ def _scatter_add(dev, rows=64, cols=64):
             coalesce="elem",
             atomic=atomic,
             oob="skip",
+            **extra,
         )
 
     return scatter, (table, src_h, idx_h)
@@ -97,6 +98,9 @@ CASES = {
     "MSCATTER Elem Add 64x64 fp32": _scatter_add,
     "TLOAD/TSTORE pipeline, 32 tiles": _pipeline,
 }
+A5_CASES = {  # ScatterConflict exists on the 950 only
+    "MSCATTER Elem Last 64x64 fp32": lambda dev: _scatter_add(dev, atomic="none", conflict="last"),
+}
 
 
 def main(argv=None) -> None:
@@ -106,7 +110,10 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     print(f"device {args.device}")
     print(f"{'case':<34} {'cycles':>10} {'steps':>8} {'wall s':>8} {'steps/s':>10}")
-    for name, build in CASES.items():
+    cases = dict(CASES)
+    if pto.Device(args.device).target == "a5":
+        cases.update(A5_CASES)
+    for name, build in cases.items():
         best, run = float("inf"), None
         for _ in range(args.repeat):
             dev = pto.Device(args.device)

@@ -104,6 +104,44 @@ def _cmd_check(args) -> int:
     return 1
 
 
+def _cmd_bench_row_vs_elem(args) -> int:
+    import json
+
+    from .bench import format_table, plot, row_vs_elem
+
+    if args.plot:  # fail before the sweep, not after it
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print(
+                'ptosim: error: --plot needs matplotlib; install it with pip install -e ".[plot]"',
+                file=sys.stderr,
+            )
+            return 2
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    rows = row_vs_elem(
+        args.device,
+        args.shapes,
+        args.dtype,
+        seed=args.seed,
+        conflict=args.conflict,
+        progress=progress,
+    )
+    print(f"Row vs Elem bandwidth, {rows[0]['dtype']}, payload R*C*sizeof(T) per instruction")
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+        print(f"rows written to {args.json}")
+    if args.plot:
+        plot(rows, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptosim", description="Ascend PTO tile instruction simulator")
     sub = p.add_subparsers(dest="command", required=True)
@@ -125,6 +163,30 @@ def build_parser() -> argparse.ArgumentParser:
             r.add_argument("--csv", help="write the per-pipe summary CSV here")
             r.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
         r.set_defaults(func=fn)
+    b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
+        dest="study", required=True
+    )
+    rv = b.add_parser(
+        "row-vs-elem",
+        help="Row vs Elem bandwidth of MGATHER and MSCATTER across shapes and devices",
+    )
+    rv.add_argument("--device", default="all", help="a2, a3, 950pr, 950dt, a comma list or all")
+    rv.add_argument("--dtype", default="float32", help="element type (default float32)")
+    rv.add_argument(
+        "--shapes",
+        default=None,
+        help="RxC[,RxC...] (default 8x64,16x64,32x64,32x128,64x128,64x256)",
+    )
+    rv.add_argument("--plot", help="write the GB/s comparison chart (PNG) here; needs matplotlib")
+    rv.add_argument("--json", help="write the rows (a JSON list of objects) here")
+    rv.add_argument("--seed", type=int, default=0, help="seed of the random tables and indices")
+    rv.add_argument(
+        "--conflict",
+        default="default",
+        choices=("default", "last"),
+        help="ScatterConflict of the 950 MSCATTERs (default: default)",
+    )
+    rv.set_defaults(func=_cmd_bench_row_vs_elem)
     return p
 
 

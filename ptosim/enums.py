@@ -168,6 +168,17 @@ class Pipe(PtoEnum):
         return self.name
 
 
+# The pipes that have an in-order queue (every pipe but PIPE_ALL), in the trace's order.
+QUEUE_PIPES = (
+    Pipe.PIPE_S,
+    Pipe.PIPE_V,
+    Pipe.PIPE_MTE1,
+    Pipe.PIPE_MTE2,
+    Pipe.PIPE_MTE3,
+    Pipe.PIPE_M,
+    Pipe.PIPE_FIX,
+)
+
 PIPE_S = Pipe.PIPE_S
 PIPE_V = Pipe.PIPE_V
 PIPE_MTE1 = Pipe.PIPE_MTE1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ptosim.enums import Pipe
+from ptosim.errors import UnsupportedError
 from ptosim.isa.data import TAssign
 from ptosim.isa.sync import PipeBarrier, SetFlag, WaitFlag
 from ptosim.plan import Step, StepKind, set_flag_step, wait_flag_step
@@ -32,3 +33,23 @@ def plan_sync(instr, ctx) -> list[Step] | None:
     if isinstance(instr, TAssign):  # an address constant in a register
         return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, "TASSIGN", data=False)]
     return None
+
+
+def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
+    """The plan of ``instr``: the shared sync plans, else ``plans[type(instr)]``.
+
+    Raises:
+        UnsupportedError: the instruction has no plan on this target (never a silent
+            zero-cost step).
+    """
+    steps = plan_sync(instr, ctx)
+    if steps is not None:
+        return steps
+    fn = plans.get(type(instr))
+    if fn is None:
+        raise UnsupportedError(
+            instr.opcode, "instruction", f"{target}-plan",
+            f"an instruction with an {device_family} timing plan", instr.opcode,
+            target=target, position=instr.position, source=instr.source,
+        )  # fmt: skip
+    return fn(instr, ctx)

@@ -26,21 +26,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..enums import Pipe
+from ..enums import QUEUE_PIPES, Pipe
 from ..findings import Finding
 from ..plan import Region, Step, StepKind
 
+FLAG_REUSED = "F202"
 RACE = "F203"
 CROSS_CORE = "F205"
-_PIPES = (
-    Pipe.PIPE_S,
-    Pipe.PIPE_V,
-    Pipe.PIPE_MTE1,
-    Pipe.PIPE_MTE2,
-    Pipe.PIPE_MTE3,
-    Pipe.PIPE_M,
-    Pipe.PIPE_FIX,
-)
+_PIPES = QUEUE_PIPES
 _INDEX = {p: i for i, p in enumerate(_PIPES)}
 
 
@@ -115,6 +108,44 @@ def _vector_clocks(issued: list) -> list[np.ndarray]:
                 run(i, pipe, extra)
                 progress = True
     return [vc if vc is not None else np.full(len(_PIPES), np.iinfo(np.int64).max) for vc in vcs]
+
+
+def reuse_findings(issued: list) -> list[Finding]:
+    """An event set again before the wait that consumes its previous post is ordered before the
+    new set: the two posts merge into a count, so the waits may pair with the wrong posts (the
+    reference library's Event allocator asserts on this in program order)."""
+    vcs = _vector_clocks(issued)
+    sets: dict[tuple, list[int]] = {}
+    waits: dict[tuple, list[int]] = {}
+    for i, (step, _) in enumerate(issued):
+        if step.kind is StepKind.SET_FLAG:
+            sets.setdefault(step.flag, []).append(i)
+        elif step.kind is StepKind.WAIT_FLAG:
+            waits.setdefault(step.flag, []).append(i)
+    out = []
+    for key, posts in sets.items():
+        consumers = waits.get(key, [])
+        unsafe = []  # (earlier set, its wait, the set that may overtake that wait)
+        for n in range(1, min(len(posts), len(consumers) + 1)):
+            w, s = consumers[n - 1], posts[n]
+            k = _INDEX[issued[w][0].pipe]
+            if vcs[w][k] > vcs[s][k]:  # the previous wait is not ordered before this set
+                unsafe.append((posts[n - 1], w, s))
+        if not unsafe:
+            continue
+        src, dst, eid = key
+        first_prev, first_wait, first_set = unsafe[0]
+        more = f" ({len(unsafe)} such sets in all)" if len(unsafe) > 1 else ""
+        out.append(Finding(
+            FLAG_REUSED, "flag-reused",
+            f"{_label(issued[first_set][1])}: set_flag({src.name}, {dst.name}, EVENT_ID{eid}) "
+            f"may post again before {_label(issued[first_wait][1])} has consumed the post of "
+            f"{issued[first_prev][1].label}{more}; the posts merge into a count and the waits "
+            "can pair with the wrong ones - use a distinct event id for each buffer, or wait "
+            "before setting again",
+            tuple(sorted({issued[i][1].position for u in unsafe for i in u})),
+        ))  # fmt: skip
+    return out
 
 
 def _happens_before(a: Access, b: Access) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
-from ..enums import Pipe
+from ..enums import QUEUE_PIPES, Pipe
 from ..errors import DeadlockError, ExecutionError, PtoSimError
 from ..findings import Finding
 from ..isa.base import ExecContext, Instruction
@@ -20,17 +20,8 @@ from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
 
-PIPES = (
-    Pipe.PIPE_S,
-    Pipe.PIPE_V,
-    Pipe.PIPE_MTE1,
-    Pipe.PIPE_MTE2,
-    Pipe.PIPE_MTE3,
-    Pipe.PIPE_M,
-    Pipe.PIPE_FIX,
-)
+PIPES = QUEUE_PIPES
 FLAG_UNCONSUMED = "F201"
-FLAG_REUSED = "F202"
 
 
 def flag_text(key) -> str:
@@ -269,18 +260,6 @@ class CoreEngine:
 
     def _post(self, ps: PipeState, step: Step, state: InstrState, slice_start: int) -> None:
         key = step.flag
-        if self.counts.get(key, 0) > 0:
-            self.findings.append(
-                Finding(
-                    FLAG_REUSED,
-                    "flag-reused",
-                    f"{state.instr.label} ({state.instr.source}): set_flag{flag_text(key)} posted "
-                    f"while an earlier post of the same event was still unconsumed; the two posts "
-                    "merge into a count and the waits pair up with them in order - use distinct "
-                    "event ids, or wait before setting again",
-                    (state.instr.position,),
-                )
-            )
         self.counts[key] = self.counts.get(key, 0) + 1
         self.posts.setdefault(key, deque()).append(
             (slice_start, state.instr.position, ps.pipe.name)

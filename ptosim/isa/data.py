@@ -231,6 +231,20 @@ class _Transfer(Instruction):
                 f"GlobalTensor whose shape matches the valid region)",
             )
 
+    def _element_pairs(self, ctx: ExecContext):
+        """(GM element offsets, tile storage offsets) of every element moved, GM checked."""
+        t, g = self.tile, self.gm
+        if ctx.target == "cpu":  # exact (r, c) mapping of the valid region
+            r, c = t.geom.grid(*t.valid)
+            gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
+        else:  # the DMA burst arithmetic (D7, D8)
+            self._pitch_finding(ctx)
+            b = dma_bursts(ctx.target, t, g, load=self.is_load)
+            gm_offs, tile_offs = b.gm_offsets(), b.tile_offsets()
+            pad = b.pad_offsets() if b.pad else None
+        ctx.gm_check(g, gm_offs, "gm")
+        return gm_offs, tile_offs, pad
+
 
 class TLoad(_Transfer):
     opcode = "TLOAD"
@@ -243,23 +257,14 @@ class TLoad(_Transfer):
         self.tile, self.gm = tile, gm
 
     def execute(self, ctx: ExecContext) -> None:
-        t, g = self.tile, self.gm
-        store = ctx.tile_storage(t)
-        if ctx.target == "cpu":
-            r, c = t.geom.grid(*t.valid)
-            offs = g.offsets(r, c)
-            ctx.gm_check(g, offs, "gm")
-            values = g.storage()[offs]
-            store[:] = pad_scalar(t, null_as_zero=True)
-            store[t.offsets(r, c)] = values
-            return
-        self._pitch_finding(ctx)
-        b = dma_bursts(ctx.target, t, g, load=True)
-        offs = b.gm_offsets()
-        ctx.gm_check(g, offs, "gm")
-        store[b.tile_offsets()] = g.storage()[offs]
-        if b.pad:
-            store[b.pad_offsets()] = pad_scalar(t, null_as_zero=True)
+        gm_offs, tile_offs, pad = self._element_pairs(ctx)
+        store = ctx.tile_storage(self.tile)
+        values = self.gm.storage()[gm_offs]
+        if ctx.target == "cpu":  # D8: the CPU fills the whole tile with the pad value first
+            store[:] = pad_scalar(self.tile, null_as_zero=True)
+        elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only
+            store[pad] = pad_scalar(self.tile, null_as_zero=True)
+        store[tile_offs] = values
 
 
 class TStore(_Transfer):
@@ -273,19 +278,8 @@ class TStore(_Transfer):
         self.gm, self.tile = gm, tile
 
     def execute(self, ctx: ExecContext) -> None:
-        t, g = self.tile, self.gm
-        store = ctx.tile_storage(t)
-        if ctx.target == "cpu":
-            r, c = t.geom.grid(*t.valid)
-            offs = g.offsets(r, c)
-            ctx.gm_check(g, offs, "gm")
-            g.storage()[offs] = store[t.offsets(r, c)]
-            return
-        self._pitch_finding(ctx)
-        b = dma_bursts(ctx.target, t, g, load=False)
-        offs = b.gm_offsets()
-        ctx.gm_check(g, offs, "gm")
-        g.storage()[offs] = store[b.tile_offsets()]
+        gm_offs, tile_offs, _ = self._element_pairs(ctx)
+        self.gm.storage()[gm_offs] = ctx.tile_storage(self.tile)[tile_offs]
 
 
 class TAssign(Instruction):

@@ -6,20 +6,12 @@ gives them their meaning (DESIGN.md section 4).
 
 from __future__ import annotations
 
-from ..enums import Pipe
+from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
 from ..program import emit
 from .base import Arch, Instruction
 
-_FLAG_PIPES = (
-    Pipe.PIPE_S,
-    Pipe.PIPE_V,
-    Pipe.PIPE_MTE1,
-    Pipe.PIPE_MTE2,
-    Pipe.PIPE_MTE3,
-    Pipe.PIPE_M,
-    Pipe.PIPE_FIX,
-)
+_FLAG_PIPES = QUEUE_PIPES
 
 
 class _Flag(Instruction):

@@ -3,10 +3,7 @@ vector pipe V), costs from ``configs/a2.toml`` / ``a3.toml``."""
 
 from __future__ import annotations
 
-from ptosim.errors import UnsupportedError
-from ptosim.plan import Step
-
-from ..common import plan_sync
+from ..common import dispatch
 from . import data, gather, rowexpand, scatter, tscatter
 
 PLANS: dict = {}
@@ -14,25 +11,6 @@ for _module in (data, gather, scatter, tscatter, rowexpand):
     PLANS.update(_module.PLANS)
 
 
-def plan(instr, ctx) -> list[Step]:
-    """The steps of ``instr`` on an A2/A3 vector core.
-
-    Raises:
-        UnsupportedError: the instruction has no A2/A3 plan.
-    """
-    steps = plan_sync(instr, ctx)
-    if steps is not None:
-        return steps
-    fn = PLANS.get(type(instr))
-    if fn is None:
-        raise UnsupportedError(
-            instr.opcode,
-            "instruction",
-            "a2a3-plan",
-            "an instruction with an A2/A3 timing plan",
-            instr.opcode,
-            target="a2a3",
-            position=instr.position,
-            source=instr.source,
-        )
-    return fn(instr, ctx)
+def plan(instr, ctx) -> list:
+    """The steps of ``instr`` on an A2/A3 vector core (UnsupportedError if it has none)."""
+    return dispatch("a2a3", "A2/A3", PLANS, instr, ctx)

@@ -280,14 +280,7 @@ def _elem_body(instr: MGather, ctx) -> list[Step]:
         + addr_ops * s.op_cycles
     )
     cache = dcache(ctx)
-    # segments of the walk: ND row r -> columns [0, vc); NZ block column b, row r -> C0 columns
-    if nz:
-        c0 = d.dtype.c0
-        segs = [
-            (b, r, b * c0, min(vc, (b + 1) * c0)) for b in range(-(-vc // c0)) for r in range(vr)
-        ]
-    else:
-        segs = [(None, r, 0, vc) for r in range(vr)]
+    segs = elem_segments(vr, vc, d.dtype.c0, nz)
     steps: list[Step] = []
     for b, r, c_lo, c_hi in segs:
         n = c_hi - c_lo
@@ -321,6 +314,15 @@ def _elem_body(instr: MGather, ctx) -> list[Step]:
             )
         )
     return steps
+
+
+def elem_segments(vr: int, vc: int, c0: int, nz: bool) -> list[tuple]:
+    """The (block, row, col_lo, col_hi) pieces of an Elem scalar walk: ND row by row; NZ block
+    column (C0 wide) -> row -> column inside the block, as the reference kernels walk."""
+    if nz:
+        return [(b, r, b * c0, min(vc, (b + 1) * c0)) for b in range(-(-vc // c0))
+                for r in range(vr)]  # fmt: skip
+    return [(None, r, 0, vc) for r in range(vr)]
 
 
 def plan_mgather(instr: MGather, ctx) -> list:

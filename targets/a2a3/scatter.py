@@ -48,6 +48,7 @@ from .gather import (
     ROW_ADDR_OPS,
     dcache,
     elem_region,
+    elem_segments,
     flags,
     gm_addresses,
     nz_dma_ub_region,
@@ -246,13 +247,7 @@ def _elem_body(instr: MScatter, ctx) -> list[Step]:
     if add:
         per_write += ADD_OPS[src.dtype.name] * s.op_cycles
     cache = dcache(ctx)
-    if nz:
-        c0 = src.dtype.c0
-        segs = [
-            (b, r, b * c0, min(vc, (b + 1) * c0)) for b in range(-(-vc // c0)) for r in range(vr)
-        ]
-    else:
-        segs = [(None, r, 0, vc) for r in range(vr)]
+    segs = elem_segments(vr, vc, src.dtype.c0, nz)
     steps: list[Step] = []
     for b, r, c_lo, c_hi in segs:
         n = c_hi - c_lo

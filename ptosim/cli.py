@@ -9,9 +9,10 @@ the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from . import PtoSimError, available_devices, load_config
+from . import KernelError, PtoSimError, available_devices, load_config
 
 
 def _cmd_devices(args) -> int:
@@ -54,6 +55,22 @@ def _progress_printer():
     return show
 
 
+def _overrides(pairs) -> dict:
+    """``KEY=VALUE`` strings -> a dict; VALUE parsed as a TOML value (number, string, bool)."""
+    import tomllib
+
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise KernelError(f"--set expects KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = value.strip()
+    return out
+
+
 def _execute(args):
     import time
 
@@ -61,7 +78,7 @@ def _execute(args):
     from .kernelfile import load
 
     spec = load(args.file)
-    dev = Device(args.device)
+    dev = Device(args.device, overrides=_overrides(args.set))
     kargs, kwargs = spec.build_inputs(dev)
     options = spec.run_options()
     if getattr(args, "block_dim", None):
@@ -158,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
         r.add_argument("file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py)")
         r.add_argument("--device", default="a2", help="cpu, a2, a3, 950pr, 950dt or a .toml")
         r.add_argument("--block-dim", type=int, default=None, help="number of blocks (cores)")
+        r.add_argument(
+            "--set",
+            action="append",
+            metavar="KEY=VALUE",
+            help="override a config value, e.g. timing.simt.gm_latency_cycles=400",
+        )
         if cmd == "run":
             r.add_argument("--trace", help="write the Chrome trace JSON here")
             r.add_argument("--csv", help="write the per-pipe summary CSV here")
@@ -197,6 +220,9 @@ def main(argv=None) -> int:
     except PtoSimError as exc:
         print(f"ptosim: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (ptosim ... | head): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 0
     except Exception as exc:  # never show a raw traceback to a user
         print(f"ptosim: internal error: {exc!r} (please report it)", file=sys.stderr)
         return 3

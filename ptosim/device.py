@@ -18,13 +18,14 @@ class Device:
 
     Args:
         name: ``"cpu"``, ``"a2"``, ``"a3"``, ``"950pr"``, ``"950dt"`` or a path to a config TOML.
+        overrides: dotted config keys to replace, e.g. ``{"timing.simt.policy": "gto"}``.
 
     Raises:
         ConfigError: unknown device or invalid config.
     """
 
-    def __init__(self, name: str = "cpu"):
-        self.config: DeviceConfig = load_config(name)
+    def __init__(self, name: str = "cpu", overrides: dict | None = None):
+        self.config: DeviceConfig = load_config(name, overrides)
         c = self.config
         self.arch = Arch(
             c.target,

@@ -205,3 +205,32 @@ def test_every_config_number_has_a_source_comment():
             value = code.split("=", 1)[1].strip() if "=" in code else ""
             if value[:1].isdigit():
                 assert lines[i - 1].lstrip().startswith("# source:"), (path.name, line)
+
+
+def test_config_overrides_replace_estimates_and_are_validated():
+    dev = pto.Device("950pr", overrides={"timing.simt.gm_latency_cycles": 600,
+                                         "timing.simt.policy": "gto"})  # fmt: skip
+    assert dev.config.timing.simt.gm_latency_cycles == 600
+    assert dev.config.timing.simt.policy == "gto"
+    assert pto.Device("950pr").config.timing.simt.gm_latency_cycles != 600
+    with pytest.raises(pto.ConfigError, match="no setting 'gm_latncy'"):
+        pto.Device("950pr", overrides={"timing.simt.gm_latncy": 1})
+    with pytest.raises(pto.ConfigError, match="policy"):
+        pto.Device("950pr", overrides={"timing.simt.policy": "random"})
+
+
+def test_a_slower_gm_makes_a_simt_gather_slower():
+    """Overrides reach the model: a larger GM latency cannot make a latency-bound gather faster."""
+    cycles = []
+    for latency in (300, 900):
+        dev = pto.Device("950pr", overrides={"timing.simt.gm_latency_cycles": latency})
+        table = dev.gm_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64))
+        dst, idx = pto.Tile("Vec", "float32", 32, 64), pto.Tile("Vec", "int32", 1, 32)
+
+        @pto.kernel
+        def gather(table, dst=dst, idx=idx):
+            pto.TEXPANDS(idx, 3)
+            pto.MGATHER(dst, pto.GlobalTensor(table, (64, 64)), idx)
+
+        cycles.append(dev.run(gather, table).cycles)
+    assert cycles[1] > cycles[0]

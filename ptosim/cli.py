@@ -159,6 +159,18 @@ def _cmd_bench_row_vs_elem(args) -> int:
     return 0
 
 
+def _user_frame(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost traceback frame outside ptosim, if the error rose there."""
+    import traceback
+
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or os.path.abspath(frames[-1].filename).startswith(pkg + os.sep):
+        return None
+    last = frames[-1]
+    return f"{os.path.basename(last.filename)}:{last.lineno}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptosim", description="Ascend PTO tile instruction simulator")
     sub = p.add_subparsers(dest="command", required=True)
@@ -224,6 +236,10 @@ def main(argv=None) -> int:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
     except Exception as exc:  # never show a raw traceback to a user
+        where = _user_frame(exc)
+        if where is not None:  # the kernel file itself raised: a user error, not ours
+            print(f"ptosim: error in {where}: {exc!r}", file=sys.stderr)
+            return 2
         print(f"ptosim: internal error: {exc!r} (please report it)", file=sys.stderr)
         return 3
 

@@ -107,3 +107,14 @@ def test_kernel_file_errors_are_one_line(tmp_path):
     assert res.returncode == 2 and "deadlock" in res.stderr and "Traceback" not in res.stderr
     res = _ptosim("run", f"{_kernel_file(tmp_path, True)}:nope", "--device", "a2")
     assert res.returncode == 2 and "has no kernel 'nope'" in res.stderr
+
+
+def test_an_exception_in_the_kernel_file_is_reported_as_its_error_not_ours(tmp_path):
+    oops = tmp_path / "oops.py"
+    oops.write_text(
+        "import ptosim as pto\n\n@pto.kernel\ndef k(x):\n    pto.TLOAD(undefined_tile, x)\n\n"
+        "def inputs(dev):\n    return dev.gm_zeros(8, 'float32')\n"
+    )
+    res = _ptosim("run", str(oops), "--device", "a2")
+    assert res.returncode == 2 and "error in oops.py:5" in res.stderr and "NameError" in res.stderr
+    assert "internal error" not in res.stderr and "Traceback" not in res.stderr

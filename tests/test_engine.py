@@ -234,3 +234,33 @@ def test_same_kernel_same_config_gives_a_byte_identical_trace(tmp_path):
         paths.append(tmp_path / f"{n}.json")
         run.write_trace(paths[-1])
     assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_simt_trace_validates_and_shows_the_warp_schedulers(tmp_path):
+    dev = pto.Device("950pr")
+    table = dev.gm_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64))
+    index = dev.gm_array(np.arange(64 * 4, dtype=np.int32).reshape(4, 64) * 7 % 4096)
+    out = dev.gm_zeros((4, 64), "float32")
+    dst, idx = pto.Tile("Vec", "float32", 4, 64), pto.Tile("Vec", "int32", 4, 64)
+
+    @pto.kernel
+    def gather(table, index, out):
+        pto.TLOAD(idx, pto.GlobalTensor(index, (4, 64)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.MGATHER(dst, pto.GlobalTensor(table, (1, 1, 1, 1, 4096)), idx, coalesce="elem")
+        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, 0)
+        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, 0)
+        pto.TSTORE(pto.GlobalTensor(out, (4, 64)), dst)
+
+    run = dev.run(gather, table, index, out)
+    assert np.array_equal(out.numpy(), table.numpy().reshape(-1)[index.numpy()])
+    run.write_trace(tmp_path / "simt.json")
+    doc = json.loads((tmp_path / "simt.json").read_text())
+    _validate_chrome_trace(doc)
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+    assert {"SIMT_SCHED0", "SIMT_SCHED1", "SIMT_SCHED2", "SIMT_SCHED3"} <= names
+    warps = [e for e in doc["traceEvents"] if e.get("cat") == "warp"]
+    assert warps and all({"warp", "lanes"} <= set(e["args"]) for e in warps)
+    launch = next(e for e in doc["traceEvents"] if e.get("cat") == "simt")
+    assert all(launch["ts"] <= e["ts"] <= launch["ts"] + launch["dur"] for e in warps)

@@ -6,6 +6,7 @@ where it has a ``# source:`` comment.
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -14,7 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import ConfigError
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+def _config_dir() -> Path:
+    """``configs/`` of the source tree (editable installs), else the installed data files."""
+    here = Path(__file__).resolve().parent.parent / "configs"
+    if here.is_dir():
+        return here
+    return Path(sys.prefix) / "share" / "ptosim" / "configs"
+
+
+CONFIG_DIR = _config_dir()
 
 
 class _Strict(BaseModel):

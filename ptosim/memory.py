@@ -25,9 +25,6 @@ class Scratchpad:
         self.size_bytes = size_bytes
         self.data = np.full(size_bytes, POISON_BYTE, dtype=np.uint8)
 
-    def reset(self) -> None:
-        self.data.fill(POISON_BYTE)
-
     def typed(
         self, address: int, dt: DType, count: int | None = None, *, what: str = ""
     ) -> np.ndarray:

@@ -34,10 +34,6 @@ class Program:
     def __len__(self) -> int:
         return len(self.instructions)
 
-    def listing(self) -> str:
-        """One line per instruction: position, opcode, source line."""
-        return "\n".join(f"#{i.position:<4} {i.opcode:<14} {i.source or ''}" for i in self)
-
 
 def _caller_source() -> str | None:
     frame = sys._getframe(1)

@@ -19,8 +19,6 @@ from ..findings import Finding
 from ..memory import GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 
-TARGETS = ("cpu", "a2a3", "a5")
-
 
 @dataclass(frozen=True)
 class Arch:
@@ -61,6 +59,7 @@ class Instruction:
         return out
 
     def gm_operands(self) -> dict[str, GmRef]:
+        """GlobalTensor operands by name (what the instruction reads or writes in GM)."""
         out = {}
         for name in dict.fromkeys(self.reads + self.writes):
             value = getattr(self, name, None)

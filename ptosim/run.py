@@ -273,13 +273,9 @@ def run_blocks(
     )
     for ctx in ctxs:
         findings[:0] = ctx.findings
-    from .checks.hazards import cross_core_findings, race_findings, reuse_findings
+    from .checks.hazards import analyse
 
-    for core in cores:
-        findings += reuse_findings(core.issued)
-        findings += race_findings(core.core, core.issued, config.sync.event_ids)
-    if len(cores) > 1:
-        findings += cross_core_findings([(c.core, c.issued) for c in cores])
+    findings += analyse([(c.core, c.issued) for c in cores], config.sync.event_ids)
     result = RunResult(config.name, config, blocks, findings, cycles)
     result.trace = trace
     result.instructions = states

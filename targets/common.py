@@ -8,6 +8,17 @@ from ptosim.isa.data import TAssign
 from ptosim.isa.sync import PipeBarrier, SetFlag, WaitFlag
 from ptosim.plan import Step, StepKind, set_flag_step, wait_flag_step
 
+# The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
+ROWEXPAND_INTRINSICS = {
+    "MAX": ("vmax",),
+    "MIN": ("vmin",),
+    "ADD": ("vadd",),
+    "SUB": ("vsub",),
+    "MUL": ("vmul",),
+    "DIV": ("vdiv",),
+    "EXPDIF": ("vsub", "vexp"),
+}
+
 
 def plan_sync(instr, ctx) -> list[Step] | None:
     """Steps of set_flag / wait_flag / pipe_barrier / TASSIGN, or None for other instructions."""

@@ -110,11 +110,10 @@ def _vector_clocks(issued: list) -> list[np.ndarray]:
     return [vc if vc is not None else np.full(len(_PIPES), np.iinfo(np.int64).max) for vc in vcs]
 
 
-def reuse_findings(issued: list) -> list[Finding]:
+def reuse_findings(issued: list, vcs: list[np.ndarray]) -> list[Finding]:
     """An event set again before the wait that consumes its previous post is ordered before the
     new set: the two posts merge into a count, so the waits may pair with the wrong posts (the
     reference library's Event allocator asserts on this in program order)."""
-    vcs = _vector_clocks(issued)
     sets: dict[tuple, list[int]] = {}
     waits: dict[tuple, list[int]] = {}
     for i, (step, _) in enumerate(issued):
@@ -148,6 +147,22 @@ def reuse_findings(issued: list) -> list[Finding]:
     return out
 
 
+def analyse(cores: list[tuple[int, list]], event_ids: int) -> list[Finding]:
+    """Every happens-before finding of a run: per core its event reuses and races, then the
+    cross-core GM races. ``cores`` holds (core id, issued steps) pairs."""
+    findings: list[Finding] = []
+    per_core = []
+    for core, issued in cores:
+        vcs = _vector_clocks(issued)  # once per core, shared by every analysis below
+        accs = accesses(core, issued, vcs)
+        per_core.append(accs)
+        findings += reuse_findings(issued, vcs)
+        findings += race_findings(accs, issued, event_ids)
+    if len(per_core) > 1:
+        findings += cross_core_findings(per_core)
+    return findings
+
+
 def _happens_before(a: Access, b: Access) -> bool:
     k = _INDEX[a.pipe]
     return bool(a.last_vc[k] <= b.first_vc[k])
@@ -174,9 +189,8 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tuple[int, i
     return None if lo is None else (lo, hi)
 
 
-def accesses(core: int, issued: list) -> list[Access]:
+def accesses(core: int, issued: list, vcs: list[np.ndarray]) -> list[Access]:
     """Per (instruction, pipe, space, read/write) accesses of one core, with vector clocks."""
-    vcs = _vector_clocks(issued)
     table: dict[tuple, Access] = {}
     for i, (step, instr) in enumerate(issued):
         pipe = Pipe.PIPE_S if step.pipe is Pipe.PIPE_ALL else step.pipe
@@ -208,9 +222,9 @@ def _label(instr) -> str:
     return f"{instr.label}" + (f" ({instr.source})" if instr.source else "")
 
 
-def race_findings(core: int, issued: list, event_ids: int) -> list[Finding]:
+def race_findings(accs: list[Access], issued: list, event_ids: int) -> list[Finding]:
     """Unordered conflicting accesses of one core's pipes (RAW/WAR/WAW)."""
-    accs = [a for a in accesses(core, issued) if a.ranges]
+    accs = [a for a in accs if a.ranges]
     used = _flag_ids_used(issued)
     found: dict[tuple, Finding] = {}
     by_space: dict[str, list[Access]] = {}
@@ -246,9 +260,9 @@ def race_findings(core: int, issued: list, event_ids: int) -> list[Finding]:
     return list(found.values())
 
 
-def cross_core_findings(per_core: list[tuple[int, list]]) -> list[Finding]:
+def cross_core_findings(per_core: list[list[Access]]) -> list[Finding]:
     """Overlapping GM accesses (one a write) of different cores."""
-    gm = [a for core, issued in per_core for a in accesses(core, issued) if a.space == "GM"]
+    gm = [a for accs in per_core for a in accs if a.space == "GM"]
     out: dict[tuple, Finding] = {}
     for i, a in enumerate(gm):
         for b in gm[i + 1 :]:

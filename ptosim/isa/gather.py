@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as D
 from ..enums import BLayout, Coalesce, GatherExec, GatherOOB, Layout, Pipe, TileType
 from ..errors import KernelError
 from ..findings import TILE_OVERLAP
@@ -60,6 +59,8 @@ from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _gm, _tile
 from .indexing import (
+    ELEMENT_DTYPES,
+    INDEX_DTYPES,
     elem_capacity,
     nz_logical_shape,
     nz_offsets,
@@ -69,13 +70,8 @@ from .indexing import (
     row_pitch,
 )
 
-_BASE = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16, D.float32)
-_DTYPES = {
-    "cpu": _BASE + (D.float8_e4m3, D.float8_e5m2),
-    "a2a3": _BASE,
-    "a5": _BASE + (D.hifloat8, D.float8_e4m3, D.float8_e5m2),
-}
-_IDX_DTYPES = (D.int32, D.uint32)
+_DTYPES = ELEMENT_DTYPES
+_IDX_DTYPES = INDEX_DTYPES
 _NZ_ROW = 16
 _BLOCK = 32
 

@@ -16,10 +16,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as D
 from ..enums import Coalesce, GatherOOB, Layout, ScatterOOB
 from ..errors import OutOfBoundsError
 from ..tensors import GmRef, TileRef
 from .base import ExecContext
+
+# Element types of MGATHER/MSCATTER per target (the seeds' lists; identical for both). The cpu
+# adds fp8 (allowed when the CPU simulator is built for AICore); the 950 adds hifloat8 and fp8.
+_NINE = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16, D.float32)
+ELEMENT_DTYPES = {
+    "cpu": _NINE + (D.float8_e4m3, D.float8_e5m2),
+    "a2a3": _NINE,
+    "a5": _NINE + (D.hifloat8, D.float8_e4m3, D.float8_e5m2),
+}
+INDEX_DTYPES = (D.int32, D.uint32)
 
 
 def read_indices(ctx: ExecContext, idx: TileRef, mode: Coalesce, rows: int, cols: int):

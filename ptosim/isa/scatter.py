@@ -83,6 +83,8 @@ from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _gm, _tile
 from .indexing import (
+    ELEMENT_DTYPES,
+    INDEX_DTYPES,
     elem_capacity,
     nz_logical_shape,
     nz_offsets,
@@ -93,24 +95,9 @@ from .indexing import (
 )
 
 _NONE = ScatterAtomicOp.None_
-_BASE_DTYPES = (
-    D.int8,
-    D.uint8,
-    D.int16,
-    D.uint16,
-    D.int32,
-    D.uint32,
-    D.half,
-    D.bfloat16,
-    D.float32,
-)
-DTYPES: dict[str, tuple[DType, ...]] = {
-    "cpu": _BASE_DTYPES + (D.float8_e4m3, D.float8_e5m2),
-    "a2a3": _BASE_DTYPES,
-    "a5": _BASE_DTYPES + (D.hifloat8, D.float8_e4m3, D.float8_e5m2),
-}
-INDEX_DTYPES = (D.int32, D.uint32)
+DTYPES: dict[str, tuple[DType, ...]] = ELEMENT_DTYPES
 _A5_MAXMIN = (D.int32, D.uint32, D.float32)
+
 ATOMIC_DTYPES: dict[tuple[str, ScatterAtomicOp], tuple[DType, ...]] = {
     ("a2a3", ScatterAtomicOp.Add): (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
     ("a5", ScatterAtomicOp.Add): (D.int32, D.uint32, D.float32, D.half, D.bfloat16),

@@ -44,20 +44,13 @@ from ptosim.isa.rowexpand import (
 )
 from ptosim.plan import Region, Step, StepKind
 
+from ..common import ROWEXPAND_INTRINSICS
 from ..costs import ceil_div, vector_step
 
 REPEAT_MAX = 255  # repeat count / repeat stride fields are 8 bits
 ROWS_PER_VBRCB_REPEAT = 8  # one vbrcb repeat: 8 elements -> 8 blocks of 32 bytes
 
-_INTRINSICS = {
-    "MAX": ("vmax",),
-    "MIN": ("vmin",),
-    "ADD": ("vadd",),
-    "SUB": ("vsub",),
-    "MUL": ("vmul",),
-    "DIV": ("vdiv",),
-    "EXPDIF": ("vsub", "vexp"),
-}
+_INTRINSICS = ROWEXPAND_INTRINSICS
 
 
 def _rows_region(ref, r0: int, n: int, cols: int, pitch: int | None = None) -> Region:

@@ -52,17 +52,10 @@ from ptosim.isa.rowexpand import TRowExpand, TRowExpandBinary
 from ptosim.isa.tscatter import TScatterIndex, TScatterMask
 from ptosim.plan import Region, Step, StepKind
 
+from ..common import ROWEXPAND_INTRINSICS
 from ..costs import ceil_div, tile_region, vector_cycles
 
-_INTRINSICS = {
-    "MAX": ("vmax",),
-    "MIN": ("vmin",),
-    "ADD": ("vadd",),
-    "SUB": ("vsub",),
-    "MUL": ("vmul",),
-    "DIV": ("vdiv",),
-    "EXPDIF": ("vsub", "vexp"),
-}
+_INTRINSICS = ROWEXPAND_INTRINSICS
 _UNSIGNED = {2: np.uint16, 4: np.uint32}
 _MEMBAR = object()
 _MEMORY = ("vlds", "vsts", "vbr", "vscatter")  # intrinsics that move data between UB and registers

@@ -241,7 +241,7 @@ def run_blocks(
 ) -> RunResult:
     """Place each block's program, then execute: timed (all blocks concurrently on the engine)
     when the device has timing and a planner, else functional in program order."""
-    from targets import planner as target_planner
+    from .targets import planner as target_planner
 
     blocks, ctxs = [], []
     for program in programs:

@@ -16,8 +16,8 @@ from ptosim.isa.base import ExecContext
 from ptosim.isa.rowexpand import TMP_UB_OFFSET, TRowExpandBinary, tmp_bytes_needed
 from ptosim.memory import GlobalMemory, Scratchpad
 from ptosim.plan import Region, StepKind
+from ptosim.targets import a2a3
 from ptosim.tensors import Placement
-from targets import a2a3
 
 TIMED = ("a2", "a3")
 

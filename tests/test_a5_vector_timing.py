@@ -16,8 +16,8 @@ from ptosim.isa.base import ExecContext
 from ptosim.isa.tscatter import TScatterIndex
 from ptosim.memory import POISON_BYTE, GlobalMemory, Scratchpad
 from ptosim.plan import Region, StepKind
+from ptosim.targets import a5
 from ptosim.tensors import Placement
-from targets import a5
 
 A5 = ("950pr", "950dt")
 

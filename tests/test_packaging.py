@@ -1,0 +1,38 @@
+"""Packaging: the repo's targets/ folder installs as ptosim.targets, and nothing else leaks."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import ptosim
+import ptosim.targets
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _declared() -> tuple[set[str], dict[str, str]]:
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    return set(cfg["packages"]), cfg["package-dir"]
+
+
+def test_every_package_folder_is_declared():
+    """An explicit package list must not silently drop a new sub-package from the install."""
+    packages, package_dir = _declared()
+    found = set()
+    for top, folder in package_dir.items():
+        base = ROOT / folder
+        for module in base.rglob("*.py"):  # a folder of modules is a package, __init__ or not
+            rel = module.parent.relative_to(base)
+            if "__pycache__" not in rel.parts and not (
+                top == "ptosim" and rel.parts[:1] == ("targets",)
+            ):
+                found.add(".".join([top, *rel.parts]))
+    assert found == packages
+
+
+def test_targets_install_as_a_subpackage_of_ptosim():
+    packages, package_dir = _declared()
+    assert package_dir["ptosim.targets"] == "targets"
+    assert not any(p == "targets" or p.startswith("targets.") for p in packages)
+    assert Path(ptosim.targets.__file__).parent == ROOT / "targets"

@@ -238,6 +238,8 @@ def text_summary(result, top: int = 5) -> str:
         f"{p.kernel_name}, {len(result.blocks)} block(s)\n"
     )
     out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
+    if result.trace.stopped is not None:
+        out.write(f"stopped early: {result.trace.stopped}\n")
     out.write(
         "pipe busy (cycles, all cores): "
         + ", ".join(

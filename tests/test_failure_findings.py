@@ -132,6 +132,7 @@ def test_deadlock_reports_other_findings_and_keeps_the_partial_run(tmp_path):
     assert part is not None and part.findings == err.findings
     assert any(s.instr.opcode == "TLOAD" and s.start is not None for s in part.instructions)
     assert part.cycles >= max(s.end for s in part.instructions)
+    assert "stopped early: deadlock at cycle" in part.summary()
     part.write_trace(tmp_path / "deadlock.json")
     assert (tmp_path / "deadlock.json").stat().st_size > 0
 

@@ -403,16 +403,20 @@ class CoreEngine:
     def stuck_waits(self) -> list[WaitRecord]:
         """The waits still blocked when the run stopped (up to now): a deadlocked trace shows
         where each pipe hangs."""
-        out = []
-        for p, ps in self.pipes.items():
-            if ps.blocked and ps.blocked_instr is not None:
-                i = ps.blocked_instr
-                what = f"{ps.blocked} (never released: deadlock)"
-                out.append(
-                    WaitRecord(self.core, p.name, i.position, i.opcode, what, ps.blocked_since,
-                               int(self.env.now))
-                )  # fmt: skip
-        return out
+        now = int(self.env.now)
+        return [
+            WaitRecord(
+                self.core,
+                p.name,
+                ps.blocked_instr.position,
+                ps.blocked_instr.opcode,
+                f"{ps.blocked} (never released: deadlock)",
+                ps.blocked_since,
+                now,
+            )
+            for p, ps in self.pipes.items()
+            if ps.blocked and ps.blocked_instr is not None
+        ]
 
     def _other_ids_pending(self, key) -> str:
         """A wait stuck on one event id while the same pipe pair has posts on another id: most
@@ -434,14 +438,14 @@ class CoreEngine:
             if n > 0:
                 posts = list(self.posts.get(key, ()))[-n:]
                 who = ", ".join(f"#{pos}" for _, pos, _ in posts)
-                when = "before the deadlock" if deadlocked else ""
+                never = "never waited before the deadlock" if deadlocked else "never waited"
                 out.append(
                     Finding(
                         FLAG_UNCONSUMED,
                         "flag-unconsumed",
-                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was never "
-                        f"waited{' ' + when if when else ''} ({n} post(s) left); add the "
-                        f"matching wait_flag{flag_text(key)} or drop the set_flag",
+                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was {never} "
+                        f"({n} post(s) left); add the matching wait_flag{flag_text(key)} or drop "
+                        "the set_flag",
                         tuple(pos for _, pos, _ in posts),
                     )
                 )

@@ -56,6 +56,7 @@ from .errors import (
     MemoryLayoutError,
     OutOfBoundsError,
     PtoSimError,
+    RaceFailureError,
     UbBudgetError,
     UnsupportedError,
 )
@@ -161,6 +162,7 @@ __all__ = [
     "MemoryLayoutError",
     "UbBudgetError",
     "OutOfBoundsError",
+    "RaceFailureError",
     "ConfigError",
     "DeadlockError",
     "ExecutionError",

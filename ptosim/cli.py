@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from . import KernelError, PtoSimError, available_devices, load_config
+from . import DeadlockError, KernelError, PtoSimError, available_devices, load_config
 
 
 def _cmd_devices(args) -> int:
@@ -92,7 +92,13 @@ def _execute(args):
 
 
 def _cmd_run(args) -> int:
-    spec, dev, kargs, run, wall = _execute(args)
+    try:
+        spec, dev, kargs, run, wall = _execute(args)
+    except DeadlockError as exc:  # the trace up to the stuck state shows where it hangs
+        if args.trace and exc.partial_run is not None:
+            exc.partial_run.write_trace(args.trace)
+            print(f"trace up to the deadlock written to {args.trace}", file=sys.stderr)
+        raise
     print(run.summary())
     print(f"(simulated in {wall:.3f} s wall time)")
     if args.trace:

@@ -123,15 +123,39 @@ class ConfigError(PtoSimError):
 
 
 class DeadlockError(PtoSimError):
-    """Pipes wait on flags that can never be posted."""
+    """Pipes wait on flags that can never be posted.
+
+    Attributes (set by a timed run): findings: the run's other findings up to the deadlock;
+    partial_run: the RunResult up to the stuck state (``partial_run.write_trace(path)``).
+    """
 
     code = "PTO400"
+    findings: tuple = ()
+    partial_run = None
 
 
 class ExecutionError(PtoSimError):
     """An instruction failed while executing (e.g. integer division by zero)."""
 
     code = "PTO401"
+
+
+class RaceFailureError(ExecutionError):
+    """A timed run failed (out of bounds, ...) in an instruction that read data a race may have
+    left stale: the message leads with the race, the kernel's real defect.
+
+    Attributes:
+        original: the error the instruction raised (also ``__cause__``); original_code: its code.
+        findings: every finding of the steps issued up to the failure (the races first).
+    """
+
+    code = "PTO402"
+
+    def __init__(self, message: str, original: PtoSimError, findings: list):
+        super().__init__(message)
+        self.original = original
+        self.original_code = original.code
+        self.findings = list(findings)
 
 
 class FindingsError(PtoSimError):

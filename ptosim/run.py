@@ -236,11 +236,45 @@ class RunResult:
         return "\n".join(lines)
 
 
+def issued_findings(cores, event_ids: int, extra: dict[int, list] | None = None) -> list[Finding]:
+    """The happens-before analysis of the steps each core issued so far: the whole run, or the
+    steps up to a failure or a deadlock. ``extra`` maps a core to steps analysed after its
+    issued ones (a failing instruction's own planned steps)."""
+    from .checks.hazards import analyse
+
+    extra = extra or {}
+    return analyse([(c.core, c.issued + extra.get(c.core, [])) for c in cores], event_ids)
+
+
+def _timed_result(
+    config: DeviceConfig, blocks, programs, sim, reported: list[tuple[Finding, int | None]]
+) -> RunResult:
+    """The RunResult of a (finished or deadlocked) timed run, with its findings placed in the
+    trace. ``reported``: (finding, the core that reported it, or None when the analysis did)."""
+    from .engine.locate import RunIndex
+
+    result = RunResult(config.name, config, blocks, [f for f, _ in reported], sim.cycles)
+    trace = sim.trace
+    trace.stopped = sim.deadlock
+    if reported:
+        index = RunIndex([(c.core, c.issued) for c in sim.cores], programs, trace, sim.cycles)
+        trace.findings = index.mark_all(reported)
+    result.trace = trace
+    result.instructions = sim.states
+    result.pipes = {(c.core, p.name): ps for c in sim.cores for p, ps in c.pipes.items()}
+    return result
+
+
 def run_blocks(
     programs: list[Program], config: DeviceConfig, gm: GlobalMemory, progress=None
 ) -> RunResult:
     """Place each block's program, then execute: timed (all blocks concurrently on the engine)
-    when the device has timing and a planner, else functional in program order."""
+    when the device has timing and a planner, else functional in program order.
+
+    Raises:
+        RaceFailureError: a timed run failed in an instruction that read data a race left.
+        DeadlockError: a timed run deadlocked (it carries ``findings`` and ``partial_run``).
+    """
     from .targets import planner as target_planner
 
     blocks, ctxs = [], []
@@ -258,7 +292,8 @@ def run_blocks(
     plan = target_planner(config.target) if config.timing is not None else None
     from .checks.tiles import live_overlap_findings
 
-    findings: list[Finding] = [f for p in programs for f in live_overlap_findings(p)]
+    overlaps = [(f, core) for core, p in enumerate(programs) for f in live_overlap_findings(p)]
+    findings: list[Finding] = [f for f, _ in overlaps]
     if plan is None:
         for program, ctx in zip(programs, ctxs):
             execute(program, ctx)
@@ -266,18 +301,27 @@ def run_blocks(
                 progress(len(program), len(program))
         findings = [f for ctx in ctxs for f in ctx.findings] + findings
         return RunResult(config.name, config, blocks, findings)
+    from .engine import stops
     from .engine.core import simulate
 
-    cycles, cores, trace, states = simulate(
-        programs, ctxs, plan, config.timing.scalar.issue_cycles, findings, progress
-    )
-    for ctx in ctxs:
-        findings[:0] = ctx.findings
-    from .checks.hazards import analyse
-
-    findings += analyse([(c.core, c.issued) for c in cores], config.sync.event_ids)
-    result = RunResult(config.name, config, blocks, findings, cycles)
-    result.trace = trace
-    result.instructions = states
-    result.pipes = {(c.core, p.name): ps for c in cores for p, ps in c.pipes.items()}
+    sim = simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+    # (finding, reporting core): semantic findings, live tile overlaps, unconsumed posts
+    reported: list[tuple[Finding, int | None]] = [
+        (f, core) for core, ctx in enumerate(ctxs) for f in ctx.findings
+    ]
+    reported += overlaps
+    reported += [(f, core) for core, f in sim.leftovers]
+    event_ids = config.sync.event_ids
+    if sim.failure is not None:
+        extra = stops.failing_steps(sim.failure, sim.cores)
+        found = [f for f, _ in reported]
+        found += issued_findings(sim.cores, event_ids, {sim.failure.core: extra})
+        err = stops.race_first_error(sim, programs, found, extra)
+        if err is None:
+            raise sim.failure.error
+        raise err from sim.failure.error
+    reported += [(f, None) for f in issued_findings(sim.cores, event_ids)]
+    result = _timed_result(config, blocks, programs, sim, reported)
+    if sim.deadlock is not None:
+        raise stops.deadlock_error(sim, result)
     return result

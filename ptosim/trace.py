@@ -1,5 +1,6 @@
 """Trace records of a timed run: one event per step, flows from set_flag to the wait it
-released, and wait records for the critical-path summary. Writers live in ``trace_io``."""
+released, wait records for the critical-path summary, and where each finding sits. Writers live
+in ``trace_io``."""
 
 from __future__ import annotations
 
@@ -50,6 +51,26 @@ class WaitRecord:
     released_by: int = -1  # kernel position of the set_flag that released it
 
 
+@dataclass(slots=True)
+class FindingSide:
+    """One side of a finding: the instruction, and the core, pipe and time where it touches the
+    bytes (or the flag) the finding is about."""
+
+    core: int
+    pipe: str
+    time: int
+    instr: int  # kernel position
+    label: str  # "TLOAD #0"
+
+
+@dataclass(slots=True)
+class FindingMark:
+    """A finding placed in the trace: ``sides`` in time order (a flow arrow links them)."""
+
+    finding: object  # ptosim.findings.Finding
+    sides: list[FindingSide]
+
+
 @dataclass
 class Trace:
     """Everything a timed run recorded."""
@@ -57,3 +78,5 @@ class Trace:
     events: list[TraceEvent] = field(default_factory=list)
     flows: list[FlowEvent] = field(default_factory=list)
     waits: list[WaitRecord] = field(default_factory=list)
+    findings: list[FindingMark] = field(default_factory=list)
+    stopped: str | None = None  # why the run stopped early (the deadlock report), else None

@@ -137,18 +137,57 @@ def chrome_trace(result) -> dict:
                 "tid": _tid(f.wait_pipe),
             }
         )
-    return {
-        "traceEvents": events,
-        "displayTimeUnit": "ns",
-        "otherData": {
-            "generator": "ptosim",
-            "time_unit": "1 trace microsecond = 1 device cycle",
-            "device": result.device,
-            "kernel": result.program.kernel_name,
-            "cycles": result.cycles,
-            "config": result.config.model_dump(mode="json"),
-        },
+    events += finding_events(trace.findings, first_flow_id=len(trace.flows))
+    other = {
+        "generator": "ptosim",
+        "time_unit": "1 trace microsecond = 1 device cycle",
+        "device": result.device,
+        "kernel": result.program.kernel_name,
+        "cycles": result.cycles,
+        "config": result.config.model_dump(mode="json"),
     }
+    if trace.stopped is not None:  # a deadlocked run: the trace ends at the stuck state
+        other["deadlock"] = trace.stopped
+    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}
+
+
+def finding_events(marks, first_flow_id: int) -> list[dict]:
+    """Per finding: an instant event on the pipe thread of each side (args: code, kind,
+    message, fix, the instruction, the finding's index) and, when it has several sides, one
+    flow arrow through them in time order (ids after the flag flows', category "finding")."""
+    events: list[dict] = []
+    flow_id = first_flow_id
+    for n, mark in enumerate(marks):
+        f = mark.finding
+        fid = flow_id if len(mark.sides) > 1 else None
+        flow_id += fid is not None
+        for k, side in enumerate(mark.sides):
+            where = {"ts": side.time, "pid": side.core, "tid": _tid(side.pipe)}
+            events.append(
+                {
+                    "name": f"{f.code} {f.kind}",
+                    "cat": "finding",
+                    "ph": "i",
+                    "s": "t",
+                    **where,
+                    "args": {
+                        "code": f.code,
+                        "kind": f.kind,
+                        "message": f.message,
+                        "fix": _jsonable(getattr(f, "fix", None)),
+                        "instruction": side.label,
+                        "finding": n,
+                        "flow": fid,
+                    },
+                }
+            )
+            if fid is not None:
+                phase = "s" if k == 0 else ("f" if k == len(mark.sides) - 1 else "t")
+                flow = {"name": f"{f.code} {f.kind}", "cat": "finding", "ph": phase, "id": fid}
+                if phase != "s":
+                    flow["bp"] = "e"  # bind to the slice around the side, not the next one
+                events.append({**flow, **where})
+    return events
 
 
 def write_chrome_trace(result, path) -> None:
@@ -199,6 +238,8 @@ def text_summary(result, top: int = 5) -> str:
         f"{p.kernel_name}, {len(result.blocks)} block(s)\n"
     )
     out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
+    if result.trace.stopped is not None:
+        out.write(f"stopped early: {result.trace.stopped}\n")
     out.write(
         "pipe busy (cycles, all cores): "
         + ", ".join(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import simpy
 
 from ..enums import QUEUE_PIPES, Pipe
-from ..errors import DeadlockError, ExecutionError, PtoSimError
+from ..errors import ExecutionError, PtoSimError
 from ..findings import Finding
 from ..isa.base import ExecContext, Instruction
 from ..plan import Deferred, Step, StepKind
@@ -44,6 +44,17 @@ class InstrState:
 
 
 @dataclass
+class Failure:
+    """The first error a pipe process raised: it stopped the whole simulation."""
+
+    error: BaseException
+    core: int
+    instr: Instruction | None  # the instruction being planned or executed, when known
+    pipe: Pipe  # the pipe that was planning (PIPE_S) or executing it
+    work: list  # steps of ``instr`` planned but not issued yet ([step, instr] entries)
+
+
+@dataclass
 class PipeState:
     pipe: Pipe
     queue: deque = field(default_factory=deque)
@@ -51,6 +62,8 @@ class PipeState:
     busy: bool = False
     blocked: str | None = None  # what the pipe is stuck on, for deadlock reports
     blocked_instr: Instruction | None = None
+    blocked_key: tuple | None = None  # the (src, dst, id) flag a blocked wait_flag waits for
+    blocked_since: int = 0
     busy_cycles: int = 0
     first: int | None = None
     last: int = 0
@@ -68,8 +81,7 @@ class CoreEngine:
         planner: Callable[[Instruction, ExecContext], list[Step]],
         issue_cycles: int,
         trace: Trace,
-        findings: list[Finding],
-        failure: list,
+        failure: list[Failure],
         abort: simpy.Event,
         progress=None,
     ):
@@ -82,7 +94,6 @@ class CoreEngine:
         self.planner = planner
         self.issue_cycles = issue_cycles
         self.trace = trace
-        self.findings = findings
         self.pipes = {p: PipeState(p) for p in PIPES}
         self.counts: dict[tuple, int] = {}
         self.posts: dict[tuple, deque] = {}  # key -> deque of (time, instr position, pipe)
@@ -91,7 +102,10 @@ class CoreEngine:
         self.scalar_done = False
         self.states: list[InstrState] = []
         self.issued: list[list] = []  # [step, instruction] in the order PIPE_S issued them
-        self.failure: list[BaseException] = failure
+        self.failure = failure
+        # (instruction, pipe) whose planning or execution raised; set by _call
+        self.failing: tuple[Instruction, Pipe] | None = None
+        self.issuing: tuple[Instruction, deque] | None = None  # PIPE_S's unissued work
         for p in PIPES:
             if p is not Pipe.PIPE_S:
                 env.process(self._guard(self._pipe_proc(self.pipes[p])))
@@ -103,9 +117,22 @@ class CoreEngine:
         try:
             yield from gen
         except BaseException as exc:  # noqa: BLE001 - handed over to simulate()
-            self.failure.append(exc)
+            instr, pipe = self.failing or (None, Pipe.PIPE_S)
+            self.failure.append(Failure(exc, self.core, instr, pipe, self._unissued(instr)))
             if not self.abort.triggered:
                 self.abort.succeed()
+
+    def _unissued(self, instr: Instruction | None) -> list:
+        """The planned, unissued steps of the failing instruction, up to its first Deferred
+        part (a Deferred part may hold the waits that order the steps after it)."""
+        if instr is None or self.issuing is None or self.issuing[0] is not instr:
+            return []
+        out = []
+        for step in self.issuing[1]:
+            if isinstance(step, Deferred):
+                break
+            out.append([step, instr])
+        return out
 
     # -- processes ------------------------------------------------------------------------
     def _scalar_proc(self):
@@ -121,6 +148,7 @@ class CoreEngine:
                 deferred=sum(1 for st in work if isinstance(st, Deferred)),
             )
             self.states.append(state)
+            self.issuing = (instr, work)
             while work:
                 step = work.popleft()
                 if isinstance(step, Deferred):
@@ -165,8 +193,8 @@ class CoreEngine:
         self.ctx.instr = instr
         try:
             if build is not None:
-                return self._call(instr, "planning", build, self.ctx)
-            return self._call(instr, "planning", self.planner, instr, self.ctx)
+                return self._call(instr, Pipe.PIPE_S, "planning", build, self.ctx)
+            return self._call(instr, Pipe.PIPE_S, "planning", self.planner, instr, self.ctx)
         finally:
             self.ctx.instr = None
 
@@ -185,13 +213,13 @@ class CoreEngine:
         if step.resolve is not None:
             self.ctx.instr = state.instr
             try:
-                step = self._call(state.instr, "planning", step.resolve, self.ctx)
+                step = self._call(state.instr, ps.pipe, "planning", step.resolve, self.ctx)
                 entry[0] = step
             finally:
                 self.ctx.instr = None
         if step.data and not state.began:
             state.began = True
-            state.pending = self._begin(state.instr)
+            state.pending = self._begin(state.instr, ps.pipe)
         start = env.now
         if step.cycles:
             yield env.timeout(step.cycles)
@@ -243,17 +271,20 @@ class CoreEngine:
             state.pending.commit()
             state.pending = None
 
-    def _begin(self, instr: Instruction) -> effects.PendingWrites:
-        return self._call(instr, "executing", effects.begin, instr, self.ctx)
+    def _begin(self, instr: Instruction, pipe: Pipe) -> effects.PendingWrites:
+        return self._call(instr, pipe, "executing", effects.begin, instr, self.ctx)
 
-    @staticmethod
-    def _call(instr: Instruction, doing: str, fn, *args):
-        """Call ``fn``; an unexpected exception becomes an ExecutionError naming the instruction."""
+    def _call(self, instr: Instruction, pipe: Pipe, doing: str, fn, *args):
+        """Call ``fn`` for ``instr`` on ``pipe``; an unexpected exception becomes an
+        ExecutionError naming the instruction. Either way (instr, pipe) is remembered as the
+        failing one (simulate reports it)."""
         try:
             return fn(*args)
         except PtoSimError:
+            self.failing = (instr, pipe)
             raise
         except Exception as exc:
+            self.failing = (instr, pipe)
             raise ExecutionError(
                 f"{instr.label} ({instr.source}): internal error while {doing}: {exc!r}"
             ) from exc
@@ -274,12 +305,15 @@ class CoreEngine:
         if self.counts.get(key, 0) == 0:
             ps.blocked = f"wait_flag{flag_text(key)}"
             ps.blocked_instr = state.instr
+            ps.blocked_key = key
+            ps.blocked_since = t0
             ev = self.env.event()
             self.waiters[key] = ev
             self._notify_idle()
             yield ev
             ps.blocked = None
             ps.blocked_instr = None
+            ps.blocked_key = None
         self.counts[key] -= 1
         set_time, set_instr, set_pipe = self.posts[key].popleft()
         self.trace.flows.append(
@@ -324,6 +358,7 @@ class CoreEngine:
         while not self._all_idle():
             s.blocked = "pipe_barrier(PIPE_ALL)"
             s.blocked_instr = state.instr
+            s.blocked_since = t0
             yield self.idle_event
         s.blocked = None
         s.blocked_instr = None
@@ -355,7 +390,7 @@ class CoreEngine:
                 if ps.blocked.startswith("wait_flag"):
                     extra = (
                         f": no set_flag{ps.blocked[9:]} is pending and no queued or "
-                        "unissued work will post it"
+                        "unissued work will post it" + self._other_ids_pending(ps.blocked_key)
                     )
                 queued = f"; {len(ps.queue)} more step(s) queued behind it" if ps.queue else ""
                 out.append(
@@ -365,22 +400,85 @@ class CoreEngine:
             out.append(f"core {self.core} PIPE_S did not finish issuing the program")
         return out
 
-    def leftovers(self) -> None:
-        """Findings for posts nobody consumed."""
+    def stuck_waits(self) -> list[WaitRecord]:
+        """The waits still blocked when the run stopped (up to now): a deadlocked trace shows
+        where each pipe hangs."""
+        now = int(self.env.now)
+        return [
+            WaitRecord(
+                self.core,
+                p.name,
+                ps.blocked_instr.position,
+                ps.blocked_instr.opcode,
+                f"{ps.blocked} (never released: deadlock)",
+                ps.blocked_since,
+                now,
+            )
+            for p, ps in self.pipes.items()
+            if ps.blocked and ps.blocked_instr is not None
+        ]
+
+    def _other_ids_pending(self, key) -> str:
+        """A wait stuck on one event id while the same pipe pair has posts on another id: most
+        likely a mistyped id, so say so next to the deadlock."""
+        if key is None:
+            return ""
+        other = [k for k, n in self.counts.items() if n > 0 and k[:2] == key[:2] and k != key]
+        if not other:
+            return ""
+        posts = ", ".join(
+            f"set_flag{flag_text(k)} by #{self.posts[k][-1][1]}" for k in sorted(other, key=str)
+        )
+        return f" ({posts} is pending unconsumed: a mistyped event id?)"
+
+    def leftovers(self, deadlocked: bool = False) -> list[Finding]:
+        """Findings for posts nobody consumed (by the deadlock, when the run deadlocked)."""
+        out = []
         for key, n in self.counts.items():
             if n > 0:
                 posts = list(self.posts.get(key, ()))[-n:]
                 who = ", ".join(f"#{pos}" for _, pos, _ in posts)
-                self.findings.append(
+                never = "never waited before the deadlock" if deadlocked else "never waited"
+                out.append(
                     Finding(
                         FLAG_UNCONSUMED,
                         "flag-unconsumed",
-                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was never "
-                        f"waited ({n} post(s) left); add the matching wait_flag{flag_text(key)} "
-                        "or drop the set_flag",
+                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was {never} "
+                        f"({n} post(s) left); add the matching wait_flag{flag_text(key)} or drop "
+                        "the set_flag",
                         tuple(pos for _, pos, _ in posts),
                     )
                 )
+        return out
+
+
+@dataclass
+class Simulation:
+    """What ``simulate`` recorded, finished or not.
+
+    Attributes:
+        cycles: the cycle the run ended (or stopped) at.
+        cores: the core engines (their ``issued`` steps feed the hazard analysis).
+        trace, states: the trace and per-instruction timing so far.
+        failure: the first error a pipe raised (it stopped the run), else None.
+        stuck: why pipes could not finish (a deadlock), else empty.
+        leftovers: (core, finding) for posts nobody consumed (finished or deadlocked runs).
+    """
+
+    cycles: int
+    cores: list[CoreEngine]
+    trace: Trace
+    states: list[InstrState]
+    failure: Failure | None = None
+    stuck: list[str] = field(default_factory=list)
+    leftovers: list[tuple[int, Finding]] = field(default_factory=list)
+
+    @property
+    def deadlock(self) -> str | None:
+        """The deadlock report, or None."""
+        if not self.stuck:
+            return None
+        return f"deadlock at cycle {self.cycles}: " + "; ".join(self.stuck)
 
 
 def simulate(
@@ -388,34 +486,35 @@ def simulate(
     ctxs: list[ExecContext],
     planner,
     issue_cycles: int,
-    findings: list[Finding],
     progress=None,
-) -> tuple[int, list[CoreEngine], Trace, list[InstrState]]:
-    """Run every core's program concurrently; return (cycles, cores, trace, states).
+) -> Simulation:
+    """Run every core's program concurrently until it finishes, deadlocks or fails.
 
-    Raises:
-        DeadlockError: some pipe waits on a flag that can never be posted.
+    A PtoSimError raised by planning or executing a step stops the run and is returned in
+    ``failure`` with the steps issued so far, so the caller can analyse them; a deadlock is
+    returned in ``stuck``. Any other exception (a bug) propagates.
     """
     env = simpy.Environment()
     trace = Trace()
-    failure: list[BaseException] = []
+    failure: list[Failure] = []
     abort = env.event()
     cores = [
-        CoreEngine(
-            env, i, prog, ctx, planner, issue_cycles, trace, findings, failure, abort, progress
-        )
+        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress)
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
     ]
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a
     # run (or a deadlock, diagnosed below)
     with contextlib.suppress(RuntimeError):
         env.run(until=abort)
-    if failure:
-        raise failure[0]
-    stuck = [line for c in cores for line in c.stuck()]
-    if stuck:
-        raise DeadlockError(f"deadlock at cycle {env.now}: " + "; ".join(stuck))
-    for c in cores:
-        c.leftovers()
     states = [s for c in cores for s in c.states]
-    return int(env.now), cores, trace, states
+    sim = Simulation(int(env.now), cores, trace, states)
+    if failure:
+        if not isinstance(failure[0].error, PtoSimError):
+            raise failure[0].error
+        sim.failure = failure[0]
+        return sim
+    sim.stuck = [line for c in cores for line in c.stuck()]
+    if sim.stuck:
+        trace.waits += [w for c in cores for w in c.stuck_waits()]
+    sim.leftovers = [(c.core, f) for c in cores for f in c.leftovers(bool(sim.stuck))]
+    return sim

@@ -265,6 +265,11 @@ def run_blocks(
             if progress is not None:
                 progress(len(program), len(program))
         findings = [f for ctx in ctxs for f in ctx.findings] + findings
+        from .checks.hazards import analyse
+        from .checks.structural import structural_issued
+
+        cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
+        findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
         return RunResult(config.name, config, blocks, findings)
     from .engine.core import simulate
 
@@ -275,9 +280,16 @@ def run_blocks(
         findings[:0] = ctx.findings
     from .checks.hazards import analyse
 
-    findings += analyse([(c.core, c.issued) for c in cores], config.sync.event_ids)
+    findings += analyse(
+        [(c.core, c.issued) for c in cores], config.sync.event_ids, **_sync_options(config)
+    )
     result = RunResult(config.name, config, blocks, findings, cycles)
     result.trace = trace
     result.instructions = states
     result.pipes = {(c.core, p.name): ps for c in cores for p, ps in c.pipes.items()}
     return result
+
+
+def _sync_options(config: DeviceConfig) -> dict:
+    """Keyword options of the happens-before analysis from the device config."""
+    return {"target": config.target, "flag_depth": getattr(config.sync, "flag_depth", None)}

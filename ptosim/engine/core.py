@@ -415,7 +415,5 @@ def simulate(
     stuck = [line for c in cores for line in c.stuck()]
     if stuck:
         raise DeadlockError(f"deadlock at cycle {env.now}: " + "; ".join(stuck))
-    for c in cores:
-        c.leftovers()
     states = [s for c in cores for s in c.states]
     return int(env.now), cores, trace, states

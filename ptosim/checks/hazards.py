@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.effects import hardware_atomic
 from ..enums import Pipe
 from ..findings import Edit, Finding
 from ..plan import Region, StepKind
@@ -59,21 +60,10 @@ class Access:
     rank: int = 0  # place of its first step in the logical execution
 
 
-def hardware_atomic(instr, step, target: str) -> str | None:
-    """The atomic op of a step that the hardware performs atomically, else None.
-
-    MSCATTER with an atomic op is a hardware atomic (the MTE3 atomic-add DMA on a2a3, the SIMT
-    atomics and the scalar fallback on a5), except the a2a3 Elem form: its scalar unit reads,
-    adds and writes GM through the data cache, which is not atomic across cores.
-    """
-    op = getattr(instr, "atomic", None)
-    if op is None or op.name == "None":
-        return None
-    if step.pipe is Pipe.PIPE_S and target in ("a2a3", "cpu"):
-        return None
-    if target == "cpu" and getattr(getattr(instr, "coalesce", None), "name", "") == "Elem":
-        return None  # the cpu analysis is portable: Elem is the a2a3 scalar RMW
-    return op.name
+def hardware_atomic_op(instr, target: str) -> str | None:
+    """The atomic op of an instruction the hardware performs atomically, else None (one rule
+    for the data effects and the checker: ``engine.effects.hardware_atomic``)."""
+    return instr.atomic.name if hardware_atomic(instr, target) else None
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -117,7 +107,7 @@ def core_view(core: int, issued: list, target: str) -> CoreView:
         spans[key] = (vcs[i] if span is None else span[0], vcs[i])
         if not step.reads and not step.writes:
             continue
-        atomic = hardware_atomic(instr, step, target)
+        atomic = hardware_atomic_op(instr, target)
         for writes, regions in ((False, step.reads), (True, step.writes)):
             for reg in regions:
                 k = (instr.position, pipe, reg.space, writes, atomic)
@@ -178,10 +168,11 @@ def _sweep(views: list[CoreView]):
     """Yield (kind, a, b, lo, hi) for every conflict the sweep finds: ``"race"`` (same core,
     different pipes, unordered), ``"reorder"`` (same DMA pipe, GM, unordered) and ``"cross"``
     (different cores). ``a`` was swept before ``b``."""
-    maps: dict[str, IntervalMap] = {}
+    maps: dict[object, IntervalMap] = {}
     for view in views:
         for b in sorted(view.accesses, key=lambda a: (a.rank, a.writes)):
-            imap = maps.setdefault(b.space, IntervalMap())
+            # GM is shared by the cores; UB and L1 are per core
+            imap = maps.setdefault(b.space if b.space == "GM" else (b.space, b.core), IntervalMap())
             mine = (b.core, b.pipe)
             for lo, hi in b.ranges:
                 for s_lo, s_hi, state in imap.cover(lo, hi):
@@ -343,9 +334,11 @@ def _late_wait(view: CoreView, book: FlagBook, moved: set, p: _Pair, src: Pipe, 
 
 
 def _race_finding(group: list[_Pair], view: CoreView, book: FlagBook, moved: set) -> Finding:
-    firsts = list(dict.fromkeys(p.first.pipe for p in group))
-    seconds = list(dict.fromkeys(p.second.pipe for p in group))
     first_i, second_i = group[0].first.instr, group[0].second.instr
+    # candidates: the instruction's nominal pipe first (V for TSCATTER, as the library's Event
+    # table has it), then the pipes of the racing accesses
+    firsts = list(dict.fromkeys([first_i.nominal_pipe] + [p.first.pipe for p in group]))
+    seconds = list(dict.fromkeys([second_i.nominal_pipe] + [p.second.pipe for p in group]))
     src = next((q for q in firsts if _covers_first(view, q, group)), None)
     dst = next((q for q in seconds if _covers_second(view, q, group)), None)
     primary = next(

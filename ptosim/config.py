@@ -47,6 +47,9 @@ class SimtConfig(_Strict):
 
 class SyncConfig(_Strict):
     event_ids: int = Field(gt=0)
+    # posts one event may hold unconsumed; unset: counting without limit (the cost model's
+    # channels), so the hazard checker reports no depth overflow (F202 flag-depth)
+    flag_depth: int | None = Field(default=None, gt=0)
 
 
 class DmaConfig(_Strict):

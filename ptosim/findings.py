@@ -13,6 +13,47 @@ TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One machine-readable edit of a fix, on the recorded program (kernel positions).
+
+    Attributes:
+        action: ``"insert"`` (a new sync instruction), ``"move"`` (an existing wait_flag) or
+            ``"retarget"`` (give the set_flag/wait_flag at ``position`` ``event_id``).
+        op: ``"set_flag"``, ``"wait_flag"`` or ``"pipe_barrier"``.
+        where: ``"before"`` or ``"after"`` the anchor instruction.
+        anchor: kernel position of the anchor instruction.
+        anchor_source: source line of the anchor (``file.py:line``), when known.
+        src, dst, event_id: the flag (set_flag / wait_flag); pipe: the barrier's pipe.
+        position: for ``"move"``, the kernel position of the instruction to move.
+    """
+
+    action: str
+    op: str
+    where: str
+    anchor: int
+    anchor_source: str | None = None
+    src: str | None = None
+    dst: str | None = None
+    event_id: int | None = None
+    pipe: str | None = None
+    position: int | None = None
+
+    def describe(self) -> str:
+        line = f" ({self.anchor_source})" if self.anchor_source else ""
+        if self.action == "retarget":
+            return f"use EVENT_ID{self.event_id} in #{self.position}{line}"
+        if self.op == "pipe_barrier":
+            what = f"pipe_barrier({self.pipe})"
+        else:
+            what = f"{self.op}({self.src}, {self.dst}, EVENT_ID{self.event_id})"
+        if self.action == "move":
+            what = f"move {what} #{self.position}"
+        else:
+            what = f"insert {what}"
+        return f"{what} {self.where} #{self.anchor}{line}"
+
+
+@dataclass(frozen=True)
 class Finding:
     """One collected finding.
 
@@ -21,12 +62,15 @@ class Finding:
         kind: short machine-readable kind (``gm-pitch``, ``index-outside-tile`` ...).
         message: the explanation, naming the instruction(s) and how to fix it.
         instructions: kernel positions involved.
+        fix: the suggested fix as edits of the recorded program (``ptosim.checks.fixes``
+            applies them); empty when there is no mechanical fix.
     """
 
     code: str
     kind: str
     message: str
     instructions: tuple[int, ...] = ()
+    fix: tuple[Edit, ...] = ()
 
     def __str__(self) -> str:
         return f"[{self.code} {self.kind}] {self.message}"

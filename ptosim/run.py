@@ -236,14 +236,21 @@ class RunResult:
         return "\n".join(lines)
 
 
-def issued_findings(cores, event_ids: int, extra: dict[int, list] | None = None) -> list[Finding]:
-    """The happens-before analysis of the steps each core issued so far: the whole run, or the
-    steps up to a failure or a deadlock. ``extra`` maps a core to steps analysed after its
-    issued ones (a failing instruction's own planned steps)."""
+def issued_findings(
+    cores, config: DeviceConfig, extra: dict[int, list] | None = None, *, complete: bool = True
+) -> list[Finding]:
+    """The happens-before analysis of the steps each core issued so far: the whole run
+    (``complete``), or the steps up to a failure or a deadlock. ``extra`` maps a core to steps
+    analysed after its issued ones (a failing instruction's own planned steps)."""
     from .checks.hazards import analyse
 
     extra = extra or {}
-    return analyse([(c.core, c.issued + extra.get(c.core, [])) for c in cores], event_ids)
+    return analyse(
+        [(c.core, c.issued + extra.get(c.core, [])) for c in cores],
+        config.sync.event_ids,
+        complete=complete,
+        **_sync_options(config),
+    )
 
 
 def _timed_result(
@@ -300,6 +307,11 @@ def run_blocks(
             if progress is not None:
                 progress(len(program), len(program))
         findings = [f for ctx in ctxs for f in ctx.findings] + findings
+        from .checks.hazards import analyse
+        from .checks.structural import structural_issued
+
+        cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
+        findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
         return RunResult(config.name, config, blocks, findings)
     from .engine import stops
     from .engine.core import simulate
@@ -311,17 +323,22 @@ def run_blocks(
     ]
     reported += overlaps
     reported += [(f, core) for core, f in sim.leftovers]
-    event_ids = config.sync.event_ids
     if sim.failure is not None:
         extra = stops.failing_steps(sim.failure, sim.cores)
         found = [f for f, _ in reported]
-        found += issued_findings(sim.cores, event_ids, {sim.failure.core: extra})
+        found += issued_findings(sim.cores, config, {sim.failure.core: extra}, complete=False)
         err = stops.race_first_error(sim, programs, found, extra)
         if err is None:
             raise sim.failure.error
         raise err from sim.failure.error
-    reported += [(f, None) for f in issued_findings(sim.cores, event_ids)]
+    finished = sim.deadlock is None
+    reported += [(f, None) for f in issued_findings(sim.cores, config, complete=finished)]
     result = _timed_result(config, blocks, programs, sim, reported)
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def _sync_options(config: DeviceConfig) -> dict:
+    """Keyword options of the happens-before analysis from the device config."""
+    return {"target": config.target, "flag_depth": getattr(config.sync, "flag_depth", None)}

@@ -80,7 +80,7 @@ def test_deadlock_between_two_pipes_lists_both():
     assert "PIPE_V blocked in wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)" in msg
 
 
-def test_unconsumed_and_reused_flags_are_findings():
+def test_unconsumed_flags_are_findings():
     @pto.kernel
     def sloppy():
         pto.set_flag(pto.PIPE_S, pto.PIPE_V, 3)
@@ -89,7 +89,7 @@ def test_unconsumed_and_reused_flags_are_findings():
 
     run = pto.Device("a2").run(sloppy)
     codes = sorted(f.code for f in run.findings)
-    assert codes == ["F201", "F202"]
+    assert codes == ["F201"]  # a second post before the wait is counted, not an error
     unconsumed = next(f for f in run.findings if f.code == "F201")
     assert "never waited" in unconsumed.message and "#1" in unconsumed.message
     with pytest.raises(pto.FindingsError):

@@ -1,39 +1,27 @@
-"""Bug: a ping-pong loop that uses one event id for both buffers (F202 flag-reused).
+"""Bug: one event id for two loads that the vector unit consumes in the other order (F203).
 
-The kernel clamps a 64 x 64 float32 activation from below by per-row floors (TROWEXPANDMAX,
-mode 1, as in ``examples/row_floor_clamp.py``), 16 rows at a time, double-buffered: while the
-vector unit works on one input buffer, MTE2 loads the next tile into the other. Two events per
-buffer keep the pipeline safe:
+The kernel clamps a 16 x 64 float32 activation from below by per-row floors in mode 2: TLOAD
+brings ``x`` and then the [16, 1] ColMajor floors into UB on PIPE_MTE2, TROWEXPAND broadcasts
+each floor over a [16, 8] block on PIPE_V, and TROWEXPANDMAX (mode 2) takes the maximum.
 
-- READY[b] (MTE2 -> V): buffer b has been loaded; the vector op may read it;
-- FREE[b] (V -> MTE2): the vector op is done with buffer b; the next TLOAD may overwrite it.
-  The FREE events are primed (set once for each buffer) before the loop and drained (waited
-  once each) after it.
+Each load posts ``set_flag(PIPE_MTE2, PIPE_V, ...)`` and the vector unit waits before each use,
+but ``buggy`` uses EVENT_ID0 for both loads. Events count: the n-th ``wait_flag`` of an event
+consumes its n-th post. The first wait, meant for the floors, therefore consumes the post of the
+*first* load (``x``), and TROWEXPAND reads the floors while the second DMA may still be writing
+them. (Reusing an id is not wrong by itself: a double-buffered loop whose waits come in the order
+of its sets is correctly paired by the counting, and ptosim reports nothing for it.) The finding
+(a2 and 950pr, whatever the simulated timing) names the race and the wait that is late::
 
-``buggy`` uses EVENT_ID0 for both buffers in each direction. An event is a single flag per
-(src, dst, id), not a queue: a second post of EVENT_ID0 can land before the wait meant for the
-first one has consumed it. On hardware the second post is then lost (the library's ``Event``
-allocator asserts "Event ID still occupied - likely missing Wait()" in its CPU and cost-model
-builds): the final drain waits for a post that never comes, and inside the loop a TLOAD can
-take the post meant for the other buffer and overwrite a tile the vector unit is still reading.
-ptosim counts the posts so the run can go on, and its happens-before analysis reports every
-set that is not ordered after the wait of the previous post of its event, once per event
-(a2 and 950pr, whatever the simulated timing)::
+    [F203 race-raw] RAW race on UB[0x1000, 0x1040): TLOAD #6 (reused_event_id.py:57)
+    writes it on PIPE_MTE2 and TROWEXPAND #9 (reused_event_id.py:60) reads it on PIPE_V, and
+    nothing orders them; fix: move the wait for EVENT_ID0, wait_flag(PIPE_MTE2, PIPE_V,
+    EVENT_ID0) at WAIT_FLAG #10 (reused_event_id.py:61), before TROWEXPAND #9: it consumes
+    the post of SET_FLAG #7 (reused_event_id.py:58) after TLOAD #6, but only after TROWEXPAND
+    #9 has run
 
-    [F202 flag-reused] SET_FLAG #2 (reused_event_id.py:65): set_flag(PIPE_V, PIPE_MTE2,
-    EVENT_ID0) may post again before WAIT_FLAG #4 (reused_event_id.py:67) has consumed the
-    post of SET_FLAG #1 (5 such sets in all); the posts merge into a count and the waits can
-    pair with the wrong ones - use a distinct event id for each buffer, or wait before
-    setting again
-    [F202 flag-reused] SET_FLAG #9 (reused_event_id.py:76): set_flag(PIPE_MTE2, PIPE_V,
-    EVENT_ID0) may post again before WAIT_FLAG #10 (reused_event_id.py:77) has consumed the
-    post of SET_FLAG #6 (3 such sets in all); the posts merge into a count and the waits can
-    pair with the wrong ones - use a distinct event id for each buffer, or wait before
-    setting again
-
-The fix (``fixed``): one event id per buffer and direction, READY[b] = FREE[b] = EVENT_ID<b>
-(the ids are per pipe pair, so MTE2 -> V and V -> MTE2 may both use 0 and 1). Every set_flag
-of an id is then waited before the same id is set again.
+The fix (``fixed``): one id per load, EVENT_ID0 for ``x`` and EVENT_ID1 for the floors, and each
+wait names the load it waits for. (Moving the second wait up, as the finding's mechanical fix
+does, works too.)
 """
 
 import numpy as np
@@ -41,76 +29,70 @@ import numpy as np
 import ptosim as pto
 
 DEVICES = ("a2", "950pr")
-EXPECTED = {"a2": ["F202", "F202"], "950pr": ["F202", "F202"]}
-ROWS, COLS, TILE_ROWS = 64, 64, 16
-TILES = ROWS // TILE_ROWS
-V, MTE2, MTE3 = pto.PIPE_V, pto.PIPE_MTE2, pto.PIPE_MTE3
+EXPECTED = {"a2": ["F203"], "950pr": ["F203"]}
+R, C, BLOCK = 16, 64, 8
+MTE2, V, MTE3 = pto.PIPE_MTE2, pto.PIPE_V, pto.PIPE_MTE3
 
 
-def _clamp_pipeline(x, floors, out, ids):
-    """The double-buffered loop; ``ids[b]`` is the event id of buffer b (READY and FREE)."""
-    t = TILE_ROWS
-    floor = pto.Tile("Vec", "float32", t, 1, blayout="ColMajor", name="floor")
-    xbuf = [pto.Tile("Vec", "float32", t, COLS, name=f"x{b}") for b in range(2)]
-    y = pto.Tile("Vec", "float32", t, COLS, name="y")
-
-    def tile_in(i):
-        return pto.GlobalTensor(x, shape=(1, 1, 1, t, COLS), offset=i * t * COLS)
-
-    def tile_out(i):
-        return pto.GlobalTensor(out, shape=(1, 1, 1, t, COLS), offset=i * t * COLS)
-
-    pto.TLOAD(floor, pto.GlobalTensor(floors, shape=(1, 1, 1, t, 1), layout="DN"))
-    pto.set_flag(V, MTE2, ids[0])  # prime: both input buffers start free
-    pto.set_flag(V, MTE2, ids[1])
-    pto.set_flag(MTE3, V, pto.EVENT_ID0)  # prime: y starts free
-    pto.wait_flag(V, MTE2, ids[0])
-    pto.TLOAD(xbuf[0], tile_in(0))
-    pto.set_flag(MTE2, V, ids[0])
-    for i in range(TILES):
-        b = i % 2
-        if i + 1 < TILES:  # prefetch the next tile into the other buffer
-            nb = 1 - b
-            pto.wait_flag(V, MTE2, ids[nb])
-            pto.TLOAD(xbuf[nb], tile_in(i + 1))
-            pto.set_flag(MTE2, V, ids[nb])
-        pto.wait_flag(MTE2, V, ids[b])
-        pto.wait_flag(MTE3, V, pto.EVENT_ID0)
-        pto.TROWEXPANDMAX(y, xbuf[b], floor)
-        pto.set_flag(V, MTE2, ids[b])
-        pto.set_flag(V, MTE3, pto.EVENT_ID0)
-        pto.wait_flag(V, MTE3, pto.EVENT_ID0)
-        pto.TSTORE(tile_out(i), y)
-        pto.set_flag(MTE3, V, pto.EVENT_ID0)
-    pto.wait_flag(V, MTE2, ids[0])  # drain the primed events
-    pto.wait_flag(V, MTE2, ids[1])
-    pto.wait_flag(MTE3, V, pto.EVENT_ID0)
+def _tiles(x, floors, out):
+    xt = pto.Tile("Vec", "float32", R, C, name="x")
+    fl = pto.Tile("Vec", "float32", R, 1, blayout="ColMajor", name="floor")
+    blk = pto.Tile("Vec", "float32", R, BLOCK, name="floor_block")
+    yt = pto.Tile("Vec", "float32", R, C, name="y")
+    pto.TASSIGN(xt, 0x0000)
+    pto.TASSIGN(fl, 0x1000)
+    pto.TASSIGN(blk, 0x2000)
+    pto.TASSIGN(yt, 0x3000)
+    x_gm = pto.GlobalTensor(x, shape=(1, 1, 1, R, C))
+    f_gm = pto.GlobalTensor(floors, shape=(1, 1, 1, R, 1), layout="DN")
+    y_gm = pto.GlobalTensor(out, shape=(1, 1, 1, R, C))
+    return xt, fl, blk, yt, x_gm, f_gm, y_gm
 
 
 @pto.kernel
 def buggy(x, floors, out):
-    # BUG: the same event id for buffer 0 and buffer 1
-    _clamp_pipeline(x, floors, out, ids=(pto.EVENT_ID0, pto.EVENT_ID0))
+    xt, fl, blk, yt, x_gm, f_gm, y_gm = _tiles(x, floors, out)
+    pto.TLOAD(xt, x_gm)
+    pto.set_flag(MTE2, V, pto.EVENT_ID0)  # x is ready
+    pto.TLOAD(fl, f_gm)
+    pto.set_flag(MTE2, V, pto.EVENT_ID0)  # BUG: the floors are ready, on the same id
+    pto.wait_flag(MTE2, V, pto.EVENT_ID0)  # meant for the floors: consumes the post of x
+    pto.TROWEXPAND(blk, fl)
+    pto.wait_flag(MTE2, V, pto.EVENT_ID0)
+    pto.TROWEXPANDMAX(yt, xt, blk)
+    pto.set_flag(V, MTE3, pto.EVENT_ID0)
+    pto.wait_flag(V, MTE3, pto.EVENT_ID0)
+    pto.TSTORE(y_gm, yt)
 
 
 @pto.kernel
 def fixed(x, floors, out):
-    _clamp_pipeline(x, floors, out, ids=(pto.EVENT_ID0, pto.EVENT_ID1))
+    xt, fl, blk, yt, x_gm, f_gm, y_gm = _tiles(x, floors, out)
+    pto.TLOAD(xt, x_gm)
+    pto.set_flag(MTE2, V, pto.EVENT_ID0)  # x is ready
+    pto.TLOAD(fl, f_gm)
+    pto.set_flag(MTE2, V, pto.EVENT_ID1)  # the floors are ready
+    pto.wait_flag(MTE2, V, pto.EVENT_ID1)
+    pto.TROWEXPAND(blk, fl)
+    pto.wait_flag(MTE2, V, pto.EVENT_ID0)
+    pto.TROWEXPANDMAX(yt, xt, blk)
+    pto.set_flag(V, MTE3, pto.EVENT_ID0)
+    pto.wait_flag(V, MTE3, pto.EVENT_ID0)
+    pto.TSTORE(y_gm, yt)
 
 
 def host_data(seed: int = 6):
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((ROWS, COLS)).astype(np.float32)
-    floors = rng.uniform(-0.5, 0.5, (TILE_ROWS, 1)).astype(np.float32)
+    x = rng.standard_normal((R, C)).astype(np.float32)
+    floors = rng.uniform(-0.5, 0.5, (R, 1)).astype(np.float32)
     return x, floors
 
 
 def inputs(dev):
     x, floors = host_data()
-    return dev.gm_array(x), dev.gm_array(floors), dev.gm_full((ROWS, COLS), "float32", 7.0)
+    return dev.gm_array(x), dev.gm_array(floors), dev.gm_full((R, C), "float32", 7.0)
 
 
 def check(dev, args, run):
     x, floors = host_data()
-    expected = np.maximum(x, np.tile(floors, (TILES, 1)))  # the same floors for every tile
-    return np.array_equal(args[2].numpy(), expected)
+    return np.array_equal(args[2].numpy(), np.maximum(x, floors))

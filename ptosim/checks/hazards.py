@@ -1,43 +1,48 @@
-"""Happens-before hazard analysis of a timed run (DESIGN.md section 4, issue "handshake bugs").
+"""Happens-before hazard analysis of a run (DESIGN.md section 4, issue "trustworthy verdicts").
 
 The analysis uses the steps each core issued, in the scalar pipe's issue order, and never their
-simulated times. A race that the timing happened to hide is therefore still reported. These
-relations order two steps:
+simulated times, so a race the timing happened to hide is still reported. The ordering relations
+and the vector clocks are described in :mod:`ptosim.checks.clocks`; in short: program order inside
+a pipe, issue order from PIPE_S for scalar reads, counting set_flag -> wait_flag pairs, and
+pipe barriers. A scalar *write* reaches another pipe only through a flag chain from PIPE_S.
 
-- program order inside one pipe (each pipe is in-order and runs one step at a time);
-- issue order from PIPE_S (a scalar step completes before PIPE_S issues anything after it);
-- set_flag -> wait_flag, paired by counting per (src, dst, id): the n-th wait consumes the n-th
-  post;
-- pipe_barrier(PIPE_ALL) (every step issued before it is complete).
+Findings:
 
-Each step gets a vector clock from a logical execution of the queues with no time in it. Two
-accesses are a race when they come from different pipes of one core and touch overlapping
-UB/L1/GM bytes, at least one of them writes, and neither happens before the other. For each
-race the finding names both instructions with their kernel position and source line, the pipes,
-the overlapping bytes, the kind (RAW/WAR/WAW) and the flag pair that would order them. On GM,
-accesses from different cores that overlap (one of them a write) are races too: ptosim models
-no cross-core synchronisation.
+- F203 race: two pipes of one core access overlapping UB/L1/GM bytes, one writes, nothing orders
+  them. One finding per pair of instructions, with a fix (:mod:`ptosim.checks.fixes`).
+- F206 DMA reorder: two DMAs of one MTE pipe write overlapping GM with no barrier between them.
+- F205 cross-core race: blocks (cores) are not synchronised with each other. Hardware atomics of
+  the same op commute and never race (MSCATTER Row Add on a2a3, every a5 atomic).
+- F201 unconsumed set, F202 event misuse (:mod:`ptosim.checks.flags`).
+
+Cost: the accesses are swept once, in a logical execution order, over an interval map per memory
+space holding the last write and last read of every (core, pipe) per byte segment
+(:mod:`ptosim.checks.intervals`), so the work is O(n log n) in the number of accesses.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..enums import QUEUE_PIPES, Pipe
-from ..findings import Finding
-from ..plan import Region, Step, StepKind
+from ..engine.effects import hardware_atomic
+from ..enums import Pipe
+from ..findings import Edit, Finding
+from ..plan import Region, StepKind
+from . import clocks as C
+from .fixes import FlagBook, barrier_before, insert_pair
+from .flags import flag_findings
+from .intervals import IntervalMap
 
-FLAG_REUSED = "F202"
 RACE = "F203"
 CROSS_CORE = "F205"
-_PIPES = QUEUE_PIPES
-_INDEX = {p: i for i, p in enumerate(_PIPES)}
+DMA_REORDER = "F206"
+# Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
+DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
 
 
-@dataclass
+@dataclass(eq=False)
 class Access:
     """What one instruction does on one pipe to one memory space: merged byte ranges, and the
     vector clocks of its first and last step there."""
@@ -47,125 +52,18 @@ class Access:
     pipe: Pipe
     space: str
     writes: bool
+    atomic: str | None = None  # the hardware atomic op (commutes with the same op)
     ranges: list[tuple[int, int]] = field(default_factory=list)
     first_vc: np.ndarray | None = None
     last_vc: np.ndarray | None = None
     first_issue: int = 0
+    rank: int = 0  # place of its first step in the logical execution
 
 
-def _vector_clocks(issued: list) -> list[np.ndarray]:
-    """Vector clock of every issued step from a logical (untimed) execution of the queues."""
-    n = len(issued)
-    vcs: list[np.ndarray | None] = [None] * n
-    pipe_vc = {p: np.zeros(len(_PIPES), dtype=np.int64) for p in _PIPES}
-    queues = {p: deque() for p in _PIPES if p is not Pipe.PIPE_S}
-    posts: dict[tuple, deque] = {}
-    cursor = 0
-
-    def run(i: int, pipe: Pipe, extra: np.ndarray | None) -> None:
-        vc = pipe_vc[pipe].copy()
-        if extra is not None:
-            np.maximum(vc, extra, out=vc)
-        vc[_INDEX[pipe]] += 1
-        vcs[i] = vc
-        pipe_vc[pipe] = vc
-        step: Step = issued[i][0]
-        if step.kind is StepKind.SET_FLAG:
-            posts.setdefault(step.flag, deque()).append(vc)
-
-    def wait_ready(step: Step) -> bool:
-        return step.kind is not StepKind.WAIT_FLAG or bool(posts.get(step.flag))
-
-    progress = True
-    while progress:
-        progress = False
-        while cursor < n:  # the scalar pipe: its own steps, PIPE_ALL barriers and the issuing
-            step: Step = issued[cursor][0]
-            if step.pipe is Pipe.PIPE_S:
-                if not wait_ready(step):
-                    break
-                extra = posts[step.flag].popleft() if step.kind is StepKind.WAIT_FLAG else None
-                run(cursor, Pipe.PIPE_S, extra)
-            elif step.pipe is Pipe.PIPE_ALL:
-                if any(queues.values()):
-                    break
-                everything = np.max(np.stack(list(pipe_vc.values())), axis=0)
-                run(cursor, Pipe.PIPE_S, everything)
-            else:
-                queues[step.pipe].append((cursor, pipe_vc[Pipe.PIPE_S].copy()))
-            cursor += 1
-            progress = True
-        for pipe, q in queues.items():
-            while q:
-                i, issue_vc = q[0]
-                step = issued[i][0]
-                if not wait_ready(step):
-                    break
-                q.popleft()
-                extra = issue_vc
-                if step.kind is StepKind.WAIT_FLAG:
-                    extra = np.maximum(issue_vc, posts[step.flag].popleft())
-                run(i, pipe, extra)
-                progress = True
-    return [vc if vc is not None else np.full(len(_PIPES), np.iinfo(np.int64).max) for vc in vcs]
-
-
-def reuse_findings(issued: list, vcs: list[np.ndarray]) -> list[Finding]:
-    """An event set again before the wait that consumes its previous post is ordered before the
-    new set: the two posts merge into a count, so the waits may pair with the wrong posts (the
-    reference library's Event allocator asserts on this in program order)."""
-    sets: dict[tuple, list[int]] = {}
-    waits: dict[tuple, list[int]] = {}
-    for i, (step, _) in enumerate(issued):
-        if step.kind is StepKind.SET_FLAG:
-            sets.setdefault(step.flag, []).append(i)
-        elif step.kind is StepKind.WAIT_FLAG:
-            waits.setdefault(step.flag, []).append(i)
-    out = []
-    for key, posts in sets.items():
-        consumers = waits.get(key, [])
-        unsafe = []  # (earlier set, its wait, the set that may overtake that wait)
-        for n in range(1, min(len(posts), len(consumers) + 1)):
-            w, s = consumers[n - 1], posts[n]
-            k = _INDEX[issued[w][0].pipe]
-            if vcs[w][k] > vcs[s][k]:  # the previous wait is not ordered before this set
-                unsafe.append((posts[n - 1], w, s))
-        if not unsafe:
-            continue
-        src, dst, eid = key
-        first_prev, first_wait, first_set = unsafe[0]
-        more = f" ({len(unsafe)} such sets in all)" if len(unsafe) > 1 else ""
-        out.append(Finding(
-            FLAG_REUSED, "flag-reused",
-            f"{_label(issued[first_set][1])}: set_flag({src.name}, {dst.name}, EVENT_ID{eid}) "
-            f"may post again before {_label(issued[first_wait][1])} has consumed the post of "
-            f"{issued[first_prev][1].label}{more}; the posts merge into a count and the waits "
-            "can pair with the wrong ones - use a distinct event id for each buffer, or wait "
-            "before setting again",
-            tuple(sorted({issued[i][1].position for u in unsafe for i in u})),
-        ))  # fmt: skip
-    return out
-
-
-def analyse(cores: list[tuple[int, list]], event_ids: int) -> list[Finding]:
-    """Every happens-before finding of a run: per core its event reuses and races, then the
-    cross-core GM races. ``cores`` holds (core id, issued steps) pairs."""
-    findings: list[Finding] = []
-    per_core = []
-    for core, issued in cores:
-        vcs = _vector_clocks(issued)  # once per core, shared by every analysis below
-        accs = accesses(core, issued, vcs)
-        per_core.append(accs)
-        findings += reuse_findings(issued, vcs)
-        findings += race_findings(accs, issued, event_ids)
-    if len(per_core) > 1:
-        findings += cross_core_findings(per_core)
-    return findings
-
-
-def _happens_before(a: Access, b: Access) -> bool:
-    k = _INDEX[a.pipe]
-    return bool(a.last_vc[k] <= b.first_vc[k])
+def hardware_atomic_op(instr, target: str) -> str | None:
+    """The atomic op of an instruction the hardware performs atomically, else None (one rule
+    for the data effects and the checker: ``engine.effects.hardware_atomic``)."""
+    return instr.atomic.name if hardware_atomic(instr, target) else None
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -178,108 +76,362 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tuple[int, int] | None:
-    lo = hi = None
-    for alo, ahi in a:
-        for blo, bhi in b:
-            s, e = max(alo, blo), min(ahi, bhi)
-            if s < e:
-                lo = s if lo is None else min(lo, s)
-                hi = e if hi is None else max(hi, e)
-    return None if lo is None else (lo, hi)
+@dataclass
+class CoreView:
+    """One core's issued steps, clocks, accesses, and per (position, pipe) first/last vcs."""
+
+    core: int
+    issued: list
+    clocks: C.Clocks
+    accesses: list[Access]
+    spans: dict[tuple, tuple[np.ndarray, np.ndarray]]
+    target: str
+    set_wait: dict | None = None  # issued index of a set -> of the wait that consumes it
 
 
-def accesses(core: int, issued: list, vcs: list[np.ndarray]) -> list[Access]:
-    """Per (instruction, pipe, space, read/write) accesses of one core, with vector clocks."""
+def core_view(core: int, issued: list, target: str) -> CoreView:
+    clocks = C.vector_clocks(issued)
+    vcs = clocks.vcs
+    rank = np.full(len(issued), len(issued) * 2, dtype=np.int64)
+    for r, i in enumerate(clocks.order):
+        rank[i] = r
+    never = [i for i in range(len(issued)) if rank[i] >= len(issued) * 2]
+    for r, i in enumerate(never):  # steps a deadlock kept from running come last
+        rank[i] = len(clocks.order) + r
     table: dict[tuple, Access] = {}
+    spans: dict[tuple, tuple] = {}
     for i, (step, instr) in enumerate(issued):
         pipe = Pipe.PIPE_S if step.pipe is Pipe.PIPE_ALL else step.pipe
+        key = (instr.position, pipe)
+        span = spans.get(key)
+        spans[key] = (vcs[i] if span is None else span[0], vcs[i])
+        if not step.reads and not step.writes:
+            continue
+        atomic = hardware_atomic_op(instr, target)
         for writes, regions in ((False, step.reads), (True, step.writes)):
             for reg in regions:
-                key = (instr.position, pipe, reg.space, writes)
-                acc = table.get(key)
+                k = (instr.position, pipe, reg.space, writes, atomic)
+                acc = table.get(k)
                 if acc is None:
-                    acc = table[key] = Access(
-                        core, instr, pipe, reg.space, writes, first_vc=vcs[i], first_issue=i
-                    )
+                    acc = table[k] = Access(
+                        core, instr, pipe, reg.space, writes, atomic,
+                        first_vc=vcs[i], first_issue=i, rank=int(rank[i]),
+                    )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
-    out = list(table.values())
-    for acc in out:
-        acc.ranges = _merge(acc.ranges)
-    return out
+    accs = [a for a in table.values() if _merge(a.ranges)]
+    for a in accs:
+        a.ranges = _merge(a.ranges)
+    return CoreView(core, issued, clocks, accs, spans, target)
 
 
-def _flag_ids_used(issued: list) -> dict[tuple, set]:
-    used: dict[tuple, set] = {}
-    for step, _ in issued:
-        if step.flag is not None:
-            used.setdefault(step.flag[:2], set()).add(step.flag[2])
-    return used
+def _component(a: Access) -> int:
+    """The clock component that carries ``a`` to other pipes: a scalar read is ordered by issue
+    order, a scalar write only by a flag chain from PIPE_S."""
+    if a.pipe is Pipe.PIPE_S and not a.writes:
+        return C.ISSUE
+    return C.INDEX[a.pipe]
+
+
+def happens_before(a: Access, b: Access) -> bool:
+    if a.pipe is b.pipe:
+        if a.pipe is Pipe.PIPE_S:
+            return True  # the scalar unit is in order and synchronous
+        # another step of the same queue: ordered only once a's completion is known
+        return bool(a.last_vc[C.INDEX[a.pipe]] <= b.first_vc[C.done_index(a.pipe)])
+    k = _component(a)
+    return bool(a.last_vc[k] <= b.first_vc[k])
+
+
+def _commute(a: Access, b: Access) -> bool:
+    return a.atomic is not None and a.atomic == b.atomic
 
 
 def _label(instr) -> str:
     return f"{instr.label}" + (f" ({instr.source})" if instr.source else "")
 
 
-def race_findings(accs: list[Access], issued: list, event_ids: int) -> list[Finding]:
-    """Unordered conflicting accesses of one core's pipes (RAW/WAR/WAW)."""
-    accs = [a for a in accs if a.ranges]
-    used = _flag_ids_used(issued)
-    found: dict[tuple, Finding] = {}
-    by_space: dict[str, list[Access]] = {}
-    for a in accs:
-        by_space.setdefault(a.space, []).append(a)
-    for space, group in by_space.items():
-        group.sort(key=lambda a: a.first_issue)
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                if a.instr is b.instr or a.pipe is b.pipe or not (a.writes or b.writes):
-                    continue
-                span = _overlap(a.ranges, b.ranges)
-                if span is None or _happens_before(a, b) or _happens_before(b, a):
-                    continue
-                kind = "WAW" if a.writes and b.writes else ("RAW" if a.writes else "WAR")
-                key = (a.instr.position, b.instr.position, a.pipe, b.pipe, kind)
-                if key in found:
-                    continue
-                free = [e for e in range(event_ids) if e not in used.get((a.pipe, b.pipe), ())]
-                eid = free[0] if free else 0
-                verb_a = "writes" if a.writes else "reads"
-                verb_b = "writes" if b.writes else "reads"
-                msg = (
-                    f"{kind} race on {Region(space, *span)}: {_label(a.instr)} {verb_a} it on "
-                    f"{a.pipe.name} and {_label(b.instr)} {verb_b} it on {b.pipe.name}, and "
-                    f"nothing orders them; fix: set_flag({a.pipe.name}, {b.pipe.name}, "
-                    f"EVENT_ID{eid}) after {a.instr.label} and wait_flag({a.pipe.name}, "
-                    f"{b.pipe.name}, EVENT_ID{eid}) before {b.instr.label}"
-                )
-                found[key] = Finding(
-                    RACE, f"race-{kind.lower()}", msg, (a.instr.position, b.instr.position)
-                )
-    return list(found.values())
+@dataclass
+class _Pair:
+    first: Access  # the earlier instruction in program order
+    second: Access
+    lo: int
+    hi: int
+
+    @property
+    def kind(self) -> str:
+        a, b = self.first, self.second
+        return "WAW" if a.writes and b.writes else ("RAW" if a.writes else "WAR")
 
 
-def cross_core_findings(per_core: list[list[Access]]) -> list[Finding]:
-    """Overlapping GM accesses (one a write) of different cores."""
-    gm = [a for accs in per_core for a in accs if a.space == "GM"]
-    out: dict[tuple, Finding] = {}
-    for i, a in enumerate(gm):
-        for b in gm[i + 1 :]:
-            if a.core == b.core or not (a.writes or b.writes):
-                continue
-            span = _overlap(a.ranges, b.ranges)
-            if span is None:
-                continue
-            key = (min(a.core, b.core), max(a.core, b.core), a.instr.position, b.instr.position)
-            if key in out:
-                continue
-            out[key] = Finding(
-                CROSS_CORE,
-                "cross-core-race",
-                f"core {a.core} {_label(a.instr)} and core {b.core} {_label(b.instr)} both touch "
-                f"{Region('GM', *span)} and one of them writes it; blocks are not synchronised "
-                "with each other: give each block its own GM slice",
-                (a.instr.position, b.instr.position),
+def _sweep(views: list[CoreView]):
+    """Yield (kind, a, b, lo, hi) for every conflict the sweep finds: ``"race"`` (same core,
+    different pipes, unordered), ``"reorder"`` (same DMA pipe, GM, unordered) and ``"cross"``
+    (different cores). ``a`` was swept before ``b``."""
+    maps: dict[object, IntervalMap] = {}
+    for view in views:
+        for b in sorted(view.accesses, key=lambda a: (a.rank, a.writes)):
+            # GM is shared by the cores; UB and L1 are per core
+            imap = maps.setdefault(b.space if b.space == "GM" else (b.space, b.core), IntervalMap())
+            mine = (b.core, b.pipe)
+            for lo, hi in b.ranges:
+                for s_lo, s_hi, state in imap.cover(lo, hi):
+                    for owner, (lw, lr) in state.items():
+                        for a in (lw, lr if b.writes else None):
+                            if a is None or a.instr is b.instr and a.core == b.core:
+                                continue
+                            if not (a.writes or b.writes) or _commute(a, b):
+                                continue
+                            if owner[0] != b.core:
+                                yield "cross", a, b, s_lo, s_hi
+                            elif owner != mine:
+                                if not happens_before(a, b):
+                                    yield "race", a, b, s_lo, s_hi
+                            elif (
+                                b.space == "GM" and b.pipe in DMA_PIPES and a.writes and b.writes
+                                and not happens_before(a, b)
+                            ):  # fmt: skip
+                                yield "reorder", a, b, s_lo, s_hi
+                    entry = state.get(mine)
+                    if entry is None:
+                        entry = state[mine] = [None, None]
+                    entry[0 if b.writes else 1] = b
+
+
+def analyse(
+    cores: list[tuple[int, list]],
+    event_ids: int,
+    *,
+    target: str = "",
+    flag_depth: int | None = None,
+    complete: bool = True,
+) -> list[Finding]:
+    """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
+    ``complete`` is False for the partial record of a run that stopped early (no F201 then)."""
+    views = [core_view(core, issued, target) for core, issued in cores]
+    findings: list[Finding] = []
+    races: dict[tuple, list[_Pair]] = {}
+    reorders: dict[tuple, _Pair] = {}
+    crosses: dict[tuple, _Pair] = {}
+    for kind, a, b, lo, hi in _sweep(views):
+        first, second = (a, b) if a.instr.position <= b.instr.position else (b, a)
+        if kind == "cross":
+            first, second = (a, b) if a.core < b.core else (b, a)
+            key = (first.core, second.core, first.instr.position, second.instr.position)
+            _widen(crosses, key, first, second, lo, hi)
+        elif kind == "reorder":
+            key = (a.core, first.instr.position, second.instr.position)
+            _widen(reorders, key, first, second, lo, hi)
+        else:
+            key = (a.core, first.instr.position, second.instr.position)
+            group = races.setdefault(key, [])
+            for p in group:
+                if p.first is first and p.second is second:
+                    p.lo, p.hi = min(p.lo, lo), max(p.hi, hi)
+                    break
+            else:
+                group.append(_Pair(first, second, lo, hi))
+    by_core = {v.core: v for v in views}
+    books = {v.core: FlagBook(v.issued, event_ids) for v in views}
+    moved: set[tuple] = set()
+    for view in views:
+        findings += flag_findings(view, event_ids, flag_depth, complete)
+    for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
+        findings.append(_race_finding(group, by_core[core], books[core], moved))
+    for pair in reorders.values():
+        findings.append(_reorder_finding(pair))
+    for pair in crosses.values():
+        findings.append(_cross_finding(pair))
+    return findings
+
+
+def _widen(table: dict, key: tuple, first: Access, second: Access, lo: int, hi: int) -> None:
+    p = table.get(key)
+    if p is None:
+        table[key] = _Pair(first, second, lo, hi)
+    else:
+        p.lo, p.hi = min(p.lo, lo), max(p.hi, hi)
+
+
+def _verb(a: Access) -> str:
+    return "writes" if a.writes else "reads"
+
+
+def _covers_first(view: CoreView, pipe: Pipe, group: list[_Pair]) -> bool:
+    """A set_flag on ``pipe`` right after the first instruction orders all its racing accesses."""
+    span = view.spans.get((group[0].first.instr.position, pipe))
+    if span is None:
+        return False
+    last = span[1]
+    for p in group:
+        a = p.first
+        if a.pipe is pipe or (a.pipe is Pipe.PIPE_S and not a.writes):
+            continue
+        k = _component(a)
+        if last[k] < a.last_vc[k]:
+            return False
+    return True
+
+
+def _covers_second(view: CoreView, pipe: Pipe, group: list[_Pair]) -> bool:
+    """A wait_flag on ``pipe`` right before the second instruction orders all its accesses."""
+    if pipe is Pipe.PIPE_S:
+        return True  # a wait on PIPE_S holds back the issue of everything after it
+    span = view.spans.get((group[0].second.instr.position, pipe))
+    if span is None:
+        return False
+    k = C.INDEX[pipe]
+    return all(p.second.pipe is pipe or p.second.first_vc[k] >= span[0][k] for p in group)
+
+
+def _lines(first, second) -> tuple:
+    return (first.source, second.source)
+
+
+def _loop_carried(first, second) -> bool:
+    """The second instruction's source line is not below the first's in the same file: in the
+    source the wait would come before the set (a dependency carried around a loop)."""
+    a, b = first.source, second.source
+    if not a or not b or ":" not in a or ":" not in b:
+        return False
+    fa, la = a.rsplit(":", 1)
+    fb, lb = b.rsplit(":", 1)
+    return fa == fb and la.isdigit() and lb.isdigit() and int(lb) <= int(la)
+
+
+def _late_wait(view: CoreView, book: FlagBook, moved: set, p: _Pair, src: Pipe, dst: Pipe):
+    """A user wait_flag(src, dst, id) after the second instruction that consumes a post set
+    after the first one: moving it before the second instruction orders the pair."""
+    from ..isa.sync import WaitFlag
+
+    issued, vcs = view.issued, view.clocks.vcs
+    f_pos, g_pos = p.first.instr.position, p.second.instr.position
+    k = _component(p.first)
+    if view.set_wait is None:
+        view.set_wait = {s: w for w, s in C.flag_pairs(issued).items()}
+    pairs = view.set_wait
+    g_span = view.spans.get((g_pos, dst))
+    for s, (step, instr) in enumerate(issued):
+        if step.kind is not StepKind.SET_FLAG or step.flag[:2] != (src, dst):
+            continue
+        if not f_pos <= instr.position < g_pos or vcs[s][k] < p.first.last_vc[k]:
+            continue
+        w = pairs.get(s)
+        if w is None:
+            continue
+        wstep, winstr = issued[w]
+        if not isinstance(winstr, WaitFlag) or winstr.position <= g_pos:
+            continue
+        if (view.core, winstr.position) in moved:
+            continue
+        key = step.flag
+        if book.waits_between(key, g_pos - 0.5, winstr.position) > 0:
+            continue  # another wait of the event sits in between: moving would re-pair them
+        if g_span is not None and vcs[s][C.INDEX[dst]] >= g_span[0][C.INDEX[dst]]:
+            continue  # the set depends on the second instruction: moving would deadlock
+        return instr, winstr, key
+    return None
+
+
+def _race_finding(group: list[_Pair], view: CoreView, book: FlagBook, moved: set) -> Finding:
+    first_i, second_i = group[0].first.instr, group[0].second.instr
+    # candidates: the instruction's nominal pipe first (V for TSCATTER, as the library's Event
+    # table has it), then the pipes of the racing accesses
+    firsts = list(dict.fromkeys([first_i.nominal_pipe] + [p.first.pipe for p in group]))
+    seconds = list(dict.fromkeys([second_i.nominal_pipe] + [p.second.pipe for p in group]))
+    src = next((q for q in firsts if _covers_first(view, q, group)), None)
+    dst = next((q for q in seconds if _covers_second(view, q, group)), None)
+    primary = next(
+        (p for p in group if p.first.pipe is src and p.second.pipe is dst),
+        next((p for p in group if p.first.pipe is src), group[0]),
+    )
+    if src is None:
+        src = primary.first.pipe
+    if dst is None:
+        dst = primary.second.pipe
+    a, b = primary.first, primary.second
+    span = Region(a.space, primary.lo, primary.hi)
+    msg = (
+        f"{primary.kind} race on {span}: {_label(a.instr)} {_verb(a)} it on {a.pipe.name} and "
+        f"{_label(b.instr)} {_verb(b)} it on {b.pipe.name}, and nothing orders them"
+    )
+    others = [p for p in group if p is not primary]
+    if others:
+        msg += (
+            " (also "
+            + "; ".join(
+                f"{p.first.instr.label} {_verb(p.first)} {Region(p.first.space, p.lo, p.hi)} on "
+                f"{p.first.pipe.name}, {p.second.instr.label} {_verb(p.second)} it on "
+                f"{p.second.pipe.name}"
+                for p in others
             )
-    return list(out.values())
+            + ")"
+        )
+    late = _late_wait(view, book, moved, primary, src, dst)
+    if late is not None:
+        set_instr, wait_instr, key = late
+        moved.add((view.core, wait_instr.position))
+        book.move_wait(key, wait_instr.position, second_i.position - 0.5)
+        fix = (
+            Edit("move", "wait_flag", "before", second_i.position, second_i.source,
+                 key[0].name, key[1].name, key[2], position=wait_instr.position),
+        )  # fmt: skip
+        msg += (
+            f"; fix: move the wait for EVENT_ID{key[2]}, wait_flag({key[0].name}, "
+            f"{key[1].name}, EVENT_ID{key[2]}) at {_label(wait_instr)}, before "
+            f"{second_i.label}: it consumes the post of {_label(set_instr)} after "
+            f"{first_i.label}, but only after {second_i.label} has run"
+        )
+    else:
+        eid = book.choose(src, dst, first_i.position, second_i.position, _lines(first_i, second_i))
+        if eid is None:
+            fix = barrier_before(second_i)
+            msg += (
+                f"; fix: pipe_barrier(PIPE_ALL) before {second_i.label} (every event id of "
+                f"({src.name}, {dst.name}) is in use there)"
+            )
+        else:
+            fix = insert_pair(src, dst, eid, first_i, second_i)
+            msg += (
+                f"; fix: set_flag({src.name}, {dst.name}, EVENT_ID{eid}) after {first_i.label} "
+                f"and wait_flag({src.name}, {dst.name}, EVENT_ID{eid}) before {second_i.label}"
+            )
+            if _loop_carried(first_i, second_i):
+                msg += (
+                    f"; in the source loop the wait comes first, so prime it with set_flag("
+                    f"{src.name}, {dst.name}, EVENT_ID{eid}) once before the loop and drain it "
+                    f"with wait_flag({src.name}, {dst.name}, EVENT_ID{eid}) once after the loop"
+                )
+    return Finding(
+        RACE,
+        f"race-{primary.kind.lower()}",
+        msg,
+        (first_i.position, second_i.position),
+        fix,
+    )
+
+
+def _reorder_finding(p: _Pair) -> Finding:
+    a, b = p.first, p.second
+    pipe = a.pipe
+    return Finding(
+        DMA_REORDER,
+        "dma-reorder",
+        f"WAW on {Region(a.space, p.lo, p.hi)}: {_label(a.instr)} and {_label(b.instr)} both "
+        f"write it on {pipe.name}, whose DMAs may complete out of order, and nothing orders "
+        f"them; fix: pipe_barrier({pipe.name}) before {b.instr.label}",
+        (a.instr.position, b.instr.position),
+        barrier_before(b.instr, pipe),
+    )
+
+
+def _cross_finding(p: _Pair) -> Finding:
+    a, b = p.first, p.second
+    return Finding(
+        CROSS_CORE,
+        "cross-core-race",
+        f"core {a.core} {_label(a.instr)} and core {b.core} {_label(b.instr)} both touch "
+        f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic); "
+        "blocks are not synchronised with each other: give each block its own GM slice",
+        (a.instr.position, b.instr.position),
+    )

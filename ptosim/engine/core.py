@@ -516,5 +516,6 @@ def simulate(
     sim.stuck = [line for c in cores for line in c.stuck()]
     if sim.stuck:
         trace.waits += [w for c in cores for w in c.stuck_waits()]
-    sim.leftovers = [(c.core, f) for c in cores for f in c.leftovers(bool(sim.stuck))]
+    if sim.stuck:  # a finished run's unconsumed posts are F201 of the analysis
+        sim.leftovers = [(c.core, f) for c in cores for f in c.leftovers(deadlocked=True)]
     return sim

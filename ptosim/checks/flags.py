@@ -1,0 +1,158 @@
+"""Findings about the events themselves: unconsumed posts (F201) and misuse (F202).
+
+Flags count (the n-th wait on (src, dst, id) consumes the n-th post), so setting an event again
+before its previous post is consumed is not wrong by itself. F202 is reported only where it
+changes something:
+
+- ``flag-library-collision``: a kernel's set_flag/wait_flag pairs with a step of an instruction's
+  internal flag chain (the library's ``PtoSetWaitFlag<A, B>`` always uses EVENT_ID0), so the
+  library's own wait is satisfied by the kernel's post (or the reverse). The finding names the
+  instruction whose chain it is and proposes a free id for the kernel's flags.
+- ``flag-depth``: with ``sync.flag_depth`` configured, a set that may post while that many earlier
+  posts of the event are still unconsumed.
+
+When reuse makes a wait pair with a different post than intended, the data it was meant to
+order races: that is an F203 (with "move the wait" as its fix), not an F202.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from ..findings import Edit, Finding
+from ..plan import StepKind
+from . import clocks as C
+
+FLAG_UNCONSUMED = "F201"
+FLAG_MISUSE = "F202"
+
+
+def _label(instr) -> str:
+    return f"{instr.label}" + (f" ({instr.source})" if instr.source else "")
+
+
+def _text(key) -> str:
+    src, dst, eid = key
+    return f"({src.name}, {dst.name}, EVENT_ID{eid})"
+
+
+def _user(instr) -> bool:
+    from ..isa.sync import SetFlag, WaitFlag
+
+    return isinstance(instr, (SetFlag, WaitFlag))
+
+
+def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) -> list[Finding]:
+    issued = view.issued
+    sets: dict[tuple, list[int]] = {}
+    waits: dict[tuple, list[int]] = {}
+    for i, (step, _) in enumerate(issued):
+        if step.kind is StepKind.SET_FLAG:
+            sets.setdefault(step.flag, []).append(i)
+        elif step.kind is StepKind.WAIT_FLAG:
+            waits.setdefault(step.flag, []).append(i)
+    out: list[Finding] = []
+    if complete:
+        out += _unconsumed(view, sets, waits)
+    out += _collisions(view, sets, waits, event_ids)
+    if flag_depth is not None:
+        out += _depth(view, sets, waits, flag_depth)
+    return out
+
+
+def _unconsumed(view, sets, waits) -> list[Finding]:
+    issued = view.issued
+    out = []
+    if not issued:
+        return out
+    last = issued[-1][1]
+    for key, posts in sets.items():
+        left = posts[len(waits.get(key, ())) :]
+        if not left:
+            continue
+        who = ", ".join(_label(issued[i][1]) for i in left)
+        src, dst, eid = key
+        fix = tuple(
+            Edit("insert", "wait_flag", "after", last.position, last.source, src.name, dst.name,
+                 eid)
+            for _ in left
+        )  # fmt: skip
+        out.append(
+            Finding(
+                FLAG_UNCONSUMED,
+                "flag-unconsumed",
+                f"core {view.core}: set_flag{_text(key)} posted by {who} was never waited "
+                f"({len(left)} post(s) left); fix: add wait_flag{_text(key)} after "
+                f"{_label(last)}, the end of the kernel (the drain of a primed event), or drop "
+                "the set_flag",
+                tuple(issued[i][1].position for i in left),
+                fix,
+            )
+        )
+    return out
+
+
+def _collisions(view, sets, waits, event_ids: int) -> list[Finding]:
+    """Kernel flags that pair with a library chain's step (counting pairing)."""
+    issued = view.issued
+    out = []
+    for key, ws in waits.items():
+        posts = sets.get(key, [])
+        crossed = [(w, s) for w, s in zip(ws, posts) if _user(issued[w][1]) != _user(issued[s][1])]
+        if not crossed:
+            continue
+        w, s = crossed[0]
+        lib = issued[s][1] if _user(issued[w][1]) else issued[w][1]
+        src, dst, eid = key
+        used = {k[2] for k in list(sets) + list(waits) if k[:2] == (src, dst)}
+        free = next((e for e in range(event_ids) if e not in used), None)
+        users = sorted({issued[i][1].position for i in posts + ws if _user(issued[i][1])})
+        fix = ()
+        advice = "use pipe_barrier or another pipe pair: every id of the pair is in use"
+        if free is not None:
+            fix = tuple(Edit("retarget", "event_id", "at", p, event_id=free, position=p)
+                        for p in users)  # fmt: skip
+            advice = f"use another id for the kernel's own flags of this pair, e.g. EVENT_ID{free}"
+        out.append(
+            Finding(
+                FLAG_MISUSE,
+                "flag-library-collision",
+                f"{_label(issued[w][1])}: its wait_flag{_text(key)} consumes the post of "
+                f"{_label(issued[s][1])}; the kernel's event {_text(key)} collides with the "
+                f"internal flag chain of {_label(lib)} (the library's PtoSetWaitFlag<"
+                f"{src.name}, {dst.name}> uses EVENT_ID{eid}), whose own wait then pairs with "
+                f"the wrong post; fix: {advice}",
+                tuple(sorted({issued[w][1].position, issued[s][1].position})),
+                fix,
+            )
+        )
+    return out
+
+
+def _depth(view, sets, waits, depth: int) -> list[Finding]:
+    """Sets that may post while ``depth`` earlier posts of the event are still unconsumed."""
+    issued, vcs = view.issued, view.clocks.vcs
+    out = []
+    for key, posts in sets.items():
+        d = C.INDEX[key[1]]
+        done = [int(vcs[w][d]) for w in waits.get(key, ())]  # increasing along the dst pipe
+        bad = []
+        for n, s in enumerate(posts, start=1):
+            consumed = bisect_right(done, int(vcs[s][d]))
+            if n - consumed > depth:
+                bad.append((s, n - consumed - 1))
+        if not bad:
+            continue
+        s, pending = bad[0]
+        more = f" ({len(bad)} such sets in all)" if len(bad) > 1 else ""
+        out.append(
+            Finding(
+                FLAG_MISUSE,
+                "flag-depth",
+                f"{_label(issued[s][1])}: set_flag{_text(key)} may post while {pending} earlier "
+                f"post(s) of the event are still unconsumed{more}; the event holds at most "
+                f"{depth} (sync.flag_depth): wait before setting again, or use distinct ids",
+                tuple(sorted({issued[i][1].position for i, _ in bad})),
+            )
+        )
+    return out

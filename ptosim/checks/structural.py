@@ -1,0 +1,64 @@
+"""The structural step list of an untimed (cpu) run, for the happens-before analysis.
+
+The cpu target has no plans and no timing, but a kernel's synchronisation is a property of its
+structure: which pipe each instruction is issued to and which bytes it touches. Each instruction
+becomes one step on its *nominal* pipe (the pipe of the library's ``Event<SrcOp, DstOp>``
+table: TLOAD -> MTE2, TSTORE -> MTE3, vector work, MGATHER and MSCATTER -> V, GM -> L1 MGATHER
+-> MTE2; TASSIGN is a scalar register write and touches nothing), reading and writing the whole
+tiles and the whole GlobalTensor extents of its operands. set_flag / wait_flag / pipe_barrier are
+the same steps a timed target plans. No library-internal flag chain is modelled, so the cpu
+verdict is the portable one: a kernel clean on cpu is ordered by its own flags on every target.
+"""
+
+from __future__ import annotations
+
+from ..isa.data import TAssign
+from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
+from ..plan import Region, Step, StepKind, set_flag_step, wait_flag_step
+from ..tensors import GmRef, TileRef
+
+
+def _region(value) -> Region | None:
+    if isinstance(value, TileRef):
+        space = "L1" if value.loc.name == "Mat" else "UB"
+        return Region(space, value.address, value.address + value.size_bytes)
+    if isinstance(value, GmRef):
+        last = value.offset + sum((n - 1) * s for n, s in zip(value.shape, value.stride) if n)
+        if any(n == 0 for n in value.shape):
+            last = value.offset - 1
+        return Region("GM", value.byte_address(value.offset), value.byte_address(last + 1))
+    return None
+
+
+def _regions(instr, names) -> tuple[Region, ...]:
+    out = []
+    for name in dict.fromkeys(names):
+        reg = _region(getattr(instr, name, None))
+        if reg is not None and reg.end > reg.start:
+            out.append(reg)
+    return tuple(out)
+
+
+def structural_issued(program) -> list[list]:
+    """[step, instruction] pairs in program order (PIPE_S issues in program order)."""
+    issued: list[list] = []
+    for instr in program:
+        if isinstance(instr, SetFlag):
+            step = set_flag_step(instr.src, instr.dst, instr.event_id, 0, instr.describe())
+        elif isinstance(instr, WaitFlag):
+            step = wait_flag_step(instr.src, instr.dst, instr.event_id, 0, instr.describe())
+        elif isinstance(instr, PipeBarrier):
+            step = Step(instr.pipe, StepKind.BARRIER, 0, f"pipe_barrier({instr.pipe.name})")
+        elif isinstance(instr, TAssign):
+            continue
+        else:
+            step = Step(
+                instr.nominal_pipe,
+                StepKind.SCALAR,
+                0,
+                instr.opcode,
+                reads=_regions(instr, instr.reads),
+                writes=_regions(instr, instr.writes),
+            )
+        issued.append([step, instr])
+    return issued

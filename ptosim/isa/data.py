@@ -471,11 +471,12 @@ class TMov(Instruction):
 
     cpu and a5 copy the valid region element by element through both tiles' layouts, so the
     layouts must match there (rule ``same-layout``) and so must the valid shapes. a2a3
-    (``TMovToVec``) is a plain ``copy_ubuf_to_ubuf`` of storage: equal Rows x Cols are required
-    but any BLayout/SLayout pair is accepted (the vendor tests run every combination). It copies
-    the ``min(valid)`` region as storage rows of ``Cols`` elements: one bulk copy of
-    ``validRow * Cols`` elements when whole rows are valid, else per row the 32-byte blocks
-    covering ``validCol`` elements (D16).
+    (``TMovToVec``) is a ``copy_ubuf_to_ubuf`` of the ``min(valid)`` region in 32-byte blocks:
+    equal Rows x Cols are required but any BLayout/SLayout pair is accepted (the vendor tests run
+    every combination). Between different layouts it is a plain storage copy: rows of ``Cols``
+    storage elements, ``validRow * Cols`` elements at once when whole rows are valid, else per
+    row the blocks covering ``validCol`` elements. Between equal layouts an ND tile copies the
+    blocks covering ``validCol`` per row, and DN/NZ tiles copy their valid region (D16).
     """
 
     opcode = "TMOV"
@@ -511,12 +512,17 @@ class TMov(Instruction):
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
-        if ctx.target == "a2a3":  # storage copy, whatever the layouts
-            rows, cols = tmov_copied_elements(d, s)
+        if ctx.target != "a2a3":
+            ctx.tile_write(d, ctx.tile_read(s))
+            return
+        rows, cols = tmov_copied_elements(d, s)
+        if d.geom.layout_name != s.geom.layout_name:  # plain storage copy (D16)
             offs = (np.arange(rows)[:, None] * d.cols + np.arange(cols)).reshape(-1)
             ctx.tile_storage(d)[offs] = ctx.tile_storage(s)[offs]
             return
-        ctx.tile_write(d, ctx.tile_read(s))
+        if not d.geom.is_nd:  # same layout: the valid region, through the layout
+            rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
+        ctx.tile_write(d, ctx.tile_read(s, rows, cols), rows, cols)
 
 
 class TExpandS(Instruction):

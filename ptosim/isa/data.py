@@ -5,6 +5,9 @@ TLOAD/TSTORE follow the DMA arithmetic of each target (semantics.md 3.5): on a2a
 elements (D7); on a5 the pitch is ``stride3``; the CPU maps every valid (r, c) exactly.
 Padding (D8): a2a3/a5 pad each row only up to its 32-byte boundary when PadValue != Null; the
 CPU fills every non-valid element with the pad value (0 for Null).
+Views the NPU DMA cannot express are errors there, the a2a3 DMA takes its burst count from the
+GlobalTensor, cpu pairs any layouts, and a2a3 TMOV copies between any layouts (D13-D16, see
+``_Transfer`` and ``TMov``).
 """
 
 from __future__ import annotations
@@ -152,11 +155,6 @@ def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     return g.is_nz
 
 
-def _logical_extent(gm: GmRef) -> tuple[int, int]:
-    """(rows, cols) of the 2-D view a GlobalTensor gives a tile (semantics.md 3.5)."""
-    return gm.geom.logical_shape
-
-
 def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
     """(stride name, required value) pairs a DMA burst needs: it reads contiguous GM elements.
 
@@ -252,13 +250,10 @@ class _Transfer(Instruction):
 
     def _dims(self) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
         """(name, valid, view) of the burst-length dimension and of the burst-count one."""
-        (vr, vc), (rows, cols) = self.tile.valid, _logical_extent(self.gm)
+        (vr, vc), (rows, cols) = self.tile.valid, self.gm.geom.logical_shape
         row, col = ("validRow", vr, rows), ("validCol", vc, cols)
-        if self.gm.layout is Layout.DN:
-            return row, col
-        if self.gm.layout is Layout.NZ:  # bursts are validRow*32 bytes per column block
-            return row, col
-        return col, row
+        # DN bursts are columns of validRow elements, NZ bursts validRow*32 bytes per block
+        return (col, row) if self.gm.layout is Layout.ND else (row, col)
 
     def _check_valid_shape(self, arch: Arch) -> None:
         g = self.gm

@@ -10,6 +10,7 @@ INDEX_OUTSIDE_TILE = "F102"  # TSCATTER index past the destination tile (D5)
 SCATTER_COLLISION = "F103"  # colliding destinations resolved by the warp schedule (D6)
 HIDDEN_SCRATCH = "F104"  # a live tile overlaps the hidden a2a3 TROWEXPAND scratch (D10)
 TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
+DMA_EXTENT = "F106"  # a2a3 TLOAD/TSTORE moves the GlobalTensor's rows/cols, not the valid ones
 
 
 @dataclass(frozen=True)

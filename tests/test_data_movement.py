@@ -194,11 +194,14 @@ def test_a2a3_packed_valid_pitch_is_a_finding_and_follows_the_dma_arithmetic():
     with pytest.raises(pto.FindingsError) as e:
         dev.run(k, src, strict=True)
     assert e.value.code == "PTO500" and len(e.value.findings) == 1
-    for other in ("cpu", "950pr"):
-        d = pto.Device(other)
-        with pytest.raises(pto.ConstraintError) as e:
-            d.run(k, d.gm_array(gm_host))
-        assert e.value.rule == "valid-shape" and "validCol == 16" in str(e.value)
+    d = pto.Device("cpu")
+    with pytest.raises(pto.ConstraintError) as e:
+        d.run(k, d.gm_array(gm_host))
+    assert e.value.rule == "valid-shape" and "validCol == 16" in str(e.value)
+    # a5 loads validCol elements per row at the programmed stride3 (D13): no finding
+    d = pto.Device("950pr")
+    run = d.run(k, d.gm_array(gm_host))
+    assert np.array_equal(run.tile(t), gm_host.reshape(4, 16)[:, :8]) and not run.findings
 
 
 def test_a5_tstore_uses_stride3_and_a2a3_the_dma_pitch():
@@ -252,12 +255,18 @@ def test_tload_checks():
             )
         )
     assert e.value.rule == "same-dtype" and e.value.operand == "gm"
+    # a2a3 moves the GlobalTensor's 8 rows into the 16-row tile (F106, D14); a5 rejects
+    run = run_with(
+        lambda s: pto.TLOAD(pto.Tile("Vec", "float32", 16, 8), pto.GlobalTensor(s, (1, 1, 1, 8, 8)))
+    )
+    assert [f.code for f in run.findings] == ["F106"]
     with pytest.raises(pto.ConstraintError) as e:
-        run_with(
-            lambda s: pto.TLOAD(
-                pto.Tile("Vec", "float32", 16, 8), pto.GlobalTensor(s, (1, 1, 1, 8, 8))
-            )
-        )
+
+        @pto.kernel
+        def k16(src):
+            pto.TLOAD(pto.Tile("Vec", "float32", 16, 8), pto.GlobalTensor(src, (1, 1, 1, 8, 8)))
+
+        pto.Device("950pr").run(k16, pto.Device("950pr").gm_array(np.zeros((8, 8), np.float32)))
     assert e.value.rule == "valid-shape" and "validRow == 8" in str(e.value)
     f8 = dev.gm_array(np.zeros(32, np.uint8), dtype="float8_e5m2")
     with pytest.raises(pto.ConstraintError) as e:
@@ -450,3 +459,191 @@ def test_strided_nd_load_matches_numpy_slicing(rows, cols, extra, devname):
         pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, rows, cols), stride=(0, 0, 0, pitch, 1)))
 
     assert np.array_equal(dev.run(k, src).tile(t), host[:, :cols])
+
+
+# -- Trust fixes: views the DMA cannot express, per-target valid shapes, TMOV layouts --------
+def _load_run(devname, host, tile, shape, stride=None, layout="ND"):
+    dev = pto.Device(devname)
+    src = dev.gm_array(host)
+
+    @pto.kernel
+    def k(src):
+        pto.TLOAD(tile, pto.GlobalTensor(src, shape, stride=stride, layout=layout))
+
+    return dev.run(k, src)
+
+
+@pytest.mark.parametrize(
+    "layout, shape, stride, bad",
+    [
+        ("ND", (1, 1, 1, 4, 8), (64, 64, 64, 16, 2), "stride[4]"),
+        ("DN", (1, 1, 1, 8, 4), (64, 64, 64, 2, 16), "stride[3]"),
+        ("NZ", (1, 2, 1, 16, 8), (512, 256, 256, 16, 1), "stride[3]"),
+    ],
+)
+def test_strided_burst_dimension_is_exact_on_cpu_and_rejected_on_npus(layout, shape, stride, bad):
+    """D13: a non-unit step along the DMA burst is honoured on cpu, an error on a2a3/a5."""
+    host = np.arange(1024, dtype=np.float32)
+    s0, s1, s2, s3, s4 = shape
+    blayout, slayout = {"ND": ("RowMajor", "NoneBox"), "DN": ("ColMajor", "NoneBox")}.get(
+        layout, ("ColMajor", "RowMajor")
+    )
+    rows, cols = {"ND": (s3, s4), "DN": (s3, s4), "NZ": (s2 * s3, s1 * s4)}[layout]
+    tile = pto.Tile("Vec", "float32", rows, cols, blayout, slayout=slayout)
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    if layout == "NZ":  # i1 = c // C0, i3 = r, i4 = c % C0
+        offs = (c // s4) * stride[1] + r * stride[3] + (c % s4) * stride[4]
+    else:
+        offs = r * stride[3] + c * stride[4]
+    run = _load_run("cpu", host, tile, shape, stride, layout)
+    assert np.array_equal(run.tile(tile), host[offs])
+    for devname in ("a2", "950pr"):
+        with pytest.raises(pto.UnsupportedError) as e:
+            _load_run(devname, host, tile, shape, stride, layout)
+        err = e.value
+        assert (err.code, err.rule, err.instruction, err.operand) == (
+            "PTO102",
+            "gm-inner-stride",
+            "TLOAD",
+            "gm",
+        )
+        assert bad in str(err.expected) and str(list(stride)) in str(err.given)
+
+
+def test_a2a3_gm_gap_must_not_be_negative():
+    """D13: overlapping ND rows (stride3 < shape4) need a negative gmGap on a2a3."""
+    host = np.arange(64, dtype=np.int32)
+    shape, stride = (1, 1, 1, 4, 8), (1, 1, 1, 4, 1)
+    expect = host[np.arange(4)[:, None] * 4 + np.arange(8)]
+    for devname in ("cpu", "950pr"):  # exact mapping / start-to-start stride
+        tile = pto.Tile("Vec", "int32", 4, 8)
+        assert np.array_equal(_load_run(devname, host, tile, shape, stride).tile(tile), expect)
+    with pytest.raises(pto.UnsupportedError) as e:
+        _load_run("a2", host, pto.Tile("Vec", "int32", 4, 8), shape, stride)
+    assert e.value.rule == "a2a3-gm-gap" and "stride[3] >= 8" in str(e.value)
+
+
+def test_cpu_loads_an_nd_tensor_into_a_colmajor_tile():
+    """D15: the CPU simulator maps (r, c) through both layouts; the NPUs pair layouts."""
+    host = _host("float32", (8, 16), seed=11)
+    tile = pto.Tile("Vec", "float32", 8, 16, "ColMajor")
+    run = _load_run("cpu", host, tile, (1, 1, 1, 8, 16))
+    assert np.array_equal(run.tile(tile), host)
+    assert np.array_equal(run.tile_storage(tile), host.T.reshape(-1))
+    for devname in ("a2", "950pr"):
+        with pytest.raises(pto.ConstraintError) as e:
+            _load_run(
+                devname, host, pto.Tile("Vec", "float32", 8, 16, "ColMajor"), (1, 1, 1, 8, 16)
+            )
+        assert e.value.rule == "layout-pairing"
+
+
+def test_a5_tstore_writes_valid_col_elements_per_row_at_stride3():
+    """D13: a5 TSTORE, like its TLOAD, takes the burst length from validCol."""
+    host = _host("float32", (4, 8), seed=12)
+    dev = pto.Device("950pr")
+    src = dev.gm_array(host)
+    out = dev.gm_full((4, 16), "float32", -3.0)
+    t = pto.Tile("Vec", "float32", 4, 8, valid=(4, 5))
+
+    @pto.kernel
+    def k(src, out):
+        pto.TLOAD(t, pto.GlobalTensor(src, (1, 1, 1, 4, 8)))
+        pto.set_flag("MTE2", "MTE3", 0)
+        pto.wait_flag("MTE2", "MTE3", 0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 4, 16)), t)
+
+    run = dev.run(k, src, out)
+    expect = np.full((4, 16), -3.0, np.float32)
+    expect[:, :5] = host[:, :5]
+    assert np.array_equal(out.numpy(), expect) and not run.findings
+
+
+def test_a2a3_dn_load_with_fewer_valid_columns_than_the_gm_row_runs():
+    """D14, the hardware-measured 255x60 DN case: nBurst comes from the GlobalTensor."""
+    logical = _host("float32", (255, 64), seed=13)
+    gm = logical.T.copy()  # packed DN: column after column
+    tile = pto.Tile("Vec", "float32", 256, 64, "ColMajor", valid=(255, 60))
+    run = _load_run("a2", gm, tile, (1, 1, 1, 255, 64), layout="DN")
+    assert np.array_equal(run.tile(tile), logical[:, :60])
+    # all 64 columns were moved, at the UB pitch of 256 elements (lenBurst 1020 B -> 32 blocks)
+    storage = run.tile_storage(tile).reshape(64, 256)
+    assert np.array_equal(storage[:, :255], gm)
+    assert [f.code for f in run.findings] == ["F106"] and "64 columns" in run.findings[0].message
+    for devname in ("cpu", "950pr"):
+        with pytest.raises(pto.ConstraintError) as e:
+            _load_run(
+                devname,
+                gm,
+                pto.Tile("Vec", "float32", 256, 64, "ColMajor", valid=(255, 60)),
+                (1, 1, 1, 255, 64),
+                layout="DN",
+            )
+        assert e.value.rule == "valid-shape" and "validCol == 64" in str(e.value)
+
+
+def test_a2a3_dn_short_bursts_land_at_the_dma_ub_pitch():
+    """D7/D14: validRow != shape3 on a2a3 DN: UB advances ceil(lenBurst, 32 B) + ubGap."""
+    gm = np.arange(64, dtype=np.float32)
+    tile = pto.Tile("Vec", "float32", 16, 4, "ColMajor", valid=(8, 4))
+    run = _load_run("a2", gm, tile, (1, 1, 1, 16, 4), layout="DN")
+    # lenBurst = 8*4 B = 1 block, ubGap = ((16 - 16)*4) >> 5 = 0: UB pitch 8 elements;
+    # GM pitch = lenBurst + gmGap = 8 + 16 - 16 = 8 elements (D7)
+    storage = run.tile_storage(tile)
+    assert np.array_equal(storage[:32], gm[:32])
+    assert (storage[32:].view(np.uint32) == 0xFFFFFFFF).all()
+    assert [f.code for f in run.findings] == ["F101"]
+
+
+def test_dma_that_leaves_the_tile_is_an_error():
+    host = np.zeros((16, 8), np.float32)
+    with pytest.raises(pto.ConstraintError) as e:
+        _load_run("a2", host, pto.Tile("Vec", "float32", 8, 8), (1, 1, 1, 16, 8))
+    assert e.value.rule == "dma-within-tile" and e.value.instruction == "TLOAD"
+
+
+def test_a2a3_tmov_between_layouts_is_a_storage_copy():
+    """D16: a2a3 TMOV accepts every BLayout/SLayout pair and copies storage."""
+    host = _host("float32", (16, 16), seed=14)
+    combos = {
+        "ND": ("RowMajor", "NoneBox", (1, 1, 1, 16, 16)),
+        "DN": ("ColMajor", "NoneBox", (1, 1, 1, 16, 16)),
+        "NZ": ("ColMajor", "RowMajor", (1, 2, 1, 16, 8)),
+    }
+    for sname, (sb, ss, sshape) in combos.items():
+        for db, ds, _ in combos.values():
+            dev = pto.Device("a2")
+            src = dev.gm_array(host)
+            a = pto.Tile("Vec", "float32", 16, 16, sb, slayout=ss)
+            b = pto.Tile("Vec", "float32", 16, 16, db, slayout=ds)
+
+            @pto.kernel
+            def k(src, a=a, b=b, sname=sname, sshape=sshape):
+                pto.TLOAD(a, pto.GlobalTensor(src, sshape, layout=sname))
+                pto.set_flag("MTE2", "V", 0)
+                pto.wait_flag("MTE2", "V", 0)
+                pto.TMOV(b, a)
+
+            run = dev.run(k, src)
+            assert np.array_equal(run.tile_storage(b), host.reshape(-1)), (sname, db, ds)
+    # partial valid region: per storage row, the 32-byte blocks covering validCol
+    dev = pto.Device("a2")
+    src = dev.gm_array(host)
+    a = pto.Tile("Vec", "float32", 16, 16, "ColMajor")
+    b = pto.Tile("Vec", "float32", 16, 16, "RowMajor", valid=(3, 5))
+
+    @pto.kernel
+    def kp(src):
+        pto.TLOAD(a, pto.GlobalTensor(src, (1, 1, 1, 16, 16), layout="DN"))
+        pto.set_flag("MTE2", "V", 0)
+        pto.wait_flag("MTE2", "V", 0)
+        pto.TMOV(b, a)
+
+    run = dev.run(kp, src)
+    got = run.tile_storage(b).reshape(16, 16)
+    assert np.array_equal(got[:3, :8], run.tile_storage(a).reshape(16, 16)[:3, :8])
+    assert (got[:3, 8:].view(np.uint32) == 0xFFFFFFFF).all() and np.isnan(got[3:]).all()
+    for devname in ("cpu", "950pr"):
+        with pytest.raises(pto.ConstraintError) as e:
+            pto.Device(devname).run(kp, pto.Device(devname).gm_array(host))
+        assert e.value.rule in ("same-layout", "layout-pairing")

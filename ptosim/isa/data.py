@@ -5,6 +5,9 @@ TLOAD/TSTORE follow the DMA arithmetic of each target (semantics.md 3.5): on a2a
 elements (D7); on a5 the pitch is ``stride3``; the CPU maps every valid (r, c) exactly.
 Padding (D8): a2a3/a5 pad each row only up to its 32-byte boundary when PadValue != Null; the
 CPU fills every non-valid element with the pad value (0 for Null).
+Views the NPU DMA cannot express are errors there, the a2a3 DMA takes its burst count from the
+GlobalTensor, cpu pairs any layouts, and a2a3 TMOV copies between any layouts (D13-D16, see
+``_Transfer`` and ``TMov``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import numpy as np
 from .. import dtypes as D
 from ..enums import Layout, PadValue, Pipe, TileType
 from ..errors import KernelError, MemoryLayoutError
-from ..findings import GM_PITCH
+from ..findings import DMA_EXTENT, GM_PITCH
+from ..layout import BLOCK_BYTES
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
@@ -81,8 +85,34 @@ class Bursts:
         return (self.tile_start[:, None] + self.length + np.arange(self.pad)).reshape(-1)
 
 
+def _ub_burst_pitch(target: str, tile: TileRef, gm: GmRef, length: int) -> int:
+    """Tile elements between the starts of two bursts of one DMA instruction.
+
+    a5 programs the UB stride directly (``Cols`` for ND, ``Rows`` for DN). a2a3 lands a burst
+    on whole 32-byte blocks and then skips ``ubGap`` blocks, ``ubGap = ((Cols - validCol) *
+    sizeof(T)) >> 5`` (ND) or ``((Rows - S3) * sizeof(T)) >> 5`` (DN): that is ``Cols`` for
+    every ND tile (its rows are 32-byte multiples) but differs from ``Rows`` for a DN tile
+    whose validRow != S3 (semantics.md 3.5).
+    """
+    dn = gm.layout is Layout.DN
+    dim = tile.rows if dn else tile.cols
+    if target != "a2a3":
+        return dim
+    sz = tile.dtype.size_bytes
+    moved_blocks = -(-length * sz // BLOCK_BYTES)
+    gap_bytes = (dim - (gm.shape[3] if dn else length)) * sz
+    if gap_bytes < 0:  # an unsigned ubGap would wrap: the burst leaves the tile
+        return tile.numel
+    return (moved_blocks + (gap_bytes >> 5)) * BLOCK_BYTES // sz
+
+
 def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
-    """The bursts of a TLOAD (load=True) or TSTORE between ``tile`` and ``gm`` on a2a3/a5."""
+    """The bursts of a TLOAD (load=True) or TSTORE between ``tile`` and ``gm`` on a2a3/a5.
+
+    The DMA loops over the GlobalTensor's shape (``nBurst = S3`` rows for ND, ``S4`` columns
+    for DN, one loop per outer block), not over the tile's valid shape: only the burst length
+    comes from the tile (``validCol`` for ND, ``validRow`` for DN).
+    """
     s0, s1, s2, s3, s4 = gm.shape
     st = gm.stride
     vr, vc = tile.valid
@@ -97,20 +127,22 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
         return Bursts(gm_start, tile_start, vr * c0)
     # ND: bursts are rows of validCol elements; DN: columns of validRow elements
     if gm.layout is Layout.DN:
-        n_burst, length, inner, stride_in, tile_pitch = s4, vr, s3, st[4], tile.rows
+        n_burst, length, inner, stride_in, chunk = s4, vr, s3, st[4], s4 * tile.rows
     else:
-        n_burst, length, inner, stride_in, tile_pitch = s3, vc, s4, st[3], tile.cols
+        n_burst, length, inner, stride_in, chunk = s3, vc, s4, st[3], s3 * tile.cols
     # a2a3: GM advances lenBurst + gmGap = length + stride - inner elements per burst (D7)
     pitch = stride_in if target == "a5" else length + stride_in - inner
+    ub_pitch = _ub_burst_pitch(target, tile, gm, length)
     i, j, k, q = np.meshgrid(
         np.arange(s0), np.arange(s1), np.arange(s2), np.arange(n_burst), indexing="ij"
     )
     block = (i * s1 + j) * s2 + k
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
-    tile_start = (block * n_burst + q) * tile_pitch
+    tile_start = block * chunk + q * ub_pitch
     pad = 0
     if load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null):
-        pad = min((-length) % c0, tile_pitch - length)
+        tile_dim = tile.rows if gm.layout is Layout.DN else tile.cols
+        pad = min((-length) % c0, tile_dim - length)
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
@@ -123,8 +155,36 @@ def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     return g.is_nz
 
 
+def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
+    """(stride name, required value) pairs a DMA burst needs: it reads contiguous GM elements.
+
+    ND bursts run along dim 4, DN bursts along dim 3, NZ bursts over whole 16 x C0 fractals
+    (dims 2, 3 and 4). A dim of size 1 has no step to take, so its stride is free.
+    """
+    s0, s1, s2, s3, s4 = gm.shape
+    if gm.layout is Layout.ND:
+        return [("stride[4]", 1)] if s4 > 1 else []
+    if gm.layout is Layout.DN:
+        return [("stride[3]", 1)] if s3 > 1 else []
+    out = [("stride[4]", 1), ("stride[3]", s4)]
+    return out + ([("stride[2]", s3 * s4)] if s2 > 1 else [])
+
+
 class _Transfer(Instruction):
-    """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor)."""
+    """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor).
+
+    Per target (docs/reference.md D7, D13-D15):
+    - cpu maps every valid (r, c) exactly, so any strides and any Vec tile layout work; the
+      valid shape must equal the GlobalTensor's 2-D view (the CPU simulator asserts it).
+    - a2a3 and a5 move bursts of contiguous GM elements: a view whose burst dimension is
+      strided cannot be expressed and is rejected (rule ``gm-inner-stride``); tile and GM
+      layouts must pair (ND2ND, DN2DN, NZ2NZ).
+    - a2a3 loops over the GlobalTensor's shape and takes only the burst length from the tile:
+      a valid shape that differs from the view is accepted and follows the DMA arithmetic,
+      with finding F101 (burst length) or F106 (burst count).
+    - a5 programs start-to-start strides: the burst length (validCol for ND, validRow for DN)
+      is free, the other valid dimension must match the view.
+    """
 
     tile: TileRef
     gm: GmRef
@@ -145,8 +205,10 @@ class _Transfer(Instruction):
             g.dtype.name,
             "GlobalTensor::DType must equal the tile element type",
         )
+        # The CPU simulator maps (r, c) through both layouts, so it pairs any tile layout
+        # with any GlobalTensor layout (its own tests load ND tensors into ColMajor tiles).
         self.require(
-            _pairing_ok(t, g.layout),
+            arch.target == "cpu" or _pairing_ok(t, g.layout),
             "tile",
             "layout-pairing",
             f"a {g.layout.name} tile for a {g.layout.name} GlobalTensor "
@@ -154,7 +216,6 @@ class _Transfer(Instruction):
             f"a {t.geom.layout_name} tile",
         )
         s0, s1, s2, s3, s4 = g.shape
-        vr, vc = t.valid
         if g.layout is Layout.NZ:
             self.require(
                 s3 == 16 and s4 == t.dtype.c0,
@@ -163,39 +224,9 @@ class _Transfer(Instruction):
                 f"shape[3] == 16 and shape[4] == {t.dtype.c0}",
                 f"{list(g.shape)}",
             )
-            rows_needed, cols_needed = s2 * s3, s0 * s1 * s4
-        elif g.layout is Layout.DN:
-            rows_needed, cols_needed = s3, s0 * s1 * s2 * s4
-        else:
-            rows_needed, cols_needed = s0 * s1 * s2 * s3, s4
-        # The dimension split across bursts must match exactly; on a2a3 a burst length that
-        # differs from the GM dimension follows the DMA arithmetic and is a finding (D7).
-        outer_ok = (vc == cols_needed) if g.layout is Layout.DN else (vr == rows_needed)
-        inner_ok = (vr == rows_needed) if g.layout is Layout.DN else (vc == cols_needed)
-        outer = (
-            ("validCol", vc, cols_needed)
-            if g.layout is Layout.DN
-            else ("validRow", vr, rows_needed)
-        )
-        self.require(
-            outer_ok,
-            "tile",
-            "valid-shape",
-            f"{outer[0]} == {outer[2]} (from the GlobalTensor shape {list(g.shape)})",
-            outer[1],
-        )
-        if not inner_ok and (arch.target != "a2a3" or g.layout is Layout.NZ):
-            inner = (
-                ("validRow", vr, rows_needed)
-                if g.layout is Layout.DN
-                else ("validCol", vc, cols_needed)
-            )
-            self.fail(
-                "tile",
-                "valid-shape",
-                f"{inner[0]} == {inner[2]} (from the GlobalTensor shape {list(g.shape)})",
-                inner[1],
-            )
+        self._check_valid_shape(arch)
+        if arch.target != "cpu":
+            self._check_dma_view(arch)
         if arch.target == "a2a3":
             n_burst = {Layout.ND: s3, Layout.DN: s4, Layout.NZ: s1}[g.layout]
             self.require(t.rows < _NBURST_MAX, "tile", "a2a3-rows", f"Rows < {_NBURST_MAX}", t.rows)
@@ -205,6 +236,8 @@ class _Transfer(Instruction):
             self.require(
                 min(g.shape) > 0, "gm", "positive-shape", "all shape dims > 0", list(g.shape)
             )
+        if arch.target != "cpu":
+            self._check_footprint(arch)
         if self.is_load and isinstance(t.pad, PadValue) and t.pad in (PadValue.Max, PadValue.Min):
             ok = t.dtype.kind in ("int", "uint") or t.dtype in (D.half, D.bfloat16, D.float32)
             self.require(
@@ -215,12 +248,93 @@ class _Transfer(Instruction):
                 f"{t.pad} on {t.dtype.name}",
             )
 
+    def _dims(self) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+        """(name, valid, view) of the burst-length dimension and of the burst-count one."""
+        (vr, vc), (rows, cols) = self.tile.valid, self.gm.geom.logical_shape
+        row, col = ("validRow", vr, rows), ("validCol", vc, cols)
+        # DN bursts are columns of validRow elements, NZ bursts validRow*32 bytes per block
+        return (col, row) if self.gm.layout is Layout.ND else (row, col)
+
+    def _check_valid_shape(self, arch: Arch) -> None:
+        g = self.gm
+        burst, count = self._dims()
+        nz = g.layout is Layout.NZ
+        # cpu asserts both dims; a5 and NZ need the burst count; a2a3 ND/DN need neither.
+        checks = []
+        if arch.target == "cpu" or nz or arch.target == "a5":
+            checks.append(count)
+        if arch.target == "cpu" or nz:
+            checks.append(burst)
+        for name, valid, view in checks:
+            self.require(
+                valid == view,
+                "tile",
+                "valid-shape",
+                f"{name} == {view} (from the GlobalTensor shape {list(g.shape)})",
+                valid,
+            )
+
+    def _check_dma_view(self, arch: Arch) -> None:
+        """Reject views the target's DMA cannot express (instead of moving other elements)."""
+        g = self.gm
+        for name, want in _inner_stride_rules(g):
+            got = g.stride[int(name[-2])]
+            if got != want:
+                self.unsupported(
+                    "gm",
+                    "gm-inner-stride",
+                    f"{name} == {want} for a {g.layout.name} GlobalTensor of shape "
+                    f"{list(g.shape)} (a DMA burst reads contiguous elements)",
+                    f"strides {list(g.stride)}",
+                    "the cpu target honours any stride; split the transfer or pack the data",
+                )
+        if arch.target != "a2a3":
+            return
+        # a2a3 programs the gap between bursts (gmGap = stride - burst), an unsigned field
+        s0, s1, s2, s3, s4 = g.shape
+        vr = self.tile.valid_row
+        if g.layout is Layout.ND:
+            gap = (s3 > 1, "stride[3]", s4)
+        elif g.layout is Layout.DN:
+            gap = (s4 > 1, "stride[4]", s3)
+        else:
+            gap = (s1 > 1, "stride[1]", vr * s4 if self.is_load else s2 * s3 * s4)
+        used, name, least = gap
+        got = g.stride[int(name[-2])]
+        if used and got < least:
+            self.unsupported(
+                "gm",
+                "a2a3-gm-gap",
+                f"{name} >= {least} (gmGap = {name} - burst length must not be negative)",
+                f"strides {list(g.stride)}",
+                "a2a3 DMA bursts cannot overlap or go backwards in GM",
+            )
+
+    def _check_footprint(self, arch: Arch) -> None:
+        """The DMA's tile elements must lie inside the tile's storage."""
+        t = self.tile
+        b = dma_bursts(arch.target, t, self.gm, load=self.is_load)
+        if b.tile_start.size == 0 or b.length == 0:
+            return
+        end = int(b.tile_start.max()) + b.length + b.pad
+        lowest = int(b.tile_start.min())
+        if lowest < 0 or end > t.numel:
+            self.fail(
+                "tile",
+                "dma-within-tile",
+                f"the DMA's tile elements inside the {t.numel} elements of the tile "
+                f"(GlobalTensor shape {list(self.gm.shape)})",
+                f"elements up to {end}",
+                "the DMA loops over the GlobalTensor shape; give the tile room for it",
+            )
+
     def _pitch_finding(self, ctx: ExecContext) -> None:
-        g, (vr, vc) = self.gm, self.tile.valid
-        inner, dim, v = (
-            (g.shape[3], "validRow", vr) if g.layout is Layout.DN else (g.shape[4], "validCol", vc)
-        )
-        if ctx.target == "a2a3" and g.layout is not Layout.NZ and v != inner:
+        g = self.gm
+        if ctx.target != "a2a3" or g.layout is Layout.NZ:
+            return
+        (dim, v, _), (cdim, cv, cview) = self._dims()
+        inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
+        if v != inner:
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
             ctx.finding(
                 GM_PITCH,
@@ -229,6 +343,15 @@ class _Transfer(Instruction):
                 f"gmGap = {v} + {stride_in} - {inner} = {v + stride_in - inner} elements per "
                 f"burst, not stride {stride_in} (give the tile {dim} == {inner} or a "
                 f"GlobalTensor whose shape matches the valid region)",
+            )
+        if cv != cview:
+            what = "rows" if cdim == "validRow" else "columns"
+            ctx.finding(
+                DMA_EXTENT,
+                "dma-extent",
+                f"{cdim} {cv} != {cview} {what} of the GlobalTensor shape {list(g.shape)}: the "
+                f"a2a3 DMA moves {cview} {what} (nBurst comes from the GlobalTensor), not the "
+                f"tile's {cv} valid ones (give the GlobalTensor the valid shape)",
             )
 
     def _element_pairs(self, ctx: ExecContext):
@@ -328,8 +451,28 @@ class TAssign(Instruction):
         """Binding happened at record time; nothing moves."""
 
 
+def tmov_copied_elements(dst: TileRef, src: TileRef) -> tuple[int, int]:
+    """a2a3 TMOV: (storage rows, elements per row) copied; whole rows when validCol == Cols."""
+    rows = min(dst.valid_row, src.valid_row)
+    cols = min(dst.valid_col, src.valid_col)
+    if cols < dst.cols:  # copy_ubuf_to_ubuf moves whole 32-byte blocks per row
+        c0 = dst.dtype.c0
+        cols = min(dst.cols, -(-cols // c0) * c0)
+    return rows, cols
+
+
 class TMov(Instruction):
-    """TMOV(dst, src) between Vec tiles (UB -> UB)."""
+    """TMOV(dst, src) between Vec tiles (UB -> UB).
+
+    cpu and a5 copy the valid region element by element through both tiles' layouts, so the
+    layouts must match there (rule ``same-layout``) and so must the valid shapes. a2a3
+    (``TMovToVec``) is a ``copy_ubuf_to_ubuf`` of the ``min(valid)`` region in 32-byte blocks:
+    equal Rows x Cols are required but any BLayout/SLayout pair is accepted (the vendor tests run
+    every combination). Between different layouts it is a plain storage copy: rows of ``Cols``
+    storage elements, ``validRow * Cols`` elements at once when whole rows are valid, else per
+    row the blocks covering ``validCol`` elements. Between equal layouts an ND tile copies the
+    blocks covering ``validCol`` per row, and DN/NZ tiles copy their valid region (D16).
+    """
 
     opcode = "TMOV"
     nominal_pipe = Pipe.PIPE_V
@@ -344,13 +487,6 @@ class TMov(Instruction):
         self.require_loc("dst", d)
         self.require_loc("src", s)
         self.require_same_dtype("dst", d, "src", s)
-        self.require(
-            d.geom.layout_name == s.geom.layout_name,
-            "src",
-            "same-layout",
-            d.geom.layout_name,
-            s.geom.layout_name,
-        )
         if arch.target == "a2a3":
             self.require(
                 (d.rows, d.cols) == (s.rows, s.cols),
@@ -359,17 +495,28 @@ class TMov(Instruction):
                 f"{d.rows}x{d.cols}",
                 f"{s.rows}x{s.cols}",
             )
-        else:
-            self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
+            return
+        self.require(
+            d.geom.layout_name == s.geom.layout_name,
+            "src",
+            "same-layout",
+            d.geom.layout_name,
+            s.geom.layout_name,
+        )
+        self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
-        rows = min(d.valid_row, s.valid_row)
-        cols = min(d.valid_col, s.valid_col)
-        if ctx.target == "a2a3" and d.geom.is_nd and cols < d.cols:
-            # copy_ubuf_to_ubuf moves whole 32-byte blocks per row
-            c0 = d.dtype.c0
-            cols = min(d.cols, -(-cols // c0) * c0)
+        if ctx.target != "a2a3":
+            ctx.tile_write(d, ctx.tile_read(s))
+            return
+        rows, cols = tmov_copied_elements(d, s)
+        if d.geom.layout_name != s.geom.layout_name:  # plain storage copy (D16)
+            offs = (np.arange(rows)[:, None] * d.cols + np.arange(cols)).reshape(-1)
+            ctx.tile_storage(d)[offs] = ctx.tile_storage(s)[offs]
+            return
+        if not d.geom.is_nd:  # same layout: the valid region, through the layout
+            rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
         ctx.tile_write(d, ctx.tile_read(s, rows, cols), rows, cols)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptosim.enums import Layout, Pipe
-from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, dma_bursts
+from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, dma_bursts, tmov_copied_elements
 from ptosim.plan import Step, StepKind
 
 from ..costs import ceil_div, dma_step, gm_region, tile_region, vector_step
@@ -57,9 +57,8 @@ def plan_transfer(instr, ctx) -> list[Step]:
 
 def plan_tmov(instr: TMov, ctx) -> list[Step]:
     d = instr.dst
-    rows = min(d.valid_row, instr.src.valid_row)
-    row_bytes = ceil_div(min(d.valid_col, instr.src.valid_col) * d.dtype.size_bytes, 32) * 32
-    nbytes = rows * row_bytes
+    rows, cols = tmov_copied_elements(d, instr.src)
+    nbytes = rows * cols * d.dtype.size_bytes
     bw = ctx.config.timing.vector.ub_copy_bw_bytes_per_cycle
     head = ctx.config.timing.vector.ops["vcopy"].head
     return [

@@ -40,9 +40,10 @@ def u32(values) -> np.ndarray:
     return np.asarray(values).astype(np.int64) & 0xFFFFFFFF
 
 
-def ref_map(k: int, cap: int, oob: str) -> int | None:
-    """One index through the ScatterOOB definition; None = not written."""
-    k = int(k) & 0xFFFFFFFF
+def ref_map(k: int, cap: int, oob: str, size_t: bool = False) -> int | None:
+    """One index through the ScatterOOB definition; None = not written. The index is read as
+    uint32 (NPU) or, with ``size_t``, as the cpu's 64-bit size_t (an int32 sign-extends)."""
+    k = int(k) % (1 << 64) if size_t else int(k) & 0xFFFFFFFF
     if cap == 0:
         return None
     if oob == "skip":
@@ -194,10 +195,10 @@ def mscatter_instr(run):
     return [x for x in run.program if x.opcode == "MSCATTER"][0]
 
 
-def ref_row(table2d, src, idx, cap, oob, *, op="none"):
+def ref_row(table2d, src, idx, cap, oob, *, op="none", size_t=False):
     out = table2d.copy()
     for r in range(src.shape[0]):  # sequential: later rows win / accumulate
-        k = ref_map(idx[r], cap, oob)
+        k = ref_map(idx[r], cap, oob, size_t)
         if k is None:
             continue
         if op == "add":
@@ -207,11 +208,11 @@ def ref_row(table2d, src, idx, cap, oob, *, op="none"):
     return out
 
 
-def ref_elem(flat, src, idx, cap, oob):
+def ref_elem(flat, src, idx, cap, oob, size_t=False):
     out = flat.copy()
     for r in range(src.shape[0]):
         for c in range(src.shape[1]):
-            k = ref_map(idx[r, c], cap, oob)
+            k = ref_map(idx[r, c], cap, oob, size_t)
             if k is not None:
                 out[k] = src[r, c]
     return out
@@ -407,7 +408,7 @@ def test_policies_with_negative_and_huge_indices(device, oob, mode):
         idx = np.array([2, -1, 6, 2**31 - 1, -7], np.int32)
         cap = rows
         out, *_ = scatter(device.name, table, src, idx, oob=oob)
-        expected = ref_row(table, src, idx, cap, oob)
+        expected = ref_row(table, src, idx, cap, oob, size_t=device.name == "cpu")
     else:
         src = rng.standard_normal((2, 8)).astype(np.float32)
         idx = np.array(
@@ -415,7 +416,8 @@ def test_policies_with_negative_and_huge_indices(device, oob, mode):
         )
         cap = rows * C
         out, *_ = scatter(device.name, table, src, idx, oob=oob, coalesce="elem")
-        expected = ref_elem(table.reshape(-1), src, idx, cap, oob).reshape(rows, C)
+        cpu = device.name == "cpu"
+        expected = ref_elem(table.reshape(-1), src, idx, cap, oob, cpu).reshape(rows, C)
     np.testing.assert_array_equal(out, expected)
 
 
@@ -1554,8 +1556,9 @@ def test_property_oob_policies_follow_their_definitions(data):
     src = rng.standard_normal((R, C)).astype(np.float32)
     table = rng.standard_normal((rows, C)).astype(np.float32)
     out, *_ = scatter(dev_name, table, src, idx, coalesce=mode, oob=oob)
+    cpu = dev_name == "cpu"  # size_t index conversion
     if mode == "row":
-        expected = ref_row(table, src, idx[0], rows, oob)
+        expected = ref_row(table, src, idx[0], rows, oob, size_t=cpu)
     else:
-        expected = ref_elem(table.reshape(-1), src, idx, rows * C, oob).reshape(rows, C)
+        expected = ref_elem(table.reshape(-1), src, idx, rows * C, oob, cpu).reshape(rows, C)
     np.testing.assert_array_equal(out, expected)

@@ -40,9 +40,10 @@ def u32(values) -> np.ndarray:
     return np.asarray(values).astype(np.int64) & 0xFFFFFFFF
 
 
-def ref_map(k: int, cap: int, oob: str) -> int | None:
-    """One index through the ScatterOOB definition; None = not written."""
-    k = int(k) & 0xFFFFFFFF
+def ref_map(k: int, cap: int, oob: str, size_t: bool = False) -> int | None:
+    """One index through the ScatterOOB definition; None = not written. The index is read as
+    uint32 (NPU) or, with ``size_t``, as the cpu's 64-bit size_t (an int32 sign-extends)."""
+    k = int(k) % (1 << 64) if size_t else int(k) & 0xFFFFFFFF
     if cap == 0:
         return None
     if oob == "skip":
@@ -194,10 +195,10 @@ def mscatter_instr(run):
     return [x for x in run.program if x.opcode == "MSCATTER"][0]
 
 
-def ref_row(table2d, src, idx, cap, oob, *, op="none"):
+def ref_row(table2d, src, idx, cap, oob, *, op="none", size_t=False):
     out = table2d.copy()
     for r in range(src.shape[0]):  # sequential: later rows win / accumulate
-        k = ref_map(idx[r], cap, oob)
+        k = ref_map(idx[r], cap, oob, size_t)
         if k is None:
             continue
         if op == "add":
@@ -207,11 +208,11 @@ def ref_row(table2d, src, idx, cap, oob, *, op="none"):
     return out
 
 
-def ref_elem(flat, src, idx, cap, oob):
+def ref_elem(flat, src, idx, cap, oob, size_t=False):
     out = flat.copy()
     for r in range(src.shape[0]):
         for c in range(src.shape[1]):
-            k = ref_map(idx[r, c], cap, oob)
+            k = ref_map(idx[r, c], cap, oob, size_t)
             if k is not None:
                 out[k] = src[r, c]
     return out
@@ -407,7 +408,7 @@ def test_policies_with_negative_and_huge_indices(device, oob, mode):
         idx = np.array([2, -1, 6, 2**31 - 1, -7], np.int32)
         cap = rows
         out, *_ = scatter(device.name, table, src, idx, oob=oob)
-        expected = ref_row(table, src, idx, cap, oob)
+        expected = ref_row(table, src, idx, cap, oob, size_t=device.name == "cpu")
     else:
         src = rng.standard_normal((2, 8)).astype(np.float32)
         idx = np.array(
@@ -415,13 +416,15 @@ def test_policies_with_negative_and_huge_indices(device, oob, mode):
         )
         cap = rows * C
         out, *_ = scatter(device.name, table, src, idx, oob=oob, coalesce="elem")
-        expected = ref_elem(table.reshape(-1), src, idx, cap, oob).reshape(rows, C)
+        cpu = device.name == "cpu"
+        expected = ref_elem(table.reshape(-1), src, idx, cap, oob, cpu).reshape(rows, C)
     np.testing.assert_array_equal(out, expected)
 
 
-@pytest.mark.parametrize("dev_name", ALL_DEVICES)
+@pytest.mark.parametrize("dev_name", NPU_DEVICES)
 def test_negative_index_wrap_is_uint32_modulo(dev_name):
-    """D2: -1 is 0xFFFFFFFF, so Wrap sends it to 4294967295 % cap (not cap - 1)."""
+    """D2: -1 is 0xFFFFFFFF on the NPUs, so Wrap sends it to 4294967295 % cap (not cap - 1).
+    (cpu converts through size_t: tests/test_trust_semantics.py.)"""
     table = np.zeros((7, 8), np.float32)
     src = np.full((1, 8), 5.0, np.float32)
     out, *_ = scatter(dev_name, table, src, np.array([-1], np.int32), oob="wrap")
@@ -529,28 +532,30 @@ def test_view_offset_is_honoured(dev_name):
 
 
 @pytest.mark.parametrize("dev_name", ALL_DEVICES)
-def test_elem_index_is_the_linearised_5d_position(dev_name):
-    """Elem addresses table_flat = the 5-D view linearised row-major (strides honoured)."""
+def test_elem_index_is_the_raw_element_offset(dev_name):
+    """Elem addresses the table's raw element pointer table_ptr[k] (capacity = product of the
+    shape), not the 5-D view walked through its strides (issue 10, item 1)."""
     buf = np.zeros((4, 16), np.float32)
     src = np.array([[1, 2, 3, 4, 5, 6, 7, 8]], np.float32)
     idx = np.array([[0, 9, 31, 8, 15, 16, 23, 24]], np.int32)
     out, *_ = scatter(
         dev_name, buf, src, idx, shape=(1, 1, 1, 4, 8), stride=(64, 64, 64, 16, 1), coalesce="elem"
     )
-    expected = np.zeros((4, 16), np.float32)
+    expected = np.zeros(64, np.float32)
     for v, k in zip(src[0], idx[0]):
-        expected[k // 8, k % 8] = v
+        expected[k] = v
+    expected = expected.reshape(4, 16)
     np.testing.assert_array_equal(out, expected)
 
 
-def test_cpu_row_index_read_by_logical_position():
-    """cpu reads an [R, 1] Row index as idx[r, 0] (RowMajor tile of 8 columns)."""
-    rng = np.random.default_rng(8)
-    src = rng.standard_normal((4, 8)).astype(np.float32)
+def test_cpu_row_index_rowmajor_rx1_in_wider_tile_rejected():
+    """The CPU simulator reads a Row index linearly (idx.data[r]); a RowMajor [R, 1] index in an
+    8-column tile would read row 0's columns, so cpu rejects it (issue 10, item 3)."""
+    src = np.ones((4, 8), np.float32)
     idx = np.array([[6], [1], [3], [0]], np.int32)
-    table = np.zeros((8, 8), np.float32)
-    out, *_ = scatter("cpu", table, src, idx, idx_tile=(4, 8))
-    np.testing.assert_array_equal(out, ref_row(table, src, idx[:, 0], 8, "undefined"))
+    with pytest.raises(pto.ConstraintError) as ei:
+        scatter("cpu", np.zeros((8, 8), np.float32), src, idx, idx_tile=(4, 8))
+    assert ei.value.rule == "index-layout-row"
 
 
 def test_a5_colmajor_source_and_index():
@@ -872,12 +877,15 @@ def test_atomic_max_min_elem_with_nan(dev_name, op):
     idx = np.array([[0, 0, 1, 2, 2, 3, 4, 5]], np.int32)
     table = np.array([[4, 4, 4, 4, 4, 4, 4, 4]], np.float32)
     out, *_ = scatter(dev_name, table, src, idx, coalesce="elem", atomic=op)
-    f = np.maximum if op == "max" else np.minimum
+    if dev_name == "cpu":  # std::max(table, src) / std::min(table, src): NaN src never lands
+        f = (lambda a, b: b if a < b else a) if op == "max" else (lambda a, b: b if b < a else a)
+    else:  # NPU: NaN propagates
+        f = np.maximum if op == "max" else np.minimum
     expected = table.copy()
     for c in range(8):
         expected[0, idx[0, c]] = f(expected[0, idx[0, c]], src[0, c])
     np.testing.assert_array_equal(out, expected)
-    assert np.isnan(out[0, 1])  # NaN propagates (np.maximum / np.minimum)
+    assert np.isnan(out[0, 1]) == (dev_name != "cpu")
 
 
 @pytest.mark.parametrize("dev_name", ["cpu", "950pr"])
@@ -1146,8 +1154,13 @@ def test_rule_src_layout():
 
 def test_rule_index_layout():
     col = pto.Tile("Vec", "int32", 8, 8, blayout="ColMajor", valid=(1, 4))
-    check("cpu", idx=col, rule="index-layout", operand="idx")
+    check("cpu", idx=col, rule="index-layout-row", operand="idx")  # read linearly on cpu
+    check("cpu", idx=col, mode="elem", rule="index-layout", operand="idx")
     check("a2", idx=col, rule="index-layout", operand="idx")
+    boxed_cpu = pto.Tile(
+        "Vec", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(1, 4)
+    )
+    check("cpu", idx=boxed_cpu, rule="index-layout", operand="idx")
     boxed = pto.Tile("Vec", "int32", 16, 8, blayout="ColMajor", slayout="RowMajor", valid=(1, 4))
     check("950pr", idx=boxed, rule="index-layout", operand="idx")
 
@@ -1258,8 +1271,13 @@ def test_rule_index_shape_row(dev_name):
     col = pto.Tile("Vec", "int32", 4, 8, valid=(4, 1))
     if dev_name == "a2":
         check(dev_name, idx=col, rule="index-shape-row", operand="idx")
-    elif dev_name == "cpu":
-        check(dev_name, idx=col)
+    elif dev_name == "cpu":  # [R, 1] ColMajor (linear); RowMajor in a wider tile is not
+        check(
+            dev_name,
+            src=pto.Tile("Vec", "float32", 8, 8, valid=(4, 8)),
+            idx=pto.Tile("Vec", "int32", 8, 1, blayout="ColMajor", valid=(4, 1)),
+        )
+        check(dev_name, idx=col, rule="index-layout-row", operand="idx")
     else:
         check(dev_name, idx=pto.Tile("Vec", "int32", 8, 1, blayout="ColMajor", valid=(4, 1)))
 
@@ -1302,7 +1320,12 @@ def test_rule_cpu_index_rows():
         rule="index-rows",
         operand="idx",
     )
-    check("cpu", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 1)), rule="index-rows", operand="idx")
+    check(
+        "cpu",
+        idx=pto.Tile("Vec", "int32", 8, 1, blayout="ColMajor", valid=(4, 1)),
+        rule="index-rows",
+        operand="idx",
+    )
     check("a2", idx=pto.Tile("Vec", "int32", 8, 8, valid=(4, 8)), mode="elem")  # cpu only
 
 
@@ -1533,8 +1556,9 @@ def test_property_oob_policies_follow_their_definitions(data):
     src = rng.standard_normal((R, C)).astype(np.float32)
     table = rng.standard_normal((rows, C)).astype(np.float32)
     out, *_ = scatter(dev_name, table, src, idx, coalesce=mode, oob=oob)
+    cpu = dev_name == "cpu"  # size_t index conversion
     if mode == "row":
-        expected = ref_row(table, src, idx[0], rows, oob)
+        expected = ref_row(table, src, idx[0], rows, oob, size_t=cpu)
     else:
-        expected = ref_elem(table.reshape(-1), src, idx, rows * C, oob).reshape(rows, C)
+        expected = ref_elem(table.reshape(-1), src, idx, rows * C, oob, cpu).reshape(rows, C)
     np.testing.assert_array_equal(out, expected)

@@ -25,6 +25,10 @@ def live_overlap_findings(program) -> list[Finding]:
                 d["writes"].append(instr.position)
             if name in instr.reads:
                 d["reads"].append(instr.position)
+        # bytes an instruction writes outside its operand tiles (e.g. an a2a3 TROWEXPAND* tmp
+        # overrun): a write-only binding of its own
+        for ref in getattr(instr, "stray_writes", lambda target: ())(program.arch.target):
+            info[id(ref)] = {"ref": ref, "writes": [instr.position], "reads": []}
     labels = {i.position: i.label + (f" ({i.source})" if i.source else "") for i in program}
     out = []
     items = list(info.values())

@@ -6,10 +6,12 @@ Row:  ``dst[r, 0:C] = table[k'(idx[r]), 0:C]``;  Elem: ``dst[r, c] = table_flat[
 where ``k'`` is the uint32 index remapped by the GatherOOB policy (``indexing.remap``, D2-D4).
 
 Per target (UB destination):
-- cpu: Row capacity ``shape[3]``, GM element ``k*stride[3] + c*stride[4]``. The index is read by
-  *logical position*: ``idx[0, r]`` for a [1, R] index tile, ``idx[r, 0]`` for an [R, 1] one
-  (the reference reads ``idx.data[r]``; for a RowMajor [R, 1] index inside a wider tile that
-  would read the wrong elements, so we read what the kernel author meant).
+- cpu: Row capacity ``shape[3]``, GM element ``k*stride[3] + c*stride[4]``. The Row index is
+  read linearly, ``idx_storage[r]``, as the CPU simulator does; it accepts a [1, R] or an
+  [R, 1] NoneBox index tile (RowMajor or ColMajor, as the CPU simulator and its tests do) whose
+  first R storage elements are its logical vector (rule ``index-layout-row``: a RowMajor [R, 1]
+  index inside a wider tile would have the reference read other elements, so it is rejected).
+  Indices are converted through ``size_t`` (``indexing.index_values``, D2).
 - a2a3 ND: Row capacity ``shape0*shape1*shape2*shape3``, one DMA of C contiguous elements from
   ``k*stride[3]`` per row. a2a3 NZ (table Layout::NZ, dst NZ-512 tile): Row capacity
   ``gShape2*16``; each readable row is one multi-burst DMA moving *every* logical column of the
@@ -20,10 +22,10 @@ Per target (UB destination):
   the valid cols, rule ``table-row-width``); the index tile is read linearly (``idx_storage[r]``),
   so a [1, R] index must be RowMajor and an [R, 1] index ColMajor. Every a5 UB MGATHER is a SIMT
   launch except the static Elem (1, 1) case (scalar fallback, same result).
-- Elem everywhere: capacity = product of the five dims, ``table_flat`` = the 5-D table linearised
-  row-major over its dims (``GmRef.flat_offsets``; the NPU reference indexes the raw pointer,
-  which is the same for packed tables). NPU Row reads C contiguous GM elements (the DMA ignores
-  ``stride[4]``).
+- Elem everywhere: capacity = product of the five dims, and the index addresses the table's raw
+  element pointer ``table_ptr[k']`` (``indexing.elem_offsets``) as every reference kernel does,
+  whatever the strides (a table with stride[3] != shape[4] is *not* walked through its strides).
+  NPU Row reads C contiguous GM elements (the DMA ignores ``stride[4]``).
 - Only dst's valid region is written, except the a2a3 NZ Row paths above.
 
 GM -> L1 (Mat NZ-512 destination, idx a GM GlobalTensor):
@@ -62,6 +64,9 @@ from .indexing import (
     ELEMENT_DTYPES,
     INDEX_DTYPES,
     elem_capacity,
+    elem_offsets,
+    index_values,
+    linear_row_index_ok,
     nz_logical_shape,
     nz_offsets,
     read_indices,
@@ -74,11 +79,6 @@ _DTYPES = ELEMENT_DTYPES
 _IDX_DTYPES = INDEX_DTYPES
 _NZ_ROW = 16
 _BLOCK = 32
-
-
-def _u32(raw) -> np.ndarray:
-    """Index values as int64 holding their uint32 reinterpretation (D2)."""
-    return np.asarray(raw).astype(np.int64) & 0xFFFFFFFF
 
 
 def _describe(value) -> str:
@@ -200,13 +200,22 @@ class MGather(_MGatherBase):
             "BLayout::RowMajor + SLayout::NoneBox",
             d.geom.layout_name,
         )
-        self.require(
-            i.geom.is_nd,
-            "idx",
-            "index-layout",
-            "BLayout::RowMajor + SLayout::NoneBox",
-            i.geom.layout_name,
-        )
+        if self.is_row:  # the CPU simulator reads idx.data[r] and asserts NoneBox only
+            self.require(
+                not i.geom.is_boxed,
+                "idx",
+                "index-layout",
+                "SLayout::NoneBox (RowMajor or ColMajor) for Coalesce::Row",
+                i.geom.layout_name,
+            )
+        else:
+            self.require(
+                i.geom.is_nd,
+                "idx",
+                "index-layout",
+                "BLayout::RowMajor + SLayout::NoneBox",
+                i.geom.layout_name,
+            )
         self.require(
             g.layout is Layout.ND, "table", "table-layout", "Layout::ND", f"Layout::{g.layout.name}"
         )
@@ -225,6 +234,15 @@ class MGather(_MGatherBase):
                 "index-shape-row",
                 f"index valid shape [1, {vr}] or [{vr}, 1] (dst ValidRow = {vr})",
                 f"[{i.valid_row}, {i.valid_col}]",
+            )
+            self.require(
+                linear_row_index_ok(i, vr),
+                "idx",
+                "index-layout-row",
+                f"an index whose first {vr} storage elements are its logical vector (a [1, R] "
+                "RowMajor or [R, 1] ColMajor tile): the CPU simulator reads idx.data[r]",
+                f"[{i.valid_row}, {i.valid_col}] in {i.geom.layout_name} with {i.rows}x{i.cols} "
+                "storage",
             )
         else:
             self._elem_shape()
@@ -392,15 +410,6 @@ class MGather(_MGatherBase):
         )
 
     # -- semantics ---------------------------------------------------------------------
-    def _row_indices(self, ctx: ExecContext, rows: int) -> np.ndarray:
-        i = self.idx
-        if ctx.target != "cpu":
-            return read_indices(ctx, i, Coalesce.Row, rows, 1)
-        storage = ctx.tile_storage(i)
-        n = np.arange(rows)
-        offs = i.offsets(0, n) if i.valid == (1, rows) else i.offsets(n, 0)
-        return _u32(storage[offs])
-
     def execute(self, ctx: ExecContext) -> None:
         d, g, tgt = self.dst, self.table, ctx.target
         vr, vc = d.valid
@@ -410,7 +419,12 @@ class MGather(_MGatherBase):
         nz = g.layout is Layout.NZ
         prefill = False
         if self.is_row:
-            k, ok = remap(ctx, self._row_indices(ctx, vr), row_capacity(tgt, g), self.oob)
+            k, ok = remap(
+                ctx,
+                read_indices(ctx, self.idx, Coalesce.Row, vr, 1),
+                row_capacity(tgt, g),
+                self.oob,
+            )
             if nz:  # one multi-burst DMA per row moves every logical column of the table
                 cols = np.arange(nz_logical_shape(g)[1])
                 src = nz_offsets(g, k[:, None], cols[None, :])
@@ -431,7 +445,7 @@ class MGather(_MGatherBase):
                 src[mask] = nz_offsets(g, k[mask] // ncols, k[mask] % ncols)
             else:
                 k, mask = remap(ctx, raw, elem_capacity(g), self.oob)
-                src[mask] = g.flat_offsets(k[mask])  # (an empty table has no dims to divide)
+                src[mask] = elem_offsets(g, k[mask])  # table_ptr[k']
             r, c = d.geom.grid(vr, vc)
         values = np.zeros(src.shape, dtype=d.dtype.np)
         read = src[mask]
@@ -572,7 +586,7 @@ class MGatherL1(_MGatherBase):
             offs = i.flat_offsets(np.arange(vr))
             ctx.gm_check(i, offs, "idx")
             cap = g.shape[3] if tgt == "cpu" else int(np.prod(g.shape[:4], dtype=np.int64))
-            k, ok = remap(ctx, _u32(idx_store[offs]), cap, self.oob)
+            k, ok = remap(ctx, index_values(tgt, idx_store[offs]), cap, self.oob)
             cols = np.arange(vc)
             col_step = g.stride[4] if tgt == "cpu" else 1  # nd2nz DMA reads C contiguous
             src = g.offset + k[:, None] * g.stride[3] + cols[None, :] * col_step
@@ -589,9 +603,9 @@ class MGatherL1(_MGatherBase):
         r, c = d.geom.grid(vr, vc)
         offs = i.offsets(r, c)
         ctx.gm_check(i, offs, "idx")
-        k, ok = remap(ctx, _u32(idx_store[offs]), elem_capacity(g), self.oob)
+        k, ok = remap(ctx, index_values(tgt, idx_store[offs]), elem_capacity(g), self.oob)
         src = np.zeros(k.shape, dtype=np.int64)
-        src[ok] = g.flat_offsets(k[ok])
+        src[ok] = elem_offsets(g, k[ok])  # table_ptr[k']
         ctx.gm_check(g, src[ok], "table")
         values = np.zeros(src.shape, dtype=d.dtype.np)
         values[ok] = g.storage()[src[ok]]

@@ -2,11 +2,16 @@
 pitches and the OOB remaps (semantics.md 3.1.1 / 3.2.1, DESIGN.md D2-D4).
 
 Decisions:
-- D2: index values are read as uint32 on every target (a negative int32 is a huge index that goes
-  through the OOB policy).
+- D2: index values are read as uint32 on the NPU targets (a negative int32 is a huge index that
+  goes through the OOB policy). The cpu target converts them as the CPU simulator does, through
+  the 64-bit ``size_t``: a negative int32 ``v`` is ``2^64 + v``. The two agree except under Wrap
+  (``(2^64 - 1) % 7 = 1`` but ``(2^32 - 1) % 7 = 3``). ``index_values`` keeps such a cpu index
+  as the negative int64 ``v`` and ``remap`` reads it as ``2^64 + v``.
 - D3: Row capacity is shape0*shape1*shape2*shape3 on a2a3 (NZ: gShape2*16 logical rows) and
   shape[3] on cpu/a5; the GM row pitch is stride[3] on cpu/a2a3 and the valid column count on a5.
-  Elem capacity is the product of the five dims (NZ: logical rows x logical cols).
+  Elem capacity is the product of the five dims (NZ: logical rows x logical cols), and an ND
+  Elem index addresses the table's raw element pointer, ``table_ptr[k']`` (``elem_offsets``),
+  whatever the strides, as every reference kernel does.
 - D4: an empty table (capacity 0) gathers zeros and scatters nothing, under any policy.
 - An Undefined index past the capacity is an OutOfBoundsError (the caller broke the contract);
   it is raised before anything is written.
@@ -33,12 +38,27 @@ ELEMENT_DTYPES = {
 INDEX_DTYPES = (D.int32, D.uint32)
 
 
+_SIZE_T = 1 << 64  # the CPU simulator converts indices to size_t
+
+
+def index_values(target: str, raw) -> np.ndarray:
+    """Index values as int64, converted as ``target`` converts them (D2).
+
+    NPU targets: the uint32 reinterpretation. cpu: the ``size_t`` conversion, kept as the signed
+    value (a negative int32 ``v`` stands for ``2^64 + v``; ``remap`` treats it so).
+    """
+    raw = np.asarray(raw)
+    if target == "cpu" and raw.dtype.kind == "i":
+        return raw.astype(np.int64)
+    return raw.astype(np.int64) & 0xFFFFFFFF
+
+
 def read_indices(ctx: ExecContext, idx: TileRef, mode: Coalesce, rows: int, cols: int):
-    """Index values as int64 holding the uint32 reinterpretation (D2).
+    """Index values of the index tile, converted as the target does (``index_values``, D2).
 
     Row mode reads the index tile linearly (``idx_storage[r]`` for r < rows, whatever its
-    layout); Elem mode reads logical (r, c) through the tile layout. Returns shape (rows,) for
-    Row and (rows, cols) for Elem.
+    layout), as every reference kernel does; Elem mode reads logical (r, c) through the tile
+    layout. Returns shape (rows,) for Row and (rows, cols) for Elem.
     """
     storage = ctx.tile_storage(idx)
     if mode is Coalesce.Row:
@@ -46,7 +66,17 @@ def read_indices(ctx: ExecContext, idx: TileRef, mode: Coalesce, rows: int, cols
     else:
         r, c = idx.geom.grid(rows, cols)
         raw = storage[idx.offsets(r, c)]
-    return raw.astype(np.int64) & 0xFFFFFFFF
+    return index_values(ctx.target, raw)
+
+
+def linear_row_index_ok(idx: TileRef, rows: int) -> bool:
+    """True when reading ``idx_storage[r]`` (r < rows) yields the index tile's logical vector,
+    i.e. a [1, R] index whose row is contiguous or an [R, 1] index whose column is."""
+    if rows <= 1:
+        return True
+    n = np.arange(rows)
+    logical = idx.offsets(0, n) if idx.valid == (1, rows) else idx.offsets(n, 0)
+    return bool(np.array_equal(logical, n))
 
 
 def nz_logical_shape(gm: GmRef) -> tuple[int, int]:
@@ -68,6 +98,13 @@ def row_capacity(target: str, gm: GmRef) -> int:
 def elem_capacity(gm: GmRef) -> int:
     """Elements addressable by an Elem-mode index (product of the five dims)."""
     return int(np.prod(gm.shape, dtype=np.int64))
+
+
+def elem_offsets(gm: GmRef, k) -> np.ndarray:
+    """Buffer element offsets of remapped Elem indices into an ND table: the raw element
+    pointer ``table_ptr[k']`` of every reference kernel, not a walk through the strides (the two
+    differ when the table is not packed, e.g. stride[3] != shape[4])."""
+    return gm.offset + np.asarray(k, dtype=np.int64)
 
 
 def row_pitch(target: str, gm: GmRef, valid_cols: int) -> int:
@@ -93,25 +130,29 @@ def nz_offsets(gm: GmRef, row, col) -> np.ndarray:
 
 
 def _undefined_error(ctx: ExecContext, operand: str, k: np.ndarray, cap: int, policy) -> None:
-    bad = np.argwhere(k >= cap)
+    bad = np.argwhere((k >= cap) | (k < 0))  # (negative: a cpu size_t past 2^63)
     if bad.size == 0:
         return
     pos = tuple(int(v) for v in bad[0])
     where = f"[{', '.join(map(str, pos))}]"
+    value = int(k[pos])
+    shown = f"{value + _SIZE_T} (size_t of {value})" if value < 0 else str(value)
     label = ctx.instr.label if ctx.instr else ""
     src = f" ({ctx.instr.source})" if ctx.instr and ctx.instr.source else ""
     raise OutOfBoundsError(
-        f"{label}{src}: operand '{operand}' element {where} = {int(k[pos])} is not below the table "
+        f"{label}{src}: operand '{operand}' element {where} = {shown} is not below the table "
         f"capacity {cap}, and {policy} promises in-range indices; nothing was written (use an OOB "
         "policy such as Clamp/Wrap or fix the index)"
     )
 
 
 def remap(ctx: ExecContext, k: np.ndarray, cap: int, oob: GatherOOB | ScatterOOB):
-    """Apply a GatherOOB or ScatterOOB policy to uint32 indices.
+    """Apply a GatherOOB or ScatterOOB policy to indices converted by ``index_values``.
 
-    Returns (index, mask): mask is False where the access does not happen (GatherOOB::Zero reads
-    yield T(0); ScatterOOB::Skip writes are dropped; every access of an empty table, D4).
+    A negative value (cpu only) is the size_t ``2^64 + k``: past every capacity, and Wrap takes
+    its 64-bit remainder. Returns (index, mask): mask is False where the access does not happen
+    (GatherOOB::Zero reads yield T(0); ScatterOOB::Skip writes are dropped; every access of an
+    empty table, D4).
 
     Raises:
         OutOfBoundsError: an Undefined index >= capacity (nothing has been written).
@@ -120,12 +161,13 @@ def remap(ctx: ExecContext, k: np.ndarray, cap: int, oob: GatherOOB | ScatterOOB
     everywhere = np.ones(k.shape, dtype=bool)
     if cap == 0:  # D4
         return np.zeros_like(k), ~everywhere
+    huge = k < 0  # a cpu size_t of 2^64 + k: past any capacity
     if oob.name == "Undefined":
         _undefined_error(ctx, "idx", k, cap, oob)
         return k, everywhere
     if oob.name == "Clamp":
-        return np.minimum(k, cap - 1), everywhere
-    if oob.name == "Wrap":
-        return k % cap, everywhere
-    ok = k < cap  # GatherOOB::Zero / ScatterOOB::Skip
+        return np.where(huge, cap - 1, np.minimum(k, cap - 1)), everywhere
+    if oob.name == "Wrap":  # (2^64 + k) % cap == (2^64 % cap + k % cap) % cap
+        return np.where(huge, (_SIZE_T % cap + k % cap) % cap, k % cap), everywhere
+    ok = (k < cap) & ~huge  # GatherOOB::Zero / ScatterOOB::Skip
     return np.where(ok, k, 0), ok

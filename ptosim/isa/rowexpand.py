@@ -30,15 +30,20 @@ Addressing per target (the numbers are storage element offsets):
   when R < 256), then the mode-2 op reads the blocks back. The buffer is the hidden UB scratch
   ``[184 KiB, 192 KiB)`` for the 3-operand form -- a finding (F104 hidden-scratch) names every
   UB tile of the program overlapping that range -- or the tmp tile for the 4-operand form
-  (which accepts mode 1 only and needs ``ceil(R/8)*256`` bytes, 7680 for R >= 256). Each chunk
+  (which accepts mode 1 only). Only tmp's address is passed to the hardware: the blocks take
+  ``ceil(R/8)*256`` bytes (7680 for R >= 256) from it whatever tmp's size (the vendor's own test
+  passes a [16, 1] tmp), so a smaller tmp is accepted and the bytes past it are written; a live
+  tile there is finding F204 (``stray_writes``), an operand of the same call F105. Each chunk
   writes its blocks, then reads its F rows and blocks, then writes its dst rows, so aliasing
   tiles see what the hardware sequence would give them. a5 and cpu accept and ignore tmp.
 
 Arithmetic (choices): half/bfloat16/float32 compute in float32 and round to T once (correctly
 rounded for ADD/SUB/MUL/DIV since float32 has >= 2p+2 bits for half and bfloat16); DIV is IEEE
 division (the hardware's DIV precision template is not modelled); EXPDIF = exp(src0 - src1) with
-the difference and exp evaluated in float32, then rounded to T (float types only); MAX/MIN are
-np.maximum/np.minimum (NaN propagates). Integers: ADD/SUB/MUL wrap in T; DIV truncates toward
+the difference rounded to T first (the CPU subtracts in T, the NPU issues vsub then vexp), then
+exp in double rounded once to T (``expdif``; float types only); MAX/MIN follow ``maxmin``: cpu
+std::max/std::min (the first operand, src0, is kept unless the comparison is true), NPU IEEE
+maximum/minimum (NaN propagates, -0 < +0). Integers: ADD/SUB/MUL wrap in T; DIV truncates toward
 zero (INT_MIN / -1 wraps to INT_MIN); an integer division by zero raises ExecutionError naming
 the instruction and the row, before anything is written.
 
@@ -55,16 +60,19 @@ layout). Choices: dst must be a RowMajor Vec tile; src is a Vec tile of any layo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import dtypes as D
 from ..enums import Pipe, TileType
 from ..errors import ExecutionError
-from ..findings import HIDDEN_SCRATCH
+from ..findings import HIDDEN_SCRATCH, TILE_OVERLAP
 from ..program import emit
 from ..tensors import TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _tile
+from .maxmin import maxmin
 
 __all__ = [
     "TROWEXPAND",
@@ -105,6 +113,17 @@ _EXPAND_DTYPES = (
 )
 
 
+@dataclass(frozen=True)
+class StrayBytes:
+    """UB/L1 bytes an instruction writes outside its operand tiles (``stray_writes``); shaped
+    like a tile operand (name, loc, address, size_bytes) for the live-overlap check."""
+
+    name: str
+    loc: TileType
+    address: int
+    size_bytes: int
+
+
 def allowed_dtypes(target: str, op: str) -> tuple[D.DType, ...]:
     """Element types TROWEXPAND<op> accepts on ``target``."""
     allowed = _DTYPES[target]
@@ -132,12 +151,27 @@ def _layout(ref: TileRef) -> str:
     return "RowMajor" if ref.geom.is_row_major else "ColMajor"
 
 
-def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a OP b`` elementwise in element type ``dt`` (see the module docstring for rounding).
+def expdif(dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``exp(a - b)`` as the references compute it: the difference taken in T (one rounding to
+    T: the CPU's ``src0 - src1`` in T, the NPU's ``vsub``), then exp evaluated in double and
+    rounded once to T (the CPU's ``exp(double(d))``; the NPU's ``vexp`` accuracy is not public,
+    so it is modelled as correctly rounded)."""
+    with np.errstate(all="ignore"):
+        d = (a.astype(np.float32) - b.astype(np.float32)).astype(dt.np)
+        return np.exp(d.astype(np.float64)).astype(dt.np)
+
+
+def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray, target: str) -> np.ndarray:
+    """``a OP b`` elementwise in element type ``dt`` on ``target`` (module docstring: rounding;
+    ``maxmin``: MAX/MIN with NaN and signed zeros).
 
     Integer DIV expects non-zero divisors (checked by the caller).
     """
+    if op in ("MAX", "MIN"):
+        return maxmin(target, op, a.astype(dt.np), b.astype(dt.np)).astype(dt.np)
     if dt.is_float:
+        if op == "EXPDIF":
+            return expdif(dt, a, b)
         x = a.astype(np.float32)
         y = b.astype(np.float32)
         with np.errstate(all="ignore"):
@@ -147,14 +181,8 @@ def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 r = x - y
             elif op == "MUL":
                 r = x * y
-            elif op == "DIV":
+            else:  # DIV
                 r = x / y
-            elif op == "MAX":
-                r = np.maximum(x, y)
-            elif op == "MIN":
-                r = np.minimum(x, y)
-            else:  # EXPDIF
-                r = np.exp(x - y)
             return r.astype(dt.np)  # overflow to inf is the IEEE result, not an error
     x = a.astype(dt.np)
     y = b.astype(dt.np)
@@ -163,13 +191,7 @@ def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         q = np.abs(xi) // np.abs(yi)
         return np.where((xi < 0) != (yi < 0), -q, q).astype(dt.np)
     with np.errstate(all="ignore"):
-        r = {
-            "ADD": np.add,
-            "SUB": np.subtract,
-            "MUL": np.multiply,
-            "MAX": np.maximum,
-            "MIN": np.minimum,
-        }[op](x, y)
+        r = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply}[op](x, y)
     return r.astype(dt.np)
 
 
@@ -285,14 +307,26 @@ class TRowExpandBinary(Instruction):
                 f"mode 2 ({e_name} is RowMajor)",
                 "on a2a3 the tmp overload only supports mode 1",
             )
-            need = tmp_bytes_needed(d.valid_row)
-            self.require(
-                t.size_bytes >= need,
-                "tmp",
-                "tmp-size",
-                f">= {need} bytes for {d.valid_row} rows (ceil(R/8)*256 bytes, 7680 for R >= 256)",
-                f"{t.size_bytes} bytes",
-            )
+
+    def stray_writes(self, target: str) -> tuple[StrayBytes, ...]:
+        """UB bytes written outside the operand tiles, for the live-overlap check (F204): on
+        a2a3 the 4-operand mode 1 vbrcb writes ``tmp_bytes_needed(R)`` bytes from the tmp
+        tile's address whatever the tmp tile's size (only its address is passed), so the bytes
+        past a smaller tmp tile are written too."""
+        t = self.tmp
+        if target != "a2a3" or t is None or t.address is None or self.mode(target) != 1:
+            return ()
+        extra = tmp_bytes_needed(self.dst.valid_row) - t.size_bytes
+        if extra <= 0:
+            return ()
+        return (
+            StrayBytes(
+                f"the vbrcb blocks of {self.label} past tmp {t.name}",
+                t.loc,
+                t.address + t.size_bytes,
+                extra,
+            ),
+        )
 
     # -- semantics ---------------------------------------------------------------------
     def _check_divisors(self, divisor: np.ndarray, rows: np.ndarray) -> None:
@@ -308,10 +342,10 @@ class TRowExpandBinary(Instruction):
                 "nothing was written"
             )
 
-    def _combine(self, f_name: str, full: np.ndarray, exp: np.ndarray, rows: np.ndarray):
+    def _combine(self, ctx, f_name: str, full: np.ndarray, exp: np.ndarray, rows: np.ndarray):
         a, b = (full, exp) if f_name == "src0" else (exp, full)
         self._check_divisors(b, rows)
-        return compute(self.op, self.dst.dtype, a, b)
+        return compute(self.op, self.dst.dtype, a, b, ctx.target)
 
     def execute(self, ctx: ExecContext) -> None:
         d = self.dst
@@ -336,7 +370,7 @@ class TRowExpandBinary(Instruction):
             pitch = e.cols if self.a5_one_d() else 1
             ev = np.broadcast_to(e_store[i * pitch], (R, C))
         fv = ctx.tile_storage(f)[i * f.cols + j]
-        out = self._combine(f_name, fv, ev, np.broadcast_to(i, (R, C)))
+        out = self._combine(ctx, f_name, fv, ev, np.broadcast_to(i, (R, C)))
         ctx.tile_storage(d)[i * d.cols + j] = out
 
     def _execute_cpu(self, ctx: ExecContext, R: int, C: int) -> None:
@@ -347,7 +381,7 @@ class TRowExpandBinary(Instruction):
         a = ctx.tile_storage(s0)[s0.offsets(r, c % s0.valid_col)]
         b = ctx.tile_storage(s1)[s1.offsets(r, c % s1.valid_col)]
         self._check_divisors(b, r)
-        ctx.tile_storage(d)[d.offsets(r, c)] = compute(self.op, d.dtype, a, b)
+        ctx.tile_storage(d)[d.offsets(r, c)] = compute(self.op, d.dtype, a, b, "cpu")
 
     def _execute_a2a3_mode1(self, ctx, f_name, f, e, R, C, bs) -> None:
         d, dt = self.dst, self.dst.dtype
@@ -366,11 +400,13 @@ class TRowExpandBinary(Instruction):
             buf = ctx.ub.typed(
                 TMP_UB_OFFSET, dt, TMP_UB_SIZE // dt.size_bytes, what=f"{self.label} hidden scratch"
             )
-        else:
+        else:  # only tmp's address matters: the blocks may run past a smaller tmp tile
             t = self.tmp
+            nbytes = max(t.size_bytes, tmp_bytes_needed(R))
             buf = ctx.memory_of(t).typed(
-                t.address, dt, t.size_bytes // dt.size_bytes, what=f"{self.label} tmp {t.name}"
+                t.address, dt, nbytes // dt.size_bytes, what=f"{self.label} tmp {t.name}"
             )
+            self._tmp_operand_overlap(ctx, t.address + t.size_bytes, t.address + nbytes)
         chunk = CHUNK_ROWS if R >= CHUNK_THRESHOLD else R
         f_store, d_store = ctx.tile_storage(f), ctx.tile_storage(d)
         for start in range(0, R, chunk):
@@ -384,8 +420,30 @@ class TRowExpandBinary(Instruction):
             j = np.arange(C, dtype=np.int64)[None, :]
             ev = buf[i * bs + j % bs]
             fv = f_store[(start + i) * f.cols + j]
-            out = self._combine(f_name, fv, ev, np.broadcast_to(start + i, (n, C)))
+            out = self._combine(ctx, f_name, fv, ev, np.broadcast_to(start + i, (n, C)))
             d_store[(start + i) * d.cols + j] = out
+
+    def _tmp_operand_overlap(self, ctx: ExecContext, lo: int, hi: int) -> None:
+        """F105 when the blocks written past the tmp tile land on another operand of this
+        instruction (vbrcb runs before the op reads its sources). Other live tiles: F204 via
+        ``stray_writes``."""
+        if hi <= lo:
+            return
+        hits = []
+        for name in ("dst", "src0", "src1"):
+            ref = getattr(self, name)
+            a, b = ref.address, ref.address + ref.size_bytes
+            if ref.loc is self.tmp.loc and a < hi and lo < b:
+                hits.append(f"{name} {ref.name} [{a:#x}, {b:#x})")
+        if hits:
+            ctx.finding(
+                TILE_OVERLAP,
+                "tile-overlap",
+                f"the vbrcb broadcast blocks run past tmp {self.tmp.name} into UB bytes "
+                f"[{lo:#x}, {hi:#x}) (this call writes ceil(R/8)*256 = {hi - self.tmp.address} "
+                f"bytes from tmp's address), which overlap {', '.join(hits)}; give tmp at least "
+                "that many bytes or move the tiles apart",
+            )
 
     def _scratch_finding(self, ctx: ExecContext, written: int) -> None:
         lo, hi = TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE

@@ -20,14 +20,16 @@ Per-target addressing (D3):
   source columns are written too, as the hardware does. Rule "nz-table-cols" (as MGATHER)
   requires src ValidCol <= that width <= src Cols, so no source column is silently dropped and
   the DMA never reads past the tile.
-- Elem: capacity = product of the five dims; ND: ``table_flat`` is the 5-D table linearised
-  row-major over its dims (``GmRef.flat_offsets``, as MGATHER; the reference kernels index the
-  raw ``__gm__ T*``, which is the same for packed tables); a2a3 NZ:
-  ``k -> (k // nLogicalCols, k % nLogicalCols) -> nz_offsets``.
+- Elem: capacity = product of the five dims; ND: the index addresses the table's raw element
+  pointer ``table_ptr[k']`` (``indexing.elem_offsets``, as MGATHER and every reference kernel),
+  whatever the strides; a2a3 NZ: ``k -> (k // nLogicalCols, k % nLogicalCols) -> nz_offsets``.
 
-Index reading: a2a3 and a5 read the Row index tile linearly (``idx_storage[r]``); the cpu target
-reads it by logical position (``[1, R] -> idx[0, r]``, ``[R, 1] -> idx[r, 0]``). Elem reads
-``idx[r, c]`` through the tile layout everywhere.
+Index reading: every target reads the Row index tile linearly (``idx_storage[r]``), as the
+reference kernels do; cpu accepts a [1, R] or [R, 1] NoneBox index of either BLayout (the CPU
+simulator and its tests use a ColMajor [R, 1] one) whose first R storage elements are its
+logical vector (rule ``index-layout-row``). Elem reads ``idx[r, c]`` through the tile layout
+everywhere. cpu converts indices through ``size_t``, the NPUs through uint32 (D2,
+``indexing.index_values``).
 
 Duplicates (D6), ScatterAtomicOp::None:
 
@@ -48,8 +50,12 @@ Atomics accumulate every duplicate in the sequential source order (row-major fla
 ascending; the NZ walk for a2a3 NZ Elem), one read-modify-write after another, with D12
 arithmetic: float32 in float32; half and bfloat16 (and, on cpu, float8) add in float32 and round
 to nearest even per add; int8/int16/uint8/uint16 add in int32 and wrap; int32/uint32 wrap.
-Max/Min compare against the addressed element (D11 for cpu Row) with ``np.maximum`` /
-``np.minimum``, so a NaN on either side propagates. Atomic modes ignore ScatterConflict on a5;
+Max/Min compare against the addressed element (D11 for cpu Row). cpu follows the CPU
+simulator's ``std::max(table, src)`` / ``std::min(table, src)``: the current table value is
+kept unless the comparison ``table < src`` (max) / ``src < table`` (min) is true, so a NaN
+source never lands, a NaN already in the table stays, and an equal-valued zero keeps the table's
+sign. a5 (atomicMax / atomicMin, int32/uint32/float32) uses the NPU choice of ``maxmin``: NaN
+propagates and -0 < +0, whatever the operand order. Atomic modes ignore ScatterConflict on a5;
 on cpu an explicit Conflict::Last with an atomic op is rejected like the reference's static
 assert. On cpu the reference accepts every element type of its list for Add/Max/Min; we do too
 (float8 computes in float32 and rounds).
@@ -86,6 +92,8 @@ from .indexing import (
     ELEMENT_DTYPES,
     INDEX_DTYPES,
     elem_capacity,
+    elem_offsets,
+    linear_row_index_ok,
     nz_logical_shape,
     nz_offsets,
     read_indices,
@@ -93,6 +101,7 @@ from .indexing import (
     row_capacity,
     row_pitch,
 )
+from .maxmin import maxmin
 
 _NONE = ScatterAtomicOp.None_
 DTYPES: dict[str, tuple[DType, ...]] = ELEMENT_DTYPES
@@ -152,24 +161,20 @@ def _complete_order(landed, units: int) -> np.ndarray:
     return np.concatenate([missing, landed])
 
 
-def _combine(op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray) -> np.ndarray:
-    """One atomic read-modify-write step ``cur op val`` with D12 arithmetic, in dtype ``dt``."""
-    if dt.is_float:
-        a, b = cur.astype(np.float32), val.astype(np.float32)
-        if op is ScatterAtomicOp.Add:
-            out = a + b  # half/bf16/fp8: float32 add, one RNE rounding per step
-        elif op is ScatterAtomicOp.Max:
-            out = np.maximum(a, b)
-        else:
-            out = np.minimum(a, b)
-        return out.astype(dt.np)
-    a, b = cur.astype(np.int64), val.astype(np.int64)
+def _combine(
+    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, target: str
+) -> np.ndarray:
+    """One atomic read-modify-write step ``cur op val`` with D12 arithmetic, in dtype ``dt``.
+
+    Max/Min: ``maxmin`` semantics of ``target`` with the table value as the first operand."""
+    wide = np.float32 if dt.is_float else np.int64
+    a, b = cur.astype(wide), val.astype(wide)
     if op is ScatterAtomicOp.Add:
-        out = a + b  # wraps on the cast back (two's complement truncation)
-    elif op is ScatterAtomicOp.Max:
-        out = np.maximum(a, b)
+        # float: half/bf16/fp8 add in float32, one RNE rounding per step;
+        # int: wraps on the cast back (two's complement truncation)
+        out = a + b
     else:
-        out = np.minimum(a, b)
+        out = maxmin(target, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
     return out.astype(dt.np)
 
 
@@ -317,7 +322,16 @@ class MScatter(Instruction):
         s, i, g = self.src, self.idx, self.table
         nd = "BLayout::RowMajor + SLayout::NoneBox"
         self.require(s.geom.is_nd, "src", "src-layout", nd, s.geom.layout_name)
-        self.require(i.geom.is_nd, "idx", "index-layout", nd, i.geom.layout_name)
+        if self.coalesce is Coalesce.Row:  # the CPU simulator reads idx.data[r]
+            self.require(
+                not i.geom.is_boxed,
+                "idx",
+                "index-layout",
+                "SLayout::NoneBox (RowMajor or ColMajor) for Coalesce::Row",
+                i.geom.layout_name,
+            )
+        else:
+            self.require(i.geom.is_nd, "idx", "index-layout", nd, i.geom.layout_name)
         self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND", g.layout.name)
         self._require_row_alignment(s)
         self.require(
@@ -471,6 +485,15 @@ class MScatter(Instruction):
                 "BLayout::ColMajor (the index is read linearly)",
                 f"{iv} in {i.geom.blayout}",
             )
+        if t == "cpu":
+            self.require(
+                linear_row_index_ok(i, R),
+                "idx",
+                "index-layout-row",
+                f"an index whose first {R} storage elements are its logical vector (a [1, R] "
+                "RowMajor or [R, 1] ColMajor tile): the CPU simulator reads idx.data[r]",
+                f"{iv} in {i.geom.layout_name} with {i.rows}x{i.cols} storage",
+            )
         if t == "cpu" and R > 1 and iv == (R, 1):
             self.require(
                 i.rows == s.rows,
@@ -481,13 +504,6 @@ class MScatter(Instruction):
             )
 
     # -- semantics -------------------------------------------------------------------------
-    def _row_indices(self, ctx: ExecContext, rows: int) -> np.ndarray:
-        i = self.idx
-        if ctx.target == "cpu":  # logical position
-            shape = (1, rows) if i.valid == (1, rows) else (rows, 1)
-            return read_indices(ctx, i, Coalesce.Elem, *shape).reshape(-1)
-        return read_indices(ctx, i, Coalesce.Row, rows, 0)
-
     def execute(self, ctx: ExecContext) -> None:
         s, g, t = self.src, self.table, ctx.target
         R, C = s.valid
@@ -495,7 +511,9 @@ class MScatter(Instruction):
             return
         nz = g.layout is Layout.NZ
         if self.coalesce is Coalesce.Row:
-            k, ok = remap(ctx, self._row_indices(ctx, R), row_capacity(t, g), self.oob)
+            k, ok = remap(
+                ctx, read_indices(ctx, self.idx, Coalesce.Row, R, 0), row_capacity(t, g), self.oob
+            )
             if nz:
                 width = nz_logical_shape(g)[1]
                 cc = np.arange(width, dtype=np.int64)[None, :]
@@ -514,9 +532,8 @@ class MScatter(Instruction):
             if nz:
                 ncols = nz_logical_shape(g)[1]
                 offs = nz_offsets(g, k // ncols, k % ncols)
-            else:  # table_flat: the 5-D table linearised row-major over its dims
-                offs = np.zeros_like(k)
-                offs[ok] = g.flat_offsets(k[ok])  # (an empty table has no dims to divide)
+            else:  # the raw element pointer table_ptr[k']
+                offs = elem_offsets(g, k)
             offs, vals = offs.reshape(-1, 1), ctx.tile_read(s).reshape(-1, 1)
             slots, ok = k.reshape(-1), ok.reshape(-1)
             if nz:  # a2a3 NZ walk: block column -> row -> column inside the block
@@ -564,7 +581,7 @@ class MScatter(Instruction):
         for step in range(int(rank.max()) + 1):  # the n-th write of every slot, in order
             sel = rank == step
             o = offs[sel]
-            store[o] = _combine(self.atomic, g.dtype, store[o], vals[sel])
+            store[o] = _combine(self.atomic, g.dtype, store[o], vals[sel], ctx.target)
 
     def _collision_finding(
         self, ctx: ExecContext, slots, ok, order, cols: int, elem_rank=None

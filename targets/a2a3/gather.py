@@ -43,6 +43,7 @@ from ptosim.errors import PtoSimError
 from ptosim.isa.gather import MGather, MGatherL1
 from ptosim.isa.indexing import (
     elem_capacity,
+    elem_offsets,
     nz_logical_shape,
     nz_offsets,
     read_indices,
@@ -270,7 +271,7 @@ def _elem_body(instr: MGather, ctx) -> list[Step]:
     else:
         k, ok = plan_remap(ctx, raw, elem_capacity(g), instr.oob)
         src = np.zeros(k.shape, dtype=np.int64)
-        src[ok] = g.flat_offsets(k[ok])
+        src[ok] = elem_offsets(g, k[ok])
     addr_ops = ELEM_NZ_ADDR_OPS if nz else ELEM_ADDR_OPS
     per_elem = (
         s.loop_cycles
@@ -460,7 +461,7 @@ def _l1_elem(instr: MGatherL1, ctx) -> list[Step]:
     k, ok = plan_remap(ctx, _gm_take(x, ioffs), elem_capacity(g), instr.oob)
     src = np.zeros(k.shape, dtype=np.int64)
     if ok.any():
-        src[ok] = g.flat_offsets(k[ok])
+        src[ok] = elem_offsets(g, k[ok])
     dst_offs = sc.offset + (c_grid // c0) * d.rows * c0 + r_grid * c0 + c_grid % c0
     cache = dcache(ctx)
     per_elem = (

@@ -32,6 +32,7 @@ import numpy as np
 from ptosim.enums import Coalesce, Layout, Pipe, ScatterAtomicOp
 from ptosim.isa.indexing import (
     elem_capacity,
+    elem_offsets,
     nz_logical_shape,
     nz_offsets,
     read_indices,
@@ -240,7 +241,7 @@ def _elem_body(instr: MScatter, ctx) -> list[Step]:
         k, ok = plan_remap(ctx, raw, elem_capacity(g), instr.oob)
         dst = np.zeros(k.shape, dtype=np.int64)
         if ok.any():
-            dst[ok] = g.flat_offsets(k[ok])
+            dst[ok] = elem_offsets(g, k[ok])
     addr_ops = ELEM_NZ_ADDR_OPS if nz else ELEM_ADDR_OPS
     per_elem = s.loop_cycles + s.ub_load_cycles + remap_cycles(ctx, instr.oob)
     per_write = s.ub_load_cycles + addr_ops * s.op_cycles + s.gm_store_cycles

@@ -26,7 +26,11 @@ execution raises the real error):
 * MSCATTER Conflict::Last (Atomic None): slot-centric kernels, W from tableRows (Row) or
   tableSize (Elem); lanes own slots s = tid, tid + 1024, ...; per slot iteration ONE ``loop``
   op for the reverse scan, then for the lanes that found a winner the copies: Row C x (``ld_ub``
-  src, ``st_gm``), Elem one ``ld_ub`` + ``st_gm``. Untouched slots store nothing. The scan costs
+  src, ``st_gm``), Elem one ``ld_ub`` + ``st_gm``. Untouched slots store nothing. A run of
+  consecutive iterations of a warp in which no lane wins is one ``loop`` op (their issue slots
+  summed), so building and simulating the launch costs the scattered units plus the warps, not
+  the table size; the scheduler time is unchanged, only the placement of the copies relative to
+  other warps' scans may shift (by at most a copy's latency tail). The scan costs
   (max over active lanes of the scan length until the first match, R*C / R when none) x
   ``simt.scan_iteration_cycles`` issue slots: one iteration = an idx UB load, a remap and a
   compare, each counted as one dependent ALU-latency instruction (estimate: no public figure).
@@ -56,7 +60,7 @@ import numpy as np
 
 from ptosim.enums import Coalesce, GatherExec, Pipe, ScatterAtomicOp, ScatterConflict
 from ptosim.isa.gather import MGather, MGatherL1
-from ptosim.isa.indexing import elem_capacity, read_indices, row_capacity
+from ptosim.isa.indexing import elem_capacity, elem_offsets, read_indices, row_capacity
 from ptosim.isa.scatter import MScatter
 from ptosim.plan import Deferred, Region, SimtLaunch, Step, StepKind, WarpOp
 
@@ -263,7 +267,7 @@ def _gather_elem(instr: MGather, ctx) -> Built:
     idx_ub, dst_ub = _ub(x, x.offsets(r, c)), _ub(d, d.offsets(r, c))
     src = np.zeros(total, dtype=np.int64)
     if ok.any():
-        src[ok] = g.flat_offsets(k[ok])
+        src[ok] = elem_offsets(g, k[ok])
     table_gm = _gm(g, src)
     w = flat_warps(total)
     warps: list[list[WarpOp]] = [[] for _ in range(w)]
@@ -302,7 +306,7 @@ def _gather_scalar(instr: MGather, ctx) -> list:
         reads = [elem_region(x, int(x.offsets(0, 0)), 1)]
         misses = loads = 0
         if ok[0]:
-            off = g.flat_offsets(k[:1])
+            off = elem_offsets(g, k[:1])
             load, misses = dcache(ctx).load_cycles(gm_addresses(g, off))
             cycles += load
             loads = 1
@@ -354,7 +358,7 @@ def _l1_simt_build(instr: MGatherL1, ctx) -> Built:
     ok &= valid
     src = np.zeros(total, dtype=np.int64)
     if ok.any():
-        src[ok] = g.flat_offsets(k[ok])
+        src[ok] = elem_offsets(g, k[ok])
     idx_gm, table_gm = _gm(x, ioffs), _gm(g, src)
     scratch_gm = _gm(sc, sc.offset + off)
     w = flat_warps(total)
@@ -492,7 +496,7 @@ def _scatter_elem(instr: MScatter, ctx) -> Built:
     src_ub, idx_ub = _ub(s, s.offsets(r, c)), _ub(x, x.offsets(r, c))
     dst = np.zeros(total, dtype=np.int64)
     if ok.any():
-        dst[ok] = g.flat_offsets(k[ok])
+        dst[ok] = elem_offsets(g, k[ok])
     table_gm = _gm(g, dst)
     kind = _store_kind(instr)
     w = flat_warps(total)
@@ -518,16 +522,37 @@ def _scatter_elem(instr: MScatter, ctx) -> Built:
     )
 
 
-def _last_winners(slots: int, k, ok, units: int) -> np.ndarray:
-    """Per destination slot the largest source unit (row or flat index) landing there, or -1."""
-    winner = np.full(slots, -1, dtype=np.int64)
-    if slots and ok.any():
-        np.maximum.at(winner, k[ok], np.arange(units, dtype=np.int64)[ok])
-    return winner
+def _last_winners(k, ok, units: int) -> tuple[np.ndarray, np.ndarray]:
+    """(written slots ascending, the largest source unit -- row or flat index -- landing on
+    each). Work proportional to the scattered units, not to the table."""
+    live = np.flatnonzero(ok)
+    if live.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    slot = np.asarray(k, dtype=np.int64)[live]
+    order = np.lexsort((live, slot))  # by slot, then by unit
+    slot, unit = slot[order], live[order]
+    last = np.ones(slot.size, dtype=bool)
+    last[:-1] = slot[1:] != slot[:-1]
+    return slot[last], unit[last]
+
+
+# Merge the reverse scans of consecutive slot iterations of a warp in which no lane finds a
+# winner into one ``loop`` op (their issue slots add up). The per-slot lowering has one op per
+# iteration, O(tableSize / 32) ops; tests turn this off to compare with it.
+MERGE_IDLE_SCANS = True
 
 
 def _scatter_last(instr: MScatter, ctx) -> Built:
-    """The slot-centric Conflict::Last kernels (Row and Elem)."""
+    """The slot-centric Conflict::Last kernels (Row and Elem).
+
+    Lanes own slots ``s = tid + 1024*j`` (iteration j of warp ``ty`` covers slots
+    ``j*1024 + ty*32 + lane``). An iteration's reverse scan lasts, in issue slots, the longest
+    scan of its lanes: ``units`` (R or R*C) when a lane finds no winner, else ``units - winner``;
+    then the lanes that won copy. Only the iterations holding a written slot are built one by
+    one; the runs of idle iterations between them (a lane with no winner scans everything) are
+    one ``loop`` op each, so the work is proportional to the scattered units plus the warps.
+    """
     cfg = ctx.config.timing.simt
     s, g, x = instr.src, instr.table, instr.idx
     R, C = s.valid
@@ -542,40 +567,71 @@ def _scatter_last(instr: MScatter, ctx) -> Built:
         raw = read_indices(ctx, x, Coalesce.Elem, R, C).reshape(-1)
         units = R * C
     k, ok = plan_remap(ctx, raw, slots, instr.oob)
-    winner = _last_winners(slots, k, ok, units)
-    scan = np.where(winner >= 0, units - winner, units)  # iterations until the first match
+    won_slot, won_unit = _last_winners(k, ok, units)
     per_iter = cfg.scan_iteration_cycles
+    idle_slots = max(units * per_iter, cfg.issue_cycles)  # issue slots of an idle iteration
     w = flat_warps(slots)
     warps: list[list[WarpOp]] = [[] for _ in range(w)]
     gm_offs = []
-    for ty, sl in _flat_slices(slots, w, MAX_THREADS):
+    # the iteration and warp of every written slot; a stable sort keeps slots ascending
+    it_of, ty_of = won_slot // MAX_THREADS, (won_slot % MAX_THREADS) // WARP_SIZE
+    by_warp = np.lexsort((it_of, ty_of))
+
+    def idle(prog, ty: int, j0: int, j1: int) -> None:
+        """Iterations [j0, j1) of warp ty, none of which finds a winner."""
+        n = j1 - j0
+        if n <= 0:
+            return
+        lanes = min(WARP_SIZE, slots - (j0 * MAX_THREADS + ty * WARP_SIZE))
+        if not MERGE_IDLE_SCANS:
+            for j in range(j0, j1):
+                lanes = min(WARP_SIZE, slots - (j * MAX_THREADS + ty * WARP_SIZE))
+                prog.append(WarpOp("loop", lanes, cycles=units * per_iter, label="reverse scan"))
+            return
+        label = "reverse scan" if n == 1 else f"reverse scan x{n} (idle)"
+        prog.append(WarpOp("loop", lanes, cycles=n * idle_slots, label=label))
+
+    groups = np.split(by_warp, np.flatnonzero(np.diff(ty_of[by_warp])) + 1) if by_warp.size else []
+    busy = {int(ty_of[gr[0]]): gr for gr in groups}
+    for ty in range(w):
         prog = warps[ty]
-        own = np.arange(sl.start, sl.stop, dtype=np.int64)
-        prog.append(
-            WarpOp("loop", own.size, cycles=int(scan[sl].max()) * per_iter, label="reverse scan")
-        )
-        won = own[winner[sl] >= 0]
-        if won.size == 0:
-            continue
-        wu = winner[won]
-        if row:  # each lane copies its winner's C columns, one column per instruction
-            cols = np.arange(C, dtype=np.int64)
-            src_ub = _ub(s, s.offsets(wu[:, None], cols[None, :])).T.copy()
-            offs = (g.offset + won[:, None] * C + cols[None, :]).T.copy()
-            table_gm = _gm(g, offs)
-            gm_offs.append(offs)
-            n = won.size
-            for col in range(C):
-                prog.append(WarpOp("ld_ub", n, src_ub[col], sz, label="ld src"))
-                prog.append(WarpOp("st_gm", n, table_gm[col], sz, label="st table"))
-        else:
-            r, c = (wu, wu * 0) if C == 1 else (wu // C, wu % C)
-            prog.append(_mem("ld_ub", _ub(s, s.offsets(r, c)), sz, "ld src"))
-            offs = g.flat_offsets(won)
-            gm_offs.append(offs)
-            prog.append(_mem("st_gm", _gm(g, offs), sz, "st table"))
+        first = ty * WARP_SIZE
+        n_iter = 0 if first >= slots else -(-(slots - first) // MAX_THREADS)
+        done = 0
+        sel = busy.get(ty, np.zeros(0, dtype=np.int64))
+        iters = it_of[sel]
+        for part in np.split(sel, np.flatnonzero(np.diff(iters)) + 1) if sel.size else []:
+            j = int(it_of[part[0]])
+            idle(prog, ty, done, j)
+            base = j * MAX_THREADS + first
+            lanes = min(WARP_SIZE, slots - base)
+            won, wu = won_slot[part], won_unit[part]
+            scan = units if won.size < lanes else int((units - wu).max())
+            prog.append(WarpOp("loop", lanes, cycles=scan * per_iter, label="reverse scan"))
+            if row:  # each lane copies its winner's C columns, one column per instruction
+                cols = np.arange(C, dtype=np.int64)
+                src_ub = _ub(s, s.offsets(wu[:, None], cols[None, :])).T.copy()
+                offs = (g.offset + won[:, None] * C + cols[None, :]).T.copy()
+                table_gm = _gm(g, offs)
+                gm_offs.append(offs)
+                n = won.size
+                for col in range(C):
+                    prog.append(WarpOp("ld_ub", n, src_ub[col], sz, label="ld src"))
+                    prog.append(WarpOp("st_gm", n, table_gm[col], sz, label="st table"))
+            else:
+                r, c = (wu, wu * 0) if C == 1 else (wu // C, wu % C)
+                prog.append(_mem("ld_ub", _ub(s, s.offsets(r, c)), sz, "ld src"))
+                offs = elem_offsets(g, won)
+                gm_offs.append(offs)
+                prog.append(_mem("st_gm", _gm(g, offs), sz, "st table"))
+            done = j + 1
+        idle(prog, ty, done, n_iter)
     name = "simt_mscatter_row_last_kernel" if row else "simt_mscatter_elem_last_kernel"
     n = sum(o.size for o in gm_offs)
+    if won_slot.size < slots:
+        max_scan = units
+    else:
+        max_scan = int((units - won_unit).max()) if won_unit.size else 0
     return Built(
         _launch(warps, name),
         n * sz,
@@ -584,8 +640,8 @@ def _scatter_last(instr: MScatter, ctx) -> Built:
         {
             "kernel": name,
             "slots": slots,
-            "written_slots": int((winner >= 0).sum()),
-            "max_scan": int(scan.max()) if scan.size else 0,
+            "written_slots": int(won_slot.size),
+            "max_scan": max_scan,
             "scan_cycles_per_iteration": per_iter,
         },
     )
@@ -604,7 +660,7 @@ def _scatter_scalar(instr: MScatter, ctx) -> list:
         writes = []
         args = {"index": int(k[0]), "gm_stores": 0}
         if ok[0]:
-            off = g.flat_offsets(k[:1])
+            off = elem_offsets(g, k[:1])
             region = gm_region(g, off)
             cycles += s.ub_load_cycles + ELEM_ADDR_OPS * s.op_cycles + s.gm_store_cycles
             reads.append(elem_region(src, int(src.offsets(0, 0)), 1))

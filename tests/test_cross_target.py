@@ -53,13 +53,13 @@ TSCATTER_PAIRS = (
 )
 # TROWEXPAND*: the a2a3 dtype list is a subset of cpu's and a5's
 ROWEXPAND_DTYPES = ("int32", "int16", "half", "float32")
-# EXPDIF: left out, rounding fixed by the semantics branch (items 1-4)
-ROWEXPAND_OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN")
+ROWEXPAND_OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "EXPDIF")
 
 
 def _values(rng, dt_name: str, shape, *, nonzero=False) -> np.ndarray:
-    """Random finite values of a dtype (no NaN: cpu std::max/min NaN handling is fixed by the
-    semantics branch (items 1-4); small integers so integer ops cannot overflow)."""
+    """Random finite values of a dtype (no NaN: cpu keeps std::max/std::min's first operand
+    where the NPUs propagate NaN, a documented difference; small integers so integer ops
+    cannot overflow)."""
     dt = D.dtype(dt_name)
     if dt.kind == "float":
         v = rng.uniform(-8, 8, size=shape).round(2)
@@ -229,8 +229,8 @@ def mgather_kernels(draw):
     cap = n_rows if mode == "row" else n_rows * C
     ishape = (1, R) if mode == "row" else (R, C)
     hi = cap - 1 if oob == "undefined" else 3 * cap
-    # D2: a negative index with Wrap differs on cpu (fixed by the semantics branch (items
-    # 1-4)), so indices are drawn non-negative
+    # D2: a negative index converts through size_t on cpu and uint32 on the NPUs (a
+    # documented difference under Wrap), so indices are drawn non-negative
     idx = rng.integers(0, hi + 1, size=ishape).astype(D.dtype(idx_dt).np)
     tmov = draw(st.booleans())
     k = Kernel()
@@ -345,14 +345,13 @@ def tscatter_kernels(draw):
 @st.composite
 def rowexpand_kernels(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    dt = draw(st.sampled_from(ROWEXPAND_DTYPES))
-    bs = D.dtype(dt).c0
     op = draw(st.sampled_from(ROWEXPAND_OPS + ("EXPAND",)))
+    dtypes = ROWEXPAND_DTYPES if op != "EXPDIF" else ("half", "float32")  # EXPDIF: floats only
+    dt = draw(st.sampled_from(dtypes))
+    bs = D.dtype(dt).c0
     R = draw(st.integers(1, 10))
     cols = _round_up(draw(st.integers(1, 3 * bs)), bs)
     C = draw(st.integers(1, cols))
-    if op == "MAX":  # partial valid regions: fixed by the semantics branch (items 1-4)
-        C = cols
     mode = draw(st.sampled_from((1, 2)))
     swap = op != "EXPAND" and draw(st.booleans())  # expanded operand as src0
     tmov = draw(st.booleans())

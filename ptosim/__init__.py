@@ -168,3 +168,10 @@ __all__ = [
     "ExecutionError",
     "FindingsError",
 ]
+
+# Every instruction of the registry (the vector ISA included) is a top-level name, so the
+# facade cannot miss one.
+from .isa import registry as _registry  # noqa: E402
+
+globals().update(_registry.kernel_functions())
+__all__ += [_name for _name in _registry.kernel_functions() if _name not in __all__]

@@ -24,6 +24,7 @@ from ..layout import BLOCK_BYTES
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
+from .registry import TARGETS, instruction
 
 _A2A3_DMA_DTYPES = (
     D.int8,
@@ -555,6 +556,11 @@ def _gm(value, what: str) -> GmRef:
     return value.ref()
 
 
+@instruction(
+    family="data movement",
+    summary="bind a tile to a UB (Vec) or L1 (Mat) byte address",
+    dtypes={t: D.ALL for t in TARGETS},
+)
 def TASSIGN(tile: Tile, address: int) -> None:
     """Bind ``tile`` to a byte address of UB (Vec) or L1 (Mat).
 
@@ -582,21 +588,41 @@ def TASSIGN(tile: Tile, address: int) -> None:
     tile.placement = placement
 
 
+@instruction(
+    family="data movement",
+    summary="GM -> UB/L1 (ND, DN, NZ): DMA bursts on MTE2",
+    dtypes=_DMA_DTYPES,
+)
 def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     """GM -> tile (MTE2): load the tile's valid region from ``gm``."""
     emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
 
 
+@instruction(
+    family="data movement",
+    summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3",
+    dtypes=_DMA_DTYPES,
+)
 def TSTORE(gm: GlobalTensor, tile: Tile) -> None:
     """Tile -> GM (MTE3): store the tile's valid region into ``gm``."""
     emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile")))
 
 
+@instruction(
+    family="data movement",
+    summary="Vec -> Vec tile copy",
+    dtypes={t: D.ALL for t in TARGETS},
+)
 def TMOV(dst: Tile, src: Tile) -> None:
     """Copy ``src`` into ``dst`` (Vec -> Vec)."""
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
 
 
+@instruction(
+    family="data movement",
+    summary="fill a tile's valid region with a scalar",
+    dtypes={t: tuple(d for d in D.ALL if d.kind != "opaque") for t in TARGETS},
+)
 def TEXPANDS(dst: Tile, scalar) -> None:
     """Fill the valid region of ``dst`` with ``scalar``."""
     emit(TExpandS(_tile(dst, "TEXPANDS dst"), scalar))

@@ -74,6 +74,7 @@ from .indexing import (
     row_capacity,
     row_pitch,
 )
+from .registry import instruction
 
 _DTYPES = ELEMENT_DTYPES
 _IDX_DTYPES = INDEX_DTYPES
@@ -634,6 +635,12 @@ def _index_operand(value):
     )
 
 
+@instruction(
+    family="gather / scatter",
+    summary="gather table rows (Row) or elements (Elem) from GM by an index tile",
+    dtypes=_DTYPES,
+    notes={"a5": "SIMT launch"},
+)
 def MGATHER(
     dst: Tile,
     table: GlobalTensor,

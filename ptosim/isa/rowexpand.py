@@ -73,6 +73,7 @@ from ..tensors import TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _tile
 from .maxmin import maxmin
+from .registry import TARGETS, instruction
 
 __all__ = [
     "TROWEXPAND",
@@ -536,31 +537,61 @@ def _binary(op: str, dst, src0, src1, tmp) -> None:
     )
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = max(src0, src1), one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "MAX") for t in TARGETS},
+)
 def TROWEXPANDMAX(dst, src0, src1, tmp=None) -> None:
     """``dst = max(src0, src1)`` with the expanded operand broadcast per row (see module doc)."""
     _binary("MAX", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = min(src0, src1), one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "MIN") for t in TARGETS},
+)
 def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:
     """``dst = min(src0, src1)`` with the expanded operand broadcast per row."""
     _binary("MIN", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = src0 + src1, one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "ADD") for t in TARGETS},
+)
 def TROWEXPANDADD(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 + src1`` with the expanded operand broadcast per row."""
     _binary("ADD", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = src0 - src1, one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "SUB") for t in TARGETS},
+)
 def TROWEXPANDSUB(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 - src1`` with the expanded operand broadcast per row."""
     _binary("SUB", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = src0 * src1, one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "MUL") for t in TARGETS},
+)
 def TROWEXPANDMUL(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 * src1`` with the expanded operand broadcast per row."""
     _binary("MUL", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = src0 / src1, one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "DIV") for t in TARGETS},
+)
 def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 / src1`` with the expanded operand broadcast per row.
 
@@ -570,11 +601,21 @@ def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:
     _binary("DIV", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst = exp(src0 - src1), one operand broadcast per row",
+    dtypes={t: allowed_dtypes(t, "EXPDIF") for t in TARGETS},
+)
 def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:
     """``dst = exp(src0 - src1)`` with the expanded operand broadcast per row (float types)."""
     _binary("EXPDIF", dst, src0, src1, tmp)
 
 
+@instruction(
+    family="row broadcast",
+    summary="dst[r, c] = src[r, 0]",
+    dtypes={t: _EXPAND_DTYPES for t in TARGETS},
+)
 def TROWEXPAND(dst, src) -> None:
     """``dst[r, c] = src[r, 0]`` over dst's valid region."""
     emit(TRowExpand(_tile(dst, "TROWEXPAND dst"), _tile(src, "TROWEXPAND src")))

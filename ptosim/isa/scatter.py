@@ -102,6 +102,7 @@ from .indexing import (
     row_pitch,
 )
 from .maxmin import maxmin
+from .registry import instruction
 
 _NONE = ScatterAtomicOp.None_
 DTYPES: dict[str, tuple[DType, ...]] = ELEMENT_DTYPES
@@ -629,6 +630,12 @@ class MScatter(Instruction):
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
+@instruction(
+    family="gather / scatter",
+    summary="scatter rows or elements to GM by an index tile, optionally atomic",
+    dtypes=DTYPES,
+    notes={"a5": "SIMT launch"},
+)
 def MSCATTER(
     table: GlobalTensor,
     src: Tile,

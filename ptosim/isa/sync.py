@@ -10,6 +10,9 @@ from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
 from ..program import emit
 from .base import Arch, Instruction
+from .registry import TARGETS, instruction
+
+_NO_DATA = {t: () for t in TARGETS}
 
 _FLAG_PIPES = QUEUE_PIPES
 
@@ -89,6 +92,7 @@ def _event(event_id) -> int:
         raise KernelError(f"event id must be an integer or 'EVENT_IDn', got {event_id!r}") from None
 
 
+@instruction(family="synchronisation", summary="post an event from SRC to DST", dtypes=_NO_DATA)
 def set_flag(src_pipe, dst_pipe, event_id) -> None:
     """Post event (src, dst, id) once all earlier ``src_pipe`` work has finished."""
     emit(
@@ -100,6 +104,9 @@ def set_flag(src_pipe, dst_pipe, event_id) -> None:
     )
 
 
+@instruction(
+    family="synchronisation", summary="block DST until the event is posted", dtypes=_NO_DATA
+)
 def wait_flag(src_pipe, dst_pipe, event_id) -> None:
     """Block ``dst_pipe`` until event (src, dst, id) is posted, consuming it."""
     emit(
@@ -111,6 +118,9 @@ def wait_flag(src_pipe, dst_pipe, event_id) -> None:
     )
 
 
+@instruction(
+    family="synchronisation", summary="drain a pipe (PIPE_ALL: every pipe)", dtypes=_NO_DATA
+)
 def pipe_barrier(pipe) -> None:
     """Drain ``pipe`` before later work on it (PIPE_ALL: drain every pipe)."""
     emit(PipeBarrier(Pipe.parse(pipe, "pipe_barrier")))

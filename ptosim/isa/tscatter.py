@@ -71,6 +71,7 @@ from ..program import emit
 from ..tensors import Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import TMov, _tile
+from .registry import instruction
 
 _NPU_DTYPES = (D.int32, D.int16, D.int8, D.half, D.float32, D.uint32, D.uint16, D.uint8, D.bfloat16)
 _DTYPES = {
@@ -422,6 +423,11 @@ def _axis(value) -> ScatterAxis:
     return ScatterAxis.parse(value, "TSCATTER axis")
 
 
+@instruction(
+    family="gather / scatter",
+    summary="UB -> UB scatter by an index tile or a mask pattern",
+    dtypes=_DTYPES,
+)
 def TSCATTER(dst: Tile, src: Tile, idx: Tile | None = None, *, mask=None, axis=None) -> None:
     """Scatter ``src`` into ``dst`` inside UB (pipe V).
 

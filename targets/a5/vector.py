@@ -46,19 +46,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptosim.enums import MaskPattern, Pipe, ScatterAxis
+from ptosim.enums import MaskPattern, ScatterAxis
 from ptosim.isa.data import TExpandS, TMov
 from ptosim.isa.rowexpand import TRowExpand, TRowExpandBinary
 from ptosim.isa.tscatter import TScatterIndex, TScatterMask
-from ptosim.plan import Region, Step, StepKind
+from ptosim.plan import Region, Step
 
 from ..common import ROWEXPAND_INTRINSICS
-from ..costs import ceil_div, tile_region, vector_cycles
+from ..costs import ceil_div, tile_region
+from .vf import VectorFunction
 
 _INTRINSICS = ROWEXPAND_INTRINSICS
 _UNSIGNED = {2: np.uint16, 4: np.uint32}
-_MEMBAR = object()
-_MEMORY = ("vlds", "vsts", "vbr", "vscatter")  # intrinsics that move data between UB and registers
 
 
 # -- regions --------------------------------------------------------------------------------
@@ -83,105 +82,7 @@ def _rows(ref, n: int, cols: int, pitch: int | None = None) -> Region:
     return _span(ref, 0, (n - 1) * p + cols)
 
 
-# -- the vector-function builder ------------------------------------------------------------
-class _VF:
-    """The intrinsic loops of one ``__VEC_SCOPE__``, turned into steps by ``steps()``."""
-
-    def __init__(self, ctx):
-        self.t = ctx.config.timing
-        self.vl = self.t.vector.repeat_bytes
-        self.items: list = []
-
-    def op(
-        self,
-        intrinsic: str,
-        count: int,
-        label: str,
-        *,
-        reads=(),
-        writes=(),
-        resolve=None,
-        **args,
-    ) -> None:
-        """A loop of ``count`` identical ``intrinsic`` calls (nothing when 0)."""
-        if count > 0:
-            self.items.append((intrinsic, count, label, tuple(reads), tuple(writes), resolve, args))
-
-    def mem_bar(self, kind: str) -> None:
-        self.items.append((_MEMBAR, kind))
-
-    def steps(self) -> list[Step]:
-        t = self.t
-        out = [
-            Step(
-                Pipe.PIPE_V,
-                StepKind.VECTOR,
-                vector_cycles(t, "vf_startup", 0),
-                "vf_startup",
-                data=False,
-                args={"intrinsic": "vf_startup", "repeats": 0},
-            )
-        ]
-        items = self.items
-        last = max((k for k, it in enumerate(items) if it[0] is not _MEMBAR), default=-1)
-        for k, it in enumerate(items):
-            if it[0] is _MEMBAR:
-                out.append(
-                    Step(
-                        Pipe.PIPE_V,
-                        StepKind.BARRIER,
-                        t.scalar.barrier_cycles,
-                        f"mem_bar({it[1]})",
-                        data=False,
-                    )
-                )
-                continue
-            intrinsic, n, label, reads, writes, resolve, args = it
-            drains = k == last or (k + 1 < len(items) and items[k + 1][0] is _MEMBAR)
-            step = Step(
-                Pipe.PIPE_V,
-                StepKind.VECTOR,
-                vector_cycles(t, intrinsic, n, last=drains),
-                f"{intrinsic} {label} x{n}",
-                bytes=n * self.vl if intrinsic in _MEMORY else 0,
-                reads=reads,
-                writes=writes,
-                args={"intrinsic": intrinsic, "repeats": n, **args},
-            )
-            if resolve is not None:
-                step.resolve = _resolver(step, resolve)
-            out.append(step)
-        out.append(
-            Step(
-                Pipe.PIPE_V,
-                StepKind.VECTOR,
-                vector_cycles(t, "vf_drain", 0),
-                "vf_drain",
-                args={"intrinsic": "vf_drain", "repeats": 0},
-            )
-        )
-        return out
-
-
-def _resolver(step: Step, fill):
-    """A Step.resolve that completes ``step`` (its write regions) from memory at its start."""
-
-    def resolve(ctx) -> Step:
-        return Step(
-            step.pipe,
-            step.kind,
-            step.cycles,
-            step.label,
-            bytes=step.bytes,
-            reads=step.reads,
-            writes=fill(ctx),
-            args=step.args,
-        )
-
-    return resolve
-
-
-def _zero_fill(vf: _VF, d, words: int, word_bytes: int) -> None:
+def _zero_fill(vf: VectorFunction, d, words: int, word_bytes: int) -> None:
     """Broadcast 0 into a register, store it over ``words`` elements, then the mem_bars."""
     per_vec = vf.vl // word_bytes
     vf.op("vdup", 1, "zero")
@@ -208,7 +109,7 @@ def _lines(ref, rows: int, cols: int) -> tuple[int, int, bool]:
     return cols, rows, rows == ref.rows or cols <= 1
 
 
-def _chunked(vf: _VF, rows: int, cols: int, *refs) -> tuple[int, int]:
+def _chunked(vf: VectorFunction, rows: int, cols: int, *refs) -> tuple[int, int]:
     """(vectors, lines) covering the top-left rows x cols of the tiles ``refs`` (same layout):
     one flat run when the region is contiguous in all of them, else per line."""
     sz = refs[0].dtype.size_bytes
@@ -235,7 +136,7 @@ def plan_tmov(instr, ctx) -> list[Step]:
     """TMOV (and TSCATTER<P1111>): ``vlds`` + ``vsts`` per VL chunk of the copied region."""
     d, s = instr.dst, instr.src
     rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
-    vf = _VF(ctx)
+    vf = VectorFunction(ctx)
     n, lines = _chunked(vf, rows, cols, s, d)
     info = {"rows": rows, "cols": cols, "lines": lines}
     vf.op("vlds", n, "src", reads=(_extent(s, rows, cols),), **info)
@@ -246,7 +147,7 @@ def plan_tmov(instr, ctx) -> list[Step]:
 def plan_texpands(instr: TExpandS, ctx) -> list[Step]:
     d = instr.dst
     rows, cols = d.valid
-    vf = _VF(ctx)
+    vf = VectorFunction(ctx)
     n, lines = _chunked(vf, rows, cols, d)
     if n:
         vf.op("vdup", 1, "scalar")
@@ -272,7 +173,7 @@ def plan_tscatter_index(instr: TScatterIndex, ctx) -> list[Step]:
     d, src, x = instr.dst, instr.src, instr.idx
     ri, ci = x.valid
     sz = d.dtype.size_bytes
-    vf = _VF(ctx)
+    vf = VectorFunction(ctx)
     if sz == 8:  # Int64Scatter: u32 words, one vector of 64 index lanes per row
         _zero_fill(vf, d, 2 * d.numel, 4)
         for i in range(ri if ci else 0):
@@ -324,7 +225,7 @@ def plan_tscatter_mask(instr: TScatterMask, ctx) -> list[Step]:
     times, pos = instr.mask.times, instr.mask.pos
     vr, vc = src.valid
     sz = d.dtype.size_bytes
-    vf = _VF(ctx)
+    vf = VectorFunction(ctx)
     _zero_fill(vf, d, d.numel, sz)
     chunks = ceil_div(vc * sz, vf.vl)
     rows = vr if chunks else 0
@@ -364,7 +265,7 @@ def _rowexpand(
     (mode 1: one element per row; mode 2: one 32-byte block per row) at ``e_pitch`` elements
     per row (None: a boxed tile, its whole storage is the read region)."""
     R, C = d.valid
-    vf = _VF(ctx)
+    vf = VectorFunction(ctx)
     vle = vf.vl // d.dtype.size_bytes
     per_row = ceil_div(C, vle)
     e_cols = 1 if mode == 1 else d.dtype.c0

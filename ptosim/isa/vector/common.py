@@ -1,0 +1,130 @@
+"""What every vector instruction shares: operand checks, valid regions and exact rounding.
+
+Checks (vector_isa.md 2.1, 2.2): operands are Vec tiles; on the NPU targets (a2a3, a5) the
+element-wise and reduction instructions require RowMajor tiles (``isRowMajor``); sources must
+match the destination's valid shape where the reference asserts it (its ``PTO_ASSERT``s are
+compiled out in release builds, ptosim turns them into constraint errors, as the reference
+advises).
+
+Numerics (vector_isa.md 2.3): ``round_to`` rounds exact (float64 or wider-than-T) values to T
+once, round-to-nearest-even, for every float dtype including bfloat16 and float8, without the
+double-rounding error a float64 -> float32 -> bfloat16 cast can make; ``wrap_to`` stores
+integers with C++ wrap-around.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ... import dtypes as D
+from ...enums import BLayout, Pipe, SLayout, TileType
+from ...tensors import TileRef
+from ..base import Arch, ExecContext, Instruction
+
+NPU_TARGETS = ("a2a3", "a5")
+
+
+class VectorInstruction(Instruction):
+    """Base of the vector instructions: runs on PIPE_V, shares the operand checks.
+
+    Subclasses set ``DTYPES`` (target family -> accepted element types, None = not defined on
+    that target).
+    """
+
+    nominal_pipe = Pipe.PIPE_V
+    DTYPES: ClassVar[dict[str, tuple[D.DType, ...] | None]] = {}
+
+    def require_defined(self, arch: Arch) -> None:
+        """UnsupportedError when the instruction does not exist on ``arch.target``."""
+        if self.DTYPES.get(arch.target) is None:
+            self.unsupported(
+                "instruction",
+                "target",
+                "a target that defines " + self.opcode,
+                arch.target,
+            )
+
+    def require_vec(self, operand: str, ref: TileRef, arch: Arch, *, row_major: bool = True):
+        """A Vec tile; RowMajor NoneBox on the NPU targets when ``row_major``."""
+        self.require_loc(operand, ref)
+        if row_major and arch.target in NPU_TARGETS:
+            g = ref.geom
+            ok = g.blayout is BLayout.RowMajor and g.slayout is SLayout.NoneBox
+            self.require(ok, operand, "row-major", "BLayout::RowMajor (ND)", g.layout_name)
+
+    def require_element_dtype(self, operand: str, ref: TileRef, arch: Arch) -> None:
+        allowed = self.DTYPES.get(arch.target) or ()
+        self.require_dtype(operand, ref.dtype, allowed)
+
+    def require_same_valid(self, a: str, ra: TileRef, b: str, rb: TileRef) -> None:
+        self.require(
+            ra.valid == rb.valid,
+            b,
+            "same-valid-shape",
+            f"valid shape {ra.valid} (the valid shape of {a})",
+            rb.valid,
+        )
+
+    def require_nonempty(self, operand: str, ref: TileRef) -> None:
+        self.require(
+            ref.valid_row > 0 and ref.valid_col > 0,
+            operand,
+            "non-empty",
+            "a non-empty valid region",
+            ref.valid,
+        )
+
+
+def is_vec(ref: TileRef) -> bool:
+    return ref.loc is TileType.Vec
+
+
+def read_valid(ctx: ExecContext, ref: TileRef, rows: int | None = None, cols: int | None = None):
+    """The (rows, cols) block of a tile (default: its valid region) as a 2-D array."""
+    rows = ref.valid_row if rows is None else rows
+    cols = ref.valid_col if cols is None else cols
+    return ctx.tile_read(ref, rows, cols).reshape(rows, cols)
+
+
+def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounded to odd: exact values stay, inexact ones get the odd
+    neighbour; a second rounding to a format with at most 22 significand bits is then the
+    correct rounding of x (Boldo and Melquiond)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = x.astype(np.float32)
+        inexact = np.isfinite(x) & (f.astype(np.float64) != x)
+        # the neighbour of x toward zero, then force the last bit to 1
+        toward_zero = np.where(
+            np.abs(f.astype(np.float64)) > np.abs(x), np.nextafter(f, np.float32(0)), f
+        )
+        bits = toward_zero.view(np.uint32) | np.uint32(1)
+        return np.where(inexact, bits.view(np.float32), f)
+
+
+def round_to(values, dt: D.DType) -> np.ndarray:
+    """Round exact values (any numeric array; floats as float64) to ``dt`` once, nearest-even.
+
+    Integers wrap (``wrap_to``). half comes straight from float64 (numpy rounds it correctly);
+    bfloat16 and float8 go through a round-to-odd float32, so there is no double rounding.
+    """
+    v = np.asarray(values)
+    if dt.is_int:
+        return wrap_to(v, dt)
+    x = v.astype(np.float64)
+    if dt is D.float32:
+        with np.errstate(over="ignore"):
+            return x.astype(np.float32)
+    if dt is D.half:
+        with np.errstate(over="ignore"):
+            return x.astype(np.float16)
+    return _round_to_odd_f32(x).astype(dt.np)
+
+
+def wrap_to(values, dt: D.DType) -> np.ndarray:
+    """Integers stored into ``dt`` with C++ wrap-around (two's complement truncation)."""
+    v = np.asarray(values)
+    if v.dtype.kind == "f":
+        raise TypeError("wrap_to takes integers; round or truncate first")
+    return v.astype(np.int64).astype(dt.np) if v.dtype.kind != "u" else v.astype(dt.np)

@@ -4,6 +4,10 @@ Exit codes: 0 success; 1 the command's verdict is negative (``check`` found a fi
 file's ``check`` failed, ``run --strict`` had findings, the demo mismatched); 2 the kernel or
 the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also usage errors);
 3 internal error (a bug in ptosim: please report it).
+
+Every error is one line on stderr, blamed on the kernel file's line (or the config key) that
+caused it; ``--traceback`` adds the kernel file's own frames (the whole traceback for an
+internal error).
 """
 
 from __future__ import annotations
@@ -11,8 +15,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import sysconfig
 
-from . import DeadlockError, KernelError, PtoSimError, available_devices, load_config
+from . import (
+    DeadlockError,
+    FindingsError,
+    KernelError,
+    PtoSimError,
+    __version__,
+    available_devices,
+    load_config,
+)
 
 
 def _cmd_devices(args) -> int:
@@ -71,60 +84,120 @@ def _overrides(pairs) -> dict:
     return out
 
 
-def _execute(args):
+def _devices(spec: str) -> list[str]:
+    """``all``, a device name, a .toml path or a comma list of them (duplicates dropped).
+
+    Raises:
+        KernelError: an empty list. ConfigError: an unknown device.
+    """
+    if os.path.exists(spec):  # a config path may itself contain a comma
+        return [spec]
+    out: list[str] = []
+    for item in spec.split(","):
+        name = item.strip()
+        for n in available_devices() if name.lower() == "all" else [name] if name else []:
+            load_config(n)  # an unknown name fails here, before anything runs
+            if n not in out:
+                out.append(n)
+    if not out:
+        raise KernelError(f"--device: no device given; use {', '.join(available_devices())}, all")
+    return out
+
+
+def _per_device(path: str | None, device: str, several: bool) -> str | None:
+    """``out.json`` -> ``out.a2.json`` when one command writes a file per device."""
+    if path is None or not several:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}.{os.path.splitext(os.path.basename(device))[0]}{ext}"
+
+
+def _execute(spec, device: str, args):
     import time
 
     from . import Device
-    from .kernelfile import load
 
-    spec = load(args.file)
-    dev = Device(args.device, overrides=_overrides(args.set))
+    dev = Device(device, overrides=_overrides(args.set))
     kargs, kwargs = spec.build_inputs(dev)
     options = spec.run_options()
-    if getattr(args, "block_dim", None):
+    if args.block_dim is not None:
         options["block_dim"] = args.block_dim
     t0 = time.perf_counter()
     run = dev.run(spec.kernel, *kargs, progress=_progress_printer(), **options, **kwargs)
     wall = time.perf_counter() - t0
     if sys.stderr.isatty():
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
-    return spec, dev, kargs, run, wall
+    return dev, kargs, run, wall
 
 
 def _cmd_run(args) -> int:
-    try:
-        spec, dev, kargs, run, wall = _execute(args)
-    except DeadlockError as exc:  # the trace up to the stuck state shows where it hangs
-        if args.trace and exc.partial_run is not None:
-            exc.partial_run.write_trace(args.trace)
-            print(f"trace up to the deadlock written to {args.trace}", file=sys.stderr)
-        raise
-    print(run.summary())
-    print(f"(simulated in {wall:.3f} s wall time)")
-    if args.trace:
-        run.write_trace(args.trace)
-        print(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
-    if args.csv:
-        run.write_csv(args.csv)
-        print(f"pipe summary written to {args.csv}")
-    verdict = spec.check(dev, kargs, run)
-    if verdict is not None:
-        print(f"check: {'passed' if verdict else 'FAILED'}")
-        if not verdict:
-            return 1
-    return 1 if (args.strict and run.findings) else 0
+    from .kernelfile import load
+
+    devices = _devices(args.device)
+    several = len(devices) > 1
+    for device in devices:  # fail before simulating anything
+        if (args.trace or args.csv) and not several and load_config(device).timing is None:
+            raise KernelError(
+                f"--trace/--csv: device {device} runs untimed; use a timed device such as a2"
+            )
+    spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
+    status = 0
+    for device in devices:
+        if several:
+            print(f"== {spec.kernel.name} on {device} ==")
+        try:
+            dev, kargs, run, wall = _execute(spec, device, args)
+        except DeadlockError as exc:  # the trace up to the stuck state shows where it hangs
+            target = _per_device(args.trace, device, several)
+            if target is not None and exc.partial_run is not None:
+                exc.partial_run.write_trace(target)
+                print(f"trace up to the deadlock written to {target}", file=sys.stderr)
+            raise
+        print(run.summary())
+        print(f"(simulated in {wall:.3f} s wall time)")
+        timed = run.trace is not None
+        for path, write, what in (
+            (args.trace, run.write_trace, "trace"),
+            (args.csv, run.write_csv, "pipe summary"),
+        ):
+            target = _per_device(path, device, several)
+            if target is None:
+                continue
+            if not timed:
+                print(f"no {what} for {device}: it runs untimed")
+                continue
+            write(target)
+            print(
+                f"{what} written to {target}"
+                + (" (open it in https://ui.perfetto.dev)" if what == "trace" else "")
+            )
+        verdict = spec.check(dev, kargs, run)
+        if verdict is not None:
+            print(f"check: {'passed' if verdict else 'FAILED'}")
+            if not verdict:
+                status = 1
+        if args.strict and run.findings:
+            status = 1
+    return status
 
 
 def _cmd_check(args) -> int:
-    spec, dev, kargs, run, wall = _execute(args)
-    name = f"{spec.kernel.name} on {dev.name}"
-    if not run.findings:
-        print(f"{name}: no findings")
-        return 0
-    print(f"{name}: {len(run.findings)} finding(s)")
-    for f in run.findings:
-        print(f"  - {f}")
-    return 1
+    from .kernelfile import load_all
+
+    devices = _devices(args.device)
+    status = 0
+    for spec in load_all(args.file):
+        for device in devices:
+            dev, _, run, _ = _execute(spec, device, args)
+            name = f"{spec.kernel.name} on {dev.name}"
+            if not run.findings:
+                print(f"{name}: no findings")
+                continue
+            status = 1
+            print(f"{name}: {len(run.findings)} finding(s)")
+            for f in run.findings:
+                print(f"  - {f}")
+    return status
 
 
 def _cmd_bench_row_vs_elem(args) -> int:
@@ -165,20 +238,85 @@ def _cmd_bench_row_vs_elem(args) -> int:
     return 0
 
 
-def _user_frame(exc: BaseException) -> str | None:
-    """``file:line`` of the innermost traceback frame outside ptosim, if the error rose there."""
+def _library_dirs() -> tuple[str, ...]:
+    """Directories whose frames are never the user's: ptosim, targets, the stdlib, site-packages."""
+    from . import targets  # installed from the repo's targets/ folder
+
+    dirs = {os.path.dirname(os.path.abspath(__file__)), os.path.dirname(targets.__file__)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if key in sysconfig.get_paths():
+            dirs.add(sysconfig.get_paths()[key])
+    return tuple(os.path.abspath(d) + os.sep for d in dirs)
+
+
+def _user_frames(exc: BaseException) -> list:
+    """The traceback frames of ``exc`` in the user's own files (kernel files and their helpers)."""
     import traceback
 
-    pkg = os.path.dirname(os.path.abspath(__file__))
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames or os.path.abspath(frames[-1].filename).startswith(pkg + os.sep):
+    lib = _library_dirs()
+    return [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith("<") and not os.path.abspath(f.filename).startswith(lib)
+    ]
+
+
+def _where(frames) -> str | None:
+    """``file:line`` of the innermost user frame."""
+    if not frames:
         return None
-    last = frames[-1]
-    return f"{os.path.basename(last.filename)}:{last.lineno}"
+    return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}"
+
+
+def _one_line(exc: PtoSimError) -> str:
+    """A PtoSimError as one line: a findings error summarises, other line breaks become '; '."""
+    if isinstance(exc, FindingsError):
+        first = str(exc.findings[0]).splitlines()[0] if exc.findings else ""
+        return (
+            f"[{exc.code}] {len(exc.findings)} finding(s) (strict run), first: {first}; "
+            "ptosim check FILE lists them all"
+        )
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
+def _report(exc: BaseException, show_traceback: bool) -> int:
+    """Print the one-line error for an exception escaping a command; return the exit code."""
+    import traceback
+
+    frames = _user_frames(exc)
+    where = _where(frames)
+    if isinstance(exc, SystemExit):
+        text, code = f"the kernel file called sys.exit({exc.code!r})", 2
+    elif isinstance(exc, PtoSimError):
+        text, code = _one_line(exc), 2
+    elif where is not None:  # raised by the kernel file (or a library it called): the user's
+        text, code = " ".join(f"{type(exc).__name__}: {exc}".split()), 2
+    else:
+        text, code = f"internal error: {exc!r} (please report it)", 3
+    if show_traceback:
+        if code == 3:
+            traceback.print_exception(exc, file=sys.stderr)
+        elif frames:
+            print("Traceback (the kernel file's frames):", file=sys.stderr)
+            print("".join(traceback.format_list(frames)), end="", file=sys.stderr)
+    blame = f" in {where}" if where and where not in text else ""
+    print(f"ptosim: error{blame}: {text}", file=sys.stderr)
+    return code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2) instead of the usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"ptosim: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ptosim", description="Ascend PTO tile instruction simulator")
+    p = _Parser(prog="ptosim", description="Ascend PTO tile instruction simulator")
+    p.add_argument("--version", action="version", version=f"ptosim {__version__}")
+    p.add_argument(
+        "--traceback", action="store_true", help="on an error, also show the kernel file's frames"
+    )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("devices", help="list the devices").set_defaults(func=_cmd_devices)
     c = sub.add_parser("config", help="print a device's resolved config as JSON")
@@ -191,8 +329,18 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         r = sub.add_parser(cmd, help=helptext)
         r.add_argument("file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py)")
-        r.add_argument("--device", default="a2", help="cpu, a2, a3, 950pr, 950dt or a .toml")
-        r.add_argument("--block-dim", type=int, default=None, help="number of blocks (cores)")
+        r.add_argument(
+            "--device",
+            default="a2",
+            help="cpu, a2, a3, 950pr, 950dt, a .toml, a comma list or all",
+        )
+        r.add_argument("--block-dim", type=_positive_int, default=None, help="number of blocks")
+        r.add_argument(
+            "--traceback",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="on an error, also show the kernel file's frames",
+        )
         r.add_argument(
             "--set",
             action="append",
@@ -231,23 +379,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except PtoSimError as exc:
-        print(f"ptosim: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # the reader went away (ptosim ... | head): not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
-    except Exception as exc:  # never show a raw traceback to a user
-        where = _user_frame(exc)
-        if where is not None:  # the kernel file itself raised: a user error, not ours
-            print(f"ptosim: error in {where}: {exc!r}", file=sys.stderr)
-            return 2
-        print(f"ptosim: internal error: {exc!r} (please report it)", file=sys.stderr)
-        return 3
+    except KeyboardInterrupt:
+        print("ptosim: interrupted", file=sys.stderr)
+        return 130
+    except (Exception, SystemExit) as exc:  # never a raw traceback; SystemExit: the kernel file's
+        return _report(exc, args.traceback)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ CONFIG_DIR = _config_dir()
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: a TOML float is no int (no silent truncation), a string is no number; NaN and
+    # infinities are rejected (the engine cannot schedule a NaN-cycle step)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class MemoryConfig(_Strict):
@@ -92,7 +94,7 @@ class VectorOpCost(_Strict):
 class VectorConfig(_Strict):
     """The vector pipe: intrinsic cost = head + slope x repeats (+ tail when the stream drains)."""
 
-    repeat_bytes: int = Field(gt=0)
+    repeat_bytes: int = Field(gt=0, multiple_of=32)  # whole UB blocks: elements per repeat >= 1
     partial_mask_floor_cycles: int = Field(ge=0)
     ub_copy_bw_bytes_per_cycle: float = Field(gt=0)
     ops: dict[str, VectorOpCost]
@@ -134,6 +136,8 @@ class DeviceConfig(_Strict):
     name: str
     target: Literal["cpu", "a2a3", "a5"]
     description: str
+    # blocks a kernel may launch at once (``block_dim``): the engine simulates one core per block
+    vector_cores: int = Field(gt=0)
     memory: MemoryConfig
     sync: SyncConfig
     simt: SimtConfig | None = None
@@ -164,7 +168,13 @@ def _apply_overrides(raw: dict, overrides: dict) -> None:
     Raises:
         ConfigError: a key names no existing setting.
     """
+    if not isinstance(overrides, dict):
+        raise ConfigError(
+            f"overrides must be a dict of dotted keys to values, got {type(overrides).__name__}"
+        )
     for dotted, value in overrides.items():
+        if not isinstance(dotted, str) or not dotted.strip():
+            raise ConfigError(f"override key must be a dotted setting name, got {dotted!r}")
         node = raw
         parts = dotted.split(".")
         for part in parts[:-1]:
@@ -187,7 +197,14 @@ def load_config(name_or_path: str | Path, overrides: dict | None = None) -> Devi
     Raises:
         ConfigError: unknown device, unreadable file, unknown override key or invalid content.
     """
+    if not isinstance(name_or_path, (str, Path)):
+        raise ConfigError(
+            f"device must be a name or a path to a .toml config, got {name_or_path!r} "
+            f"({type(name_or_path).__name__}); available: {', '.join(available_devices())}"
+        )
     text = str(name_or_path)
+    if not text.strip():
+        raise ConfigError(f"empty device name; available: {', '.join(available_devices())}")
     path = Path(text)
     if not (text.endswith(".toml") or path.exists()):
         path = CONFIG_DIR / f"{text.lower()}.toml"
@@ -200,12 +217,29 @@ def load_config(name_or_path: str | Path, overrides: dict | None = None) -> Devi
         raw = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read device config {path}: {exc}") from None
-    if overrides:
+    if overrides is not None:
         _apply_overrides(raw, overrides)
     try:
         return DeviceConfig.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()
+        raise ConfigError(_describe(exc, path, overrides or {})) from None
+
+
+def _describe(exc: ValidationError, path: Path, overrides: dict) -> str:
+    """One line naming each bad setting; a bad value that came from an override blames the
+    override (key and value), not the config file it was applied to."""
+    own, theirs = [], []
+    for e in exc.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "<root>"
+        culprit = next(
+            (k for k in overrides if key == k or key.startswith(k + ".")),
+            None,
         )
-        raise ConfigError(f"invalid device config {path}: {problems}") from None
+        if culprit is None:
+            own.append(f"{key}: {e['msg']}")
+        else:
+            theirs.append(f"{culprit}={overrides[culprit]!r}: {e['msg']}")
+    if theirs:
+        text = f"invalid override {'; '.join(theirs)}"
+        return text + (f"; and in {path}: {'; '.join(own)}" if own else "")
+    return f"invalid device config {path}: {'; '.join(own)}"

@@ -5,12 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as D
+from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
 from .errors import FindingsError, KernelError
 from .isa.base import Arch
 from .memory import GlobalMemory, GmBuffer
 from .program import Kernel, record
 from .run import RunResult, run_blocks
+
+# The simulated GM lives in host memory: one device may hold at most this many bytes of buffers,
+# so a typo such as gm_zeros((10**6, 10**6)) fails at once instead of exhausting the host.
+GM_CAPACITY_BYTES = 4 * 2**30
 
 
 class Device:
@@ -45,22 +50,61 @@ class Device:
     def target(self) -> str:
         return self.config.target
 
+    def _reserve(self, what: str, shape, dt: D.DType) -> tuple[int, ...]:
+        """Check a new buffer's shape and that it fits the GM capacity; returns the shape.
+
+        Raises:
+            KernelError: a bad shape, or the buffers would exceed GM_CAPACITY_BYTES.
+        """
+        shp = as_shape(shape, f"{what} shape")
+        nbytes = int(np.prod(shp, dtype=object)) * dt.size_bytes
+        used = sum(b.nbytes for b in self.gm.buffers)
+        if used + nbytes > GM_CAPACITY_BYTES:
+            raise KernelError(
+                f"{what}: a {dt.name}{list(shp)} buffer needs {nbytes} bytes but the simulated GM "
+                f"holds at most {GM_CAPACITY_BYTES} bytes ({used} already allocated)"
+            )
+        return shp
+
     def gm_array(self, array, dtype=None) -> GmBuffer:
-        """Copy a host array into a new GM buffer (``dtype`` reinterprets, e.g. hifloat8 bits)."""
-        arr = np.asarray(array)
+        """Copy a host array into a new GM buffer.
+
+        ``dtype`` converts the values to another element type only when they fit it (integers
+        in range, no float overflow; float rounding is allowed); hifloat8 takes uint8 bit
+        patterns. A 0-d array makes a one-element buffer.
+
+        Raises:
+            KernelError: not a numeric array, or too large for the simulated GM.
+            ConstraintError: a value does not fit ``dtype`` (rule ``values-range``).
+        """
+        try:
+            arr = np.asarray(array)
+        except (ValueError, TypeError) as exc:  # ragged nested lists and the like
+            raise KernelError(f"gm_array needs a numeric array: {exc}") from None
+        numeric = arr.dtype != np.bool_ and (arr.dtype in D._BY_NP or arr.dtype.kind in "iuf")
+        if not numeric or (dtype is None and arr.dtype not in D._BY_NP):
+            raise KernelError(
+                f"gm_array needs an array of a PTO element type, got numpy dtype {arr.dtype} "
+                "(give dtype=... or convert it on the host with astype)"
+            )
         dt = D.dtype(dtype) if dtype is not None else D.dtype(arr.dtype)
         if dt is D.hifloat8 and arr.dtype != np.uint8:
             raise KernelError("hifloat8 data must be given as its uint8 bit patterns")
-        return self.gm.allocate(arr.shape, dt, fill=arr)
+        shape = self._reserve("gm_array", arr.shape, dt)
+        fill = D.check_values_fit("gm_array", "array", arr, dt)
+        return self.gm.allocate(shape, dt, fill=fill)
 
     def gm_zeros(self, shape, dtype) -> GmBuffer:
-        """A new zero-filled GM buffer."""
-        return self.gm.allocate(shape, dtype)
+        """A new zero-filled GM buffer of ``shape`` (an int or a tuple of ints >= 0)."""
+        dt = D.dtype(dtype)
+        return self.gm.allocate(self._reserve("gm_zeros", shape, dt), dt)
 
     def gm_full(self, shape, dtype, value) -> GmBuffer:
-        """A new GM buffer filled with ``value``."""
+        """A new GM buffer filled with ``value``, which must fit ``dtype`` exactly."""
         dt = D.dtype(dtype)
-        return self.gm.allocate(shape, dt, fill=np.full(shape, value).astype(dt.np))
+        shp = self._reserve("gm_full", shape, dt)
+        scalar = D.check_scalar_fits("gm_full", "value", value, dt)
+        return self.gm.allocate(shp, dt, fill=np.full(shp, scalar, dtype=dt.np))
 
     def run(
         self,
@@ -90,8 +134,16 @@ class Device:
             if not callable(kernel):
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
             kernel = Kernel(kernel)
-        if not isinstance(block_dim, int) or block_dim < 1:
-            raise KernelError(f"block_dim must be a positive integer, got {block_dim!r}")
+        cores = self.config.vector_cores
+        block_dim = as_int(
+            block_dim, f"run: block_dim (1 to the {cores} cores of {self.name})", lo=1, hi=cores
+        )
+        if dyn_ubuf_size is not None:
+            dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
+        if not isinstance(strict, (bool, np.bool_)):
+            raise KernelError(f"run: strict must be True or False, got {strict!r}")
+        if progress is not None and not callable(progress):
+            raise KernelError(f"run: progress must be a callable(done, total), got {progress!r}")
         programs = [
             record(
                 kernel,

@@ -6,12 +6,13 @@ arithmetic or atomics on it), stored as uint8 but kept distinct by name.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
 
-from .errors import KernelError
+from .errors import ConstraintError, KernelError
 
 
 @dataclass(frozen=True)
@@ -149,3 +150,121 @@ def dtype(value) -> DType:
 def names(dtypes) -> str:
     """Human-readable list of dtype names for error messages."""
     return "{" + ", ".join(d.name for d in dtypes) + "}"
+
+
+# -- values that must fit a dtype -------------------------------------------------------------
+def _reject(instr, operand: str, rule: str, expected, given):
+    """Raise through ``instr.fail`` when ``instr`` is an Instruction (it knows its target and
+    position), else a ConstraintError naming ``instr`` (an API function such as gm_full)."""
+    fail = getattr(instr, "fail", None)
+    if fail is not None:
+        fail(operand, rule, expected, given)
+    raise ConstraintError(str(instr), operand, rule, expected, given)
+
+
+def value_range(dt: DType) -> str:
+    """The values a dtype holds, for messages: ``integers in [-128, 127]`` or ``finite ...``."""
+    if dt.kind == "opaque":
+        return "bit patterns (integers) in [0, 255]"
+    if dt.is_int:
+        info = np.iinfo(dt.np)
+        return f"integers in [{info.min}, {info.max}]"
+    big = float(ml_dtypes.finfo(dt.np).max)
+    return f"real numbers within +-{big:g} (or inf/nan where {dt.name} has them)"
+
+
+def _is_real_scalar(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(value, np.generic) and value.dtype in _BY_NP  # bfloat16, float8 scalars
+
+
+def check_scalar_fits(instr, operand: str, value, dt) -> np.generic:
+    """``value`` converted to a numpy scalar of ``dt``, refusing anything the conversion would
+    change beyond float rounding: a non-number (rule ``scalar-numeric``), a non-integer or an
+    out-of-range value for an integer dtype, a finite value that overflows a float dtype, or an
+    infinity the dtype cannot hold (rule ``scalar-range``). Reused by every ``*S`` instruction.
+
+    Args:
+        instr: the Instruction (its ``fail`` raises, with target and position) or a name.
+        operand: the operand name for the message (``scalar``, ``value``).
+        value: the user's scalar (Python or numpy number; a 0-d array is unwrapped).
+        dt: the element type it must fit.
+
+    Raises:
+        ConstraintError: the value is not a number or does not fit ``dt``.
+    """
+    dt = dtype(dt)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    text = repr(value)
+    given = f"{text if len(text) <= 40 else text[:37] + '...'} ({type(value).__name__})"
+    if not _is_real_scalar(value):
+        _reject(instr, operand, "scalar-numeric", f"a real number for {dt.name}", given)
+    target = uint8 if dt.kind == "opaque" else dt
+    if target.is_int:
+        if isinstance(value, (int, np.integer)):
+            v = int(value)
+        else:
+            f = float(value)
+            if not (math.isfinite(f) and f.is_integer()):
+                _reject(instr, operand, "scalar-range", value_range(dt) + f" for {dt.name}", given)
+            v = int(f)
+        info = np.iinfo(target.np)
+        if not info.min <= v <= info.max:
+            _reject(instr, operand, "scalar-range", value_range(dt) + f" for {dt.name}", given)
+        return target.np.type(v)
+    try:
+        f = float(value)
+    except OverflowError:
+        _reject(instr, operand, "scalar-range", value_range(dt) + f" for {dt.name}", given)
+    with np.errstate(over="ignore", invalid="ignore"):
+        conv = np.array(f, dtype=np.float64).astype(dt.np)[()]
+    lost = (math.isfinite(f) and not np.isfinite(conv)) or (math.isinf(f) and not np.isinf(conv))
+    if lost:
+        _reject(instr, operand, "scalar-range", value_range(dt) + f" for {dt.name}", given)
+    return conv
+
+
+def check_values_fit(instr, operand: str, values: np.ndarray, dt) -> np.ndarray:
+    """Array form of ``check_scalar_fits``: ``values`` converted to ``dt``, or a ConstraintError
+    (rule ``values-range``) when a value is not a number or the conversion would change it
+    beyond float rounding (a non-integer or out-of-range value for an integer dtype, a float
+    overflow)."""
+    dt = dtype(dt)
+    arr = np.asarray(values)
+    target = uint8 if dt.kind == "opaque" else dt
+    src = arr.dtype
+    if src == target.np or arr.size == 0 and src in _BY_NP:
+        return arr.astype(target.np, copy=False)
+    expected = value_range(dt) + f" for {dt.name}"
+    if src == np.bool_ or not (src in _BY_NP or src.kind in "iuf"):
+        _reject(instr, operand, "values-range", expected, f"an array of numpy dtype {src}")
+    if target.is_int:
+        info = np.iinfo(target.np)
+        if src.kind in "iu":
+            lo, hi = int(arr.min()), int(arr.max())
+            ok = info.min <= lo and hi <= info.max
+        else:
+            wide = arr.astype(np.float64)
+            ok = bool(
+                np.all(np.isfinite(wide))
+                and np.all(wide == np.floor(wide))
+                and wide.min() >= float(info.min)
+                and wide.max() < float(info.max) + 1.0
+            )
+        if not ok:
+            _reject(instr, operand, "values-range", expected, f"{src} values")
+        return arr.astype(target.np)
+    with np.errstate(over="ignore", invalid="ignore"):
+        conv = arr.astype(target.np)
+        if src.kind in "iu":
+            lost = ~np.isfinite(conv)
+        else:
+            wide = arr.astype(np.float64)
+            lost = (np.isfinite(wide) & ~np.isfinite(conv)) | (np.isinf(wide) & ~np.isinf(conv))
+    if np.any(lost):
+        _reject(instr, operand, "values-range", expected, f"{src} values")
+    return conv

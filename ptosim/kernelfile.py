@@ -14,6 +14,7 @@ to build their inputs:
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -72,27 +73,56 @@ class KernelSpec:
         return True if verdict is None else bool(verdict)
 
 
-def load(target: str) -> KernelSpec:
+def _load_module(file: str):
+    """Execute a kernel file as a module whose directory is importable, so it can import its
+    sibling modules however ptosim was started (``python -m ptosim`` or the ``ptosim`` script),
+    as ``python FILE.py`` would.
+
+    Raises:
+        KernelError: missing file or a syntax error in it.
+    """
+    path = Path(file)
+    if not path.is_file():
+        raise KernelError(f"no such kernel file: {file}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    mod_name = f"ptosim_kernelfile_{digest}"  # one module per file path
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise KernelError(f"{path.name}:{exc.lineno}: syntax error: {exc.msg}") from None
+    return path, module
+
+
+def _split(target: str) -> tuple[str, str]:
+    file, _, name = target.partition(":")
+    if ":" in target and len(file) == 1:  # a Windows drive letter: C:\\x.py[:k]
+        file, _, name = target[2:].partition(":")
+        file = target[:2] + file
+    return file, name
+
+
+def _kernels(file: str, module) -> dict[str, Kernel]:
+    kernels = {k.name: k for k in vars(module).values() if isinstance(k, Kernel)}
+    if not kernels:
+        raise KernelError(f"{file} defines no @pto.kernel function")
+    return kernels
+
+
+def load(target: str, several_hint: str = "") -> KernelSpec:
     """Load ``FILE.py[:kernel]``.
 
     Raises:
         KernelError: missing file, no kernel, ambiguous kernel, unknown kernel name.
     """
-    file, _, name = target.partition(":")
-    if ":" in target and len(file) == 1:  # a Windows drive letter: C:\\x.py[:k]
-        file, _, name = target[2:].partition(":")
-        file = target[:2] + file
-    path = Path(file)
-    if not path.is_file():
-        raise KernelError(f"no such kernel file: {file}")
-    mod_name = f"ptosim_kernelfile_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    spec.loader.exec_module(module)
-    kernels = {k.name: k for k in vars(module).values() if isinstance(k, Kernel)}
-    if not kernels:
-        raise KernelError(f"{file} defines no @pto.kernel function")
+    file, name = _split(target)
+    path, module = _load_module(file)
+    kernels = _kernels(file, module)
     if name:
         if name not in kernels:
             raise KernelError(f"{file} has no kernel {name!r}; it defines {', '.join(kernels)}")
@@ -100,6 +130,19 @@ def load(target: str) -> KernelSpec:
     if len(kernels) > 1:
         raise KernelError(
             f"{file} defines several kernels ({', '.join(kernels)}); choose one with "
-            f"{file}:<kernel>"
+            f"{file}:<kernel>" + (f" ({several_hint})" if several_hint else "")
         )
     return KernelSpec(path, next(iter(kernels.values())), module)
+
+
+def load_all(target: str) -> list[KernelSpec]:
+    """``FILE.py:kernel`` -> that kernel; ``FILE.py`` -> every kernel it defines, in order.
+
+    Raises:
+        KernelError: as ``load``.
+    """
+    file, name = _split(target)
+    if name:
+        return [load(target)]
+    path, module = _load_module(file)
+    return [KernelSpec(path, k, module) for k in _kernels(file, module).values()]

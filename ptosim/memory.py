@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dtypes import DType
+from .dtypes import DType, check_values_fit
 from .dtypes import dtype as as_dtype
-from .errors import OutOfBoundsError
+from .errors import KernelError, OutOfBoundsError
 
 # UB/L1 start each run filled with this byte: every float type reads NaN and every integer
 # type reads -1 / its maximum, so data that no instruction wrote is easy to spot.
@@ -78,12 +78,16 @@ class GmBuffer:
 
     def write(self, values) -> None:
         """Overwrite the buffer from host values (same number of elements)."""
-        arr = np.asarray(values)
+        try:
+            arr = np.asarray(values)
+        except (ValueError, TypeError) as exc:  # ragged nested lists and the like
+            raise KernelError(f"GM buffer #{self.buffer_id}: write needs an array: {exc}") from None
         if arr.size != self.size:
             raise OutOfBoundsError(
                 f"GM buffer #{self.buffer_id}: writing {arr.size} elements into {self.size}"
             )
-        self.typed()[:] = arr.reshape(-1).astype(self.dtype.np, copy=False)
+        # values that do not fit the buffer's dtype are refused, never wrapped or truncated
+        self.typed()[:] = check_values_fit("GmBuffer.write", "values", arr.reshape(-1), self.dtype)
 
     def __repr__(self) -> str:
         return (

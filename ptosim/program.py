@@ -8,6 +8,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from .argcheck import as_int
 from .errors import ConstraintError, KernelError
 from .isa.base import Arch, Instruction
 
@@ -27,6 +28,8 @@ class Program:
     block_num: int = 1
     dyn_ubuf_size: int | None = None
     instructions: list[Instruction] = field(default_factory=list)
+    # default tile names in order of first use: Tile.id -> name
+    tile_names: dict[int, str] = field(default_factory=dict, repr=False)
 
     def __iter__(self):
         return iter(self.instructions)
@@ -76,6 +79,19 @@ def current() -> Recorder:
     return rec
 
 
+def tile_name(tile) -> str:
+    """The name of an unnamed tile: ``tile<n><dtype,RxC,layout>`` with n its order of first use
+    in the program being recorded (deterministic, unlike a process-wide counter); outside a
+    recording the geometry alone."""
+    rec = _current.get()
+    if rec is None:
+        return tile.name
+    names = rec.program.tile_names
+    if tile.id not in names:
+        names[tile.id] = tile.name.replace("tile<", f"tile{len(names)}<", 1)
+    return names[tile.id]
+
+
 def emit(instr: Instruction) -> Instruction:
     return current().emit(instr)
 
@@ -122,8 +138,12 @@ class Kernel:
 def kernel(func=None, *, dyn_ubuf_size: int | None = None):
     """Decorator making a function a PTO kernel (``@pto.kernel`` or
     ``@pto.kernel(dyn_ubuf_size=...)`` to declare a larger 950 SIMT dynamic UB size)."""
+    if dyn_ubuf_size is not None:
+        dyn_ubuf_size = as_int(dyn_ubuf_size, "kernel dyn_ubuf_size (bytes)", lo=1)
     if func is None:
         return lambda f: Kernel(f, dyn_ubuf_size)
+    if not callable(func):
+        raise KernelError(f"@pto.kernel decorates a function, got {type(func).__name__}")
     return Kernel(func, dyn_ubuf_size)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .argcheck import check_output_path
 from .config import DeviceConfig
 from .engine.simt import simulate_launch
 from .enums import TileType
@@ -199,14 +200,14 @@ class RunResult:
         from .trace_io import write_chrome_trace
 
         self._require_timed("write_trace")
-        write_chrome_trace(self, path)
+        write_chrome_trace(self, check_output_path(path, "write_trace"))
 
     def write_csv(self, path) -> None:
         """Write the per-core, per-pipe summary CSV of a timed run."""
         from .trace_io import write_summary_csv
 
         self._require_timed("write_csv")
-        write_summary_csv(self, path)
+        write_summary_csv(self, check_output_path(path, "write_csv"))
 
     def _require_timed(self, what: str) -> None:
         if self.trace is None:

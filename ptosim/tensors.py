@@ -8,11 +8,13 @@ a dynamic valid shape or re-TASSIGN a tile between instructions (ping-pong buffe
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import DType
+from .argcheck import INT64_MAX, as_int, as_shape
+from .dtypes import DType, check_scalar_fits
 from .dtypes import dtype as as_dtype
 from .enums import BLayout, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
@@ -30,11 +32,18 @@ class Placement:
         self.auto = auto
 
 
+# Rows and Cols are C++ ``int`` template parameters
+TILE_DIM_MAX = 2**31 - 1
+
+
 def _pad(value) -> PadValue | float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
             return PadValue.parse(value)
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise KernelError(f"Tile pad: custom pad {value!r} is not a float") from None
     return PadValue.parse(value, "pad")
 
 
@@ -71,19 +80,27 @@ class Tile:
         pad="Null",
         name: str | None = None,
     ):
-        self.id = next(_tile_ids)
+        self.id = next(_tile_ids)  # identity only: never printed (messages must be reproducible)
         dt = as_dtype(dtype)
+        if name is not None and not isinstance(name, str):
+            raise KernelError(f"Tile name must be a str, got {name!r}")
         self.geom = TileGeom(
             TileType.parse(loc, "Tile loc"),
             dt,
-            int(rows),
-            int(cols),
+            as_int(rows, "Tile rows", lo=1, hi=TILE_DIM_MAX),
+            as_int(cols, "Tile cols", lo=1, hi=TILE_DIM_MAX),
             BLayout.parse(blayout, "Tile blayout"),
             SLayout.parse(slayout, "Tile slayout"),
-            int(fractal),
+            as_int(fractal, "Tile fractal (bytes)", lo=1),
         )
         self.pad = _pad(pad)
-        self.name = name or f"tile{self.id}<{dt.name},{rows}x{cols},{self.geom.layout_name}>"
+        if isinstance(self.pad, float):  # a custom pad value must fit T exactly
+            check_scalar_fits("Tile", "pad", self.pad, dt)
+        # A default name describes the geometry; inside a recording it also gets the tile's
+        # number in order of first use in that program (see program.tile_name), so identical
+        # runs print identical names whatever else the process created before.
+        self.auto_name = not name
+        self.name = name or f"tile<{dt.name},{rows}x{cols},{self.geom.layout_name}>"
         for rule, expected, given in self.geom.layout_problems():
             raise ConstraintError("Tile", self.name, rule, expected, given)
         self.static_valid = True  # given at construction (or the full tile): static
@@ -95,12 +112,10 @@ class Tile:
 
     # -- shape ---------------------------------------------------------------------------
     def _check_valid(self, valid) -> tuple[int, int]:
-        try:
-            vr, vc = (int(v) for v in valid)
-        except (TypeError, ValueError):
-            raise KernelError(
-                f"{self.name}: valid must be a pair (rows, cols), got {valid!r}"
-            ) from None
+        if not (isinstance(valid, (tuple, list)) and len(valid) == 2):
+            raise KernelError(f"{self.name}: valid must be a pair (rows, cols), got {valid!r}")
+        vr = as_int(valid[0], f"{self.name}: valid rows")
+        vc = as_int(valid[1], f"{self.name}: valid cols")
         if not (0 <= vr <= self.geom.rows and 0 <= vc <= self.geom.cols):
             raise ConstraintError(
                 "Tile",
@@ -139,8 +154,13 @@ class Tile:
         """Snapshot for an instruction operand (allocates a placement if none yet)."""
         if self.placement is None:
             self.placement = Placement(None, auto=True)
+        name = self.name
+        if self.auto_name:
+            from .program import tile_name
+
+            name = tile_name(self)
         return TileRef(
-            self.geom, *self._valid, self.static_valid, self.pad, self.placement, self.name, self.id
+            self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id
         )
 
     def __repr__(self) -> str:
@@ -187,10 +207,7 @@ class TileRef:
 
 
 def _five(values, what: str) -> tuple[int, ...]:
-    vals = tuple(int(v) for v in np.atleast_1d(np.asarray(values, dtype=np.int64)))
-    if not 1 <= len(vals) <= 5:
-        raise KernelError(f"GlobalTensor {what} must have 1 to 5 entries, got {len(vals)}")
-    return vals
+    return as_shape(values, f"GlobalTensor {what}", max_dims=5)
 
 
 class GlobalTensor:
@@ -218,10 +235,13 @@ class GlobalTensor:
             )
         self.buffer = buffer
         self.dtype = as_dtype(dtype) if dtype is not None else buffer.dtype
+        if buffer.nbytes % self.dtype.size_bytes:
+            raise KernelError(
+                f"GlobalTensor dtype {self.dtype.name} ({self.dtype.size_bytes} B) does not divide "
+                f"{buffer!r} of {buffer.nbytes} bytes: the view would cut an element"
+            )
         lay = Layout.parse(layout, "GlobalTensor layout")
         shp = _five(shape, "shape")
-        if any(s < 0 for s in shp):
-            raise KernelError(f"GlobalTensor shape must be non-negative, got {shp}")
         shape5 = (1,) * (5 - len(shp)) + shp
         if stride is None:
             stride5 = packed_strides(shape5, lay)
@@ -230,8 +250,17 @@ class GlobalTensor:
             if len(st) != len(shp):
                 raise KernelError(f"GlobalTensor stride {st} must match shape {shp} in length")
             stride5 = packed_strides(shape5, lay)[: 5 - len(st)] + st
+        offset = as_int(offset, "GlobalTensor offset (elements)", lo=0)
+        # exact Python arithmetic: the engine computes offsets in int64, so nothing may overflow
+        span = sum((s - 1) * st for s, st in zip(shape5, stride5)) if 0 not in shape5 else 0
+        big = max(span + offset, *(math.prod(shape5[i:]) for i in range(5)), *stride5)
+        if big > INT64_MAX:
+            raise KernelError(
+                f"GlobalTensor shape {shape5} stride {stride5} offset {offset} overflows int64 "
+                "element offsets"
+            )
         self.geom = GmGeom(shape5, stride5, lay)  # type: ignore[arg-type]
-        self.offset = int(offset)
+        self.offset = offset
         capacity = buffer.nbytes // self.dtype.size_bytes
         end = self.offset + self.geom.extent
         if self.offset < 0 or end > capacity:

@@ -536,6 +536,7 @@ class TExpandS(Instruction):
         self.require(
             self.dst.dtype.kind != "opaque", "dst", "dtype", "a numeric dtype", self.dst.dtype.name
         )
+        D.check_scalar_fits(self, "scalar", self.scalar, self.dst.dtype)
 
     def execute(self, ctx: ExecContext) -> None:
         d = self.dst

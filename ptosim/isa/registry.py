@@ -23,6 +23,7 @@ FAMILIES = (
     "synchronisation",
     "gather / scatter",
     "row broadcast",
+    "column broadcast",
     "elementwise tile-tile",
     "elementwise tile-scalar",
     "elementwise unary",
@@ -30,6 +31,7 @@ FAMILIES = (
     "conversion",
     "compare / select",
     "layout / fill",
+    "sort / other",
 )
 
 

@@ -3,12 +3,16 @@ vector pipe V), costs from ``configs/a2.toml`` / ``a3.toml``."""
 
 from __future__ import annotations
 
-from ..common import dispatch
-from . import data, gather, rowexpand, scatter, tscatter
+from importlib import import_module
+from pkgutil import iter_modules
 
+from ..common import dispatch
+
+# Every module of this package that defines PLANS (instruction class -> plan function) adds
+# them; a new instruction family is one new module, nothing to register here.
 PLANS: dict = {}
-for _module in (data, gather, scatter, tscatter, rowexpand):
-    PLANS.update(_module.PLANS)
+for _info in sorted(iter_modules(__path__), key=lambda m: m.name):
+    PLANS.update(getattr(import_module(f"{__name__}.{_info.name}"), "PLANS", {}))
 
 
 def plan(instr, ctx) -> list:

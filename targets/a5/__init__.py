@@ -4,15 +4,19 @@ DMA with 128-byte GM granularity; costs from ``configs/950pr.toml`` / ``950dt.to
 
 from __future__ import annotations
 
+from importlib import import_module
+from pkgutil import iter_modules
+
 from ptosim.isa.data import TLoad, TStore
 
 from ..a2a3.data import plan_transfer
 from ..common import dispatch
-from . import memory, vector
 
+# TLOAD/TSTORE share the A2/A3 DMA plan (with the 950 config); every module of this package
+# that defines PLANS adds them, so a new instruction family is one new module.
 PLANS: dict = {TLoad: plan_transfer, TStore: plan_transfer}
-for _module in (memory, vector):
-    PLANS.update(_module.PLANS)
+for _info in sorted(iter_modules(__path__), key=lambda m: m.name):
+    PLANS.update(getattr(import_module(f"{__name__}.{_info.name}"), "PLANS", {}))
 
 
 def plan(instr, ctx) -> list:

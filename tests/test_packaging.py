@@ -35,4 +35,4 @@ def test_targets_install_as_a_subpackage_of_ptosim():
     packages, package_dir = _declared()
     assert package_dir["ptosim.targets"] == "targets"
     assert not any(p == "targets" or p.startswith("targets.") for p in packages)
-    assert Path(ptosim.targets.__file__).parent == ROOT / "targets"
+    assert Path(ptosim.targets.__file__).resolve().parent == (ROOT / "targets").resolve()

@@ -28,6 +28,25 @@ from . import (
 )
 
 
+def _cmd_instructions(args) -> int:
+    from .isa.registry import TARGETS, dtype_list, specs
+
+    shown = [s for s in specs() if args.device is None or s.supported(_family(args.device))]
+    for s in shown:
+        print(f"{s.name:<18} {s.family:<24} {s.summary}")
+        if args.verbose:
+            print(f"    {s.signature}")
+            for t in TARGETS:
+                dts = s.dtypes[t]
+                print(f"    {t:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
+    print(f"{len(shown)} instructions")
+    return 0
+
+
+def _family(device: str) -> str:
+    return load_config(device).target
+
+
 def _cmd_devices(args) -> int:
     for name in available_devices():
         cfg = load_config(name)
@@ -319,6 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("devices", help="list the devices").set_defaults(func=_cmd_devices)
+    ins = sub.add_parser("instructions", help="list the instructions (from the registry)")
+    ins.add_argument("--device", help="only those the device's target defines")
+    ins.add_argument("-v", "--verbose", action="store_true", help="signatures and dtypes")
+    ins.set_defaults(func=_cmd_instructions)
     c = sub.add_parser("config", help="print a device's resolved config as JSON")
     c.add_argument("device")
     c.set_defaults(func=_cmd_config)

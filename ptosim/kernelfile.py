@@ -3,7 +3,7 @@
 A kernel file is a Python file that defines one or more ``@pto.kernel`` functions and says how
 to build their inputs:
 
-- ``inputs(dev)`` returns the kernel's positional arguments (a tuple) or a dict with ``args``
+- ``inputs(dev)`` returns the kernel's positional arguments (a tuple or a list) or a dict with ``args``
   and ``kwargs``; ``inputs_<kernel>(dev)`` takes precedence for that kernel.
 - optional ``check(dev, args, run)`` (or ``check_<kernel>``) verifies the outputs: it returns
   False or raises AssertionError when they are wrong.
@@ -50,8 +50,8 @@ class KernelSpec:
         got = fn(dev)
         if isinstance(got, dict):
             return tuple(got.get("args", ())), dict(got.get("kwargs", {}))
-        if isinstance(got, tuple):
-            return got, {}
+        if isinstance(got, (tuple, list)):
+            return tuple(got), {}
         return (got,), {}
 
     def run_options(self) -> dict:

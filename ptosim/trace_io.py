@@ -10,18 +10,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zlib
 
 PIPE_ORDER = ("PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_FIX")
 
 
 def _tid(pipe: str) -> int:
+    """Trace thread id of a pipe lane: the pipes in PIPE_ORDER, the SIMT schedulers from 100,
+    any other lane from 200 by a stable (process-independent) hash of its name."""
     if pipe in PIPE_ORDER:
         return PIPE_ORDER.index(pipe)
-    return (
-        len(PIPE_ORDER) + abs(hash(pipe)) % 1000
-        if not pipe.startswith("SIMT_SCHED")
-        else (100 + int(pipe[len("SIMT_SCHED") :]))
-    )
+    if pipe.startswith("SIMT_SCHED"):
+        return 100 + int(pipe[len("SIMT_SCHED") :])
+    return 200 + zlib.crc32(pipe.encode()) % 1000  # str hash() is salted per process
 
 
 def _jsonable(value):

@@ -265,3 +265,19 @@ def test_gitignore_covers_the_files_the_docs_write(tmp_path):
         ["git", "check-ignore", "--no-index", *names], cwd=root, capture_output=True, text=True
     )
     assert sorted(res.stdout.split()) == sorted(names), res.stdout
+
+
+def test_instructions_lists_the_registry(capsys):
+    from ptosim.cli import main
+    from ptosim.isa import registry
+
+    assert main(["instructions"]) == 0
+    out = capsys.readouterr().out
+    for spec in registry.specs():
+        assert spec.name in out
+    assert out.strip().endswith(f"{len(registry.specs())} instructions")
+    assert main(["instructions", "--device", "a2", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert "MGATHER(dst, table, idx, *, coalesce='row'" in verbose
+    a2a3_only = [s for s in registry.specs() if s.supported("a2a3")]
+    assert verbose.strip().endswith(f"{len(a2a3_only)} instructions")

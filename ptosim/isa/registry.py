@@ -87,7 +87,7 @@ def instruction(
         name = fn.__name__
         if name in _SPECS:
             raise ValueError(f"instruction {name} registered twice")
-        sig = f"{name}{inspect.signature(fn)}".replace(" -> None", "")
+        sig = f"{name}({_parameters(fn)})"
         _SPECS[name] = InstrSpec(
             name,
             family,
@@ -100,6 +100,21 @@ def instruction(
         return fn
 
     return register
+
+
+def _parameters(fn: Callable) -> str:
+    """The parameter list as the kernel writes it: names and defaults, no annotations."""
+    parts, star = [], False
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+            star = True
+            continue
+        parts.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+    return ", ".join(parts)
 
 
 def specs() -> list[InstrSpec]:

@@ -3,8 +3,8 @@
 A kernel file is a Python file that defines one or more ``@pto.kernel`` functions and says how
 to build their inputs:
 
-- ``inputs(dev)`` returns the kernel's positional arguments (a tuple or a list) or a dict with ``args``
-  and ``kwargs``; ``inputs_<kernel>(dev)`` takes precedence for that kernel.
+- ``inputs(dev)`` returns the kernel's positional arguments (a tuple or a list) or a dict with
+  ``args`` and ``kwargs``; ``inputs_<kernel>(dev)`` takes precedence for that kernel.
 - optional ``check(dev, args, run)`` (or ``check_<kernel>``) verifies the outputs: it returns
   False or raises AssertionError when they are wrong.
 - optional ``RUN_OPTIONS = {"block_dim": 2, "dyn_ubuf_size": ...}`` (or ``RUN_OPTIONS_<kernel>``).

@@ -36,3 +36,18 @@ def test_targets_install_as_a_subpackage_of_ptosim():
     assert package_dir["ptosim.targets"] == "targets"
     assert not any(p == "targets" or p.startswith("targets.") for p in packages)
     assert Path(ptosim.targets.__file__).resolve().parent == (ROOT / "targets").resolve()
+
+
+def test_nothing_imports_the_repo_folder_as_a_top_level_package():
+    """`targets` exists only as ptosim.targets once installed; `import targets` works only
+    from the repo root with `python -m`, so it must appear nowhere."""
+    import re
+
+    bad = re.compile(r"^\s*(import targets\b|from targets\b)", re.M)
+    offenders = [
+        str(p.relative_to(ROOT))
+        for folder in ("ptosim", "targets", "tests", "benchmarks", "examples")
+        for p in (ROOT / folder).rglob("*.py")
+        if bad.search(p.read_text())
+    ]
+    assert offenders == []

@@ -532,7 +532,7 @@ def test_last_merged_scans_keep_the_modelled_cycles(monkeypatch, mode, rows, R, 
     """Merging idle reverse-scan iterations keeps the per-slot lowering's cycles, up to the
     latency tail of one copy (the copies of a warp may issue earlier relative to other warps'
     scans): |merged - per-slot| <= gm_latency + ub_latency."""
-    import targets.a5.memory as A5
+    import ptosim.targets.a5.memory as A5
 
     C = 8
     cap = rows * C if mode == "elem" else rows

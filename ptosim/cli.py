@@ -172,9 +172,9 @@ def _cmd_run(args) -> int:
                 exc.partial_run.write_trace(target)
                 print(f"trace up to the deadlock written to {target}", file=sys.stderr)
             raise
-        print(run.summary())
-        print(f"(simulated in {wall:.3f} s wall time)")
         timed = run.trace is not None
+        print(run.summary(per_instruction=args.per_instruction) if timed else run.summary())
+        print(f"(simulated in {wall:.3f} s wall time)")
         for path, write, what in (
             (args.trace, run.write_trace, "trace"),
             (args.csv, run.write_csv, "pipe summary"),
@@ -374,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
             r.add_argument("--trace", help="write the Chrome trace JSON here")
             r.add_argument("--csv", help="write the per-pipe summary CSV here")
             r.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
+            r.add_argument(
+                "--per-instruction",
+                action="store_true",
+                help="add one summary line per executed instruction",
+            )
         r.set_defaults(func=fn)
     b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
         dest="study", required=True

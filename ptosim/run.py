@@ -216,12 +216,13 @@ class RunResult:
                 f"{self.config.target}); use a timed device such as 'a2'"
             )
 
-    def summary(self) -> str:
-        """Text summary: cycles, pipe busy, bandwidth per instruction, waits, findings."""
+    def summary(self, *, per_instruction: bool = False) -> str:
+        """Text summary: cycles, pipe busy, aggregates by instruction kind and source line, the
+        critical path, findings; ``per_instruction`` adds one line per executed instruction."""
         if self.trace is not None:
-            from .trace_io import text_summary
+            from .summary import text_summary
 
-            return text_summary(self)
+            return text_summary(self, per_instruction=per_instruction)
         lines = [
             f"device {self.device} (target {self.config.target}), kernel "
             f"{self.program.kernel_name}, {len(self.blocks)} block(s), "

@@ -8,7 +8,6 @@ viewer's time axis reads in cycles.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import zlib
 
@@ -227,60 +226,8 @@ def write_summary_csv(result, path) -> None:
         w.writerows(rows)
 
 
-def text_summary(result, top: int = 5) -> str:
-    """Cycles, per-pipe busy, bytes and GB/s per instruction, the slowest instructions and the
-    longest waits (what each waited for), and the findings."""
-    cfg = result.config
-    ghz = cfg.timing.clock_ghz
-    out = io.StringIO()
-    p = result.program
-    out.write(
-        f"device {result.device} (target {cfg.target}, {ghz} GHz), kernel "
-        f"{p.kernel_name}, {len(result.blocks)} block(s)\n"
-    )
-    out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
-    if result.trace.stopped is not None:
-        out.write(f"stopped early: {result.trace.stopped}\n")
-    out.write(
-        "pipe busy (cycles, all cores): "
-        + ", ".join(
-            f"{k}={v}" for k, v in sorted(result.pipe_busy.items(), key=lambda kv: _tid(kv[0])) if v
-        )
-        + "\n"
-    )
-    moved = [s for s in result.instructions if s.bytes and s.start is not None]
-    if moved:
-        out.write("bytes moved:\n")
-        for s in moved:
-            span = max(s.end - s.start, 1)
-            gbps = s.bytes / span * ghz
-            out.write(
-                f"  {s.instr.label:<16} {s.bytes:>9} B in {span:>8} cycles = "
-                f"{s.bytes / span:8.2f} B/cycle = {gbps:8.2f} GB/s\n"
-            )
-    timed = [s for s in result.instructions if s.start is not None]
-    slow = sorted(timed, key=lambda s: (-(s.end - s.start), s.instr.position))[:top]
-    if slow:
-        out.write(f"slowest {len(slow)} instructions:\n")
-        for s in slow:
-            out.write(
-                f"  {s.instr.label:<16} cycles {s.start}..{s.end} ({s.end - s.start}) "
-                f"{s.instr.source or ''}\n"
-            )
-    waits = sorted(result.trace.waits, key=lambda w: (-(w.end - w.start), w.start))[:top]
-    if waits:
-        out.write("longest waits (critical path):\n")
-        labels = {(i.position): i.label for b in result.blocks for i in b.program}
-        for w in waits:
-            by = f", released by {labels.get(w.released_by, '?')}" if w.released_by >= 0 else ""
-            out.write(
-                f"  core {w.core} {w.pipe:<10} {w.opcode} #{w.instr} waited "
-                f"{w.end - w.start} cycles ({w.start}..{w.end}) in {w.what}{by}\n"
-            )
-    if result.findings:
-        out.write(f"findings ({len(result.findings)}):\n")
-        for f in result.findings:
-            out.write(f"  - {f}\n")
-    else:
-        out.write("findings: none\n")
-    return out.getvalue().rstrip("\n")
+def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
+    """The text summary of a timed run (ptosim.summary)."""
+    from .summary import text_summary as summary
+
+    return summary(result, top, per_instruction=per_instruction)

@@ -45,6 +45,17 @@ class Region:
         return f"{self.space}[{self.start:#x}, {self.end:#x})"
 
 
+def merge_ranges(ranges) -> list[tuple[int, int]]:
+    """Sorted, non-empty, merged ``[lo, hi)`` byte ranges (touching ranges join)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
 @dataclass(slots=True)
 class Step:
     """One unit of work on one pipe.

@@ -29,7 +29,7 @@ import numpy as np
 from ..engine.effects import hardware_atomic
 from ..enums import Pipe
 from ..findings import Edit, Finding
-from ..plan import Region, StepKind
+from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
 from .flags import flag_findings
@@ -64,16 +64,6 @@ def hardware_atomic_op(instr, target: str) -> str | None:
     """The atomic op of an instruction the hardware performs atomically, else None (one rule
     for the data effects and the checker: ``engine.effects.hardware_atomic``)."""
     return instr.atomic.name if hardware_atomic(instr, target) else None
-
-
-def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
 
 
 @dataclass
@@ -119,9 +109,9 @@ def core_view(core: int, issued: list, target: str) -> CoreView:
                     )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
-    accs = [a for a in table.values() if _merge(a.ranges)]
+    accs = [a for a in table.values() if merge_ranges(a.ranges)]
     for a in accs:
-        a.ranges = _merge(a.ranges)
+        a.ranges = merge_ranges(a.ranges)
     return CoreView(core, issued, clocks, accs, spans, target)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..enums import Pipe
-from ..plan import Region
+from ..plan import Region, merge_ranges
 from ..program import Program
 from ..trace import FindingMark, FindingSide, Trace
 
@@ -28,16 +28,6 @@ class Touch:
     pipe: Pipe
     region: Region
     writes: bool
-
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
 
 
 def overlap(a: Region, b: Region) -> Region | None:
@@ -73,7 +63,7 @@ class RunIndex:
                         grouped.setdefault(key, []).append((reg.start, reg.end))
         self.touches: dict[tuple[int, int], list[Touch]] = {}
         for (core, pos, pipe, space, writes), ranges in grouped.items():
-            for lo, hi in _merged(ranges):
+            for lo, hi in merge_ranges(ranges):
                 self.touches.setdefault((core, pos), []).append(
                     Touch(core, pipe, Region(space, lo, hi), writes)
                 )

@@ -71,6 +71,7 @@ from .indexing import (
     nz_offsets,
     read_indices,
     remap,
+    require_cpu_index_layout,
     row_capacity,
     row_pitch,
 )
@@ -201,22 +202,7 @@ class MGather(_MGatherBase):
             "BLayout::RowMajor + SLayout::NoneBox",
             d.geom.layout_name,
         )
-        if self.is_row:  # the CPU simulator reads idx.data[r] and asserts NoneBox only
-            self.require(
-                not i.geom.is_boxed,
-                "idx",
-                "index-layout",
-                "SLayout::NoneBox (RowMajor or ColMajor) for Coalesce::Row",
-                i.geom.layout_name,
-            )
-        else:
-            self.require(
-                i.geom.is_nd,
-                "idx",
-                "index-layout",
-                "BLayout::RowMajor + SLayout::NoneBox",
-                i.geom.layout_name,
-            )
+        require_cpu_index_layout(self, i, self.is_row)
         self.require(
             g.layout is Layout.ND, "table", "table-layout", "Layout::ND", f"Layout::{g.layout.name}"
         )

@@ -79,6 +79,27 @@ def linear_row_index_ok(idx: TileRef, rows: int) -> bool:
     return bool(np.array_equal(logical, n))
 
 
+def require_cpu_index_layout(instr, idx: TileRef, row_mode: bool) -> None:
+    """cpu MGATHER/MSCATTER index layout: Row reads ``idx.data[r]`` linearly and the CPU
+    simulator asserts NoneBox only (RowMajor or ColMajor); Elem needs an ND tile."""
+    if row_mode:
+        instr.require(
+            not idx.geom.is_boxed,
+            "idx",
+            "index-layout",
+            "SLayout::NoneBox (RowMajor or ColMajor) for Coalesce::Row",
+            idx.geom.layout_name,
+        )
+    else:
+        instr.require(
+            idx.geom.is_nd,
+            "idx",
+            "index-layout",
+            "BLayout::RowMajor + SLayout::NoneBox",
+            idx.geom.layout_name,
+        )
+
+
 def nz_logical_shape(gm: GmRef) -> tuple[int, int]:
     """(logical rows, logical cols) of an NZ table: (gShape2*16, gShape0*gShape1*C0)."""
     s0, s1, s2, s3, s4 = gm.shape

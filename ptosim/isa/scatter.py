@@ -98,6 +98,7 @@ from .indexing import (
     nz_offsets,
     read_indices,
     remap,
+    require_cpu_index_layout,
     row_capacity,
     row_pitch,
 )
@@ -323,16 +324,7 @@ class MScatter(Instruction):
         s, i, g = self.src, self.idx, self.table
         nd = "BLayout::RowMajor + SLayout::NoneBox"
         self.require(s.geom.is_nd, "src", "src-layout", nd, s.geom.layout_name)
-        if self.coalesce is Coalesce.Row:  # the CPU simulator reads idx.data[r]
-            self.require(
-                not i.geom.is_boxed,
-                "idx",
-                "index-layout",
-                "SLayout::NoneBox (RowMajor or ColMajor) for Coalesce::Row",
-                i.geom.layout_name,
-            )
-        else:
-            self.require(i.geom.is_nd, "idx", "index-layout", nd, i.geom.layout_name)
+        require_cpu_index_layout(self, i, self.coalesce is Coalesce.Row)
         self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND", g.layout.name)
         self._require_row_alignment(s)
         self.require(

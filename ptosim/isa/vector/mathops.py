@@ -196,9 +196,6 @@ class TMathBinary(ElementwiseInstruction):
         return round_to(r, dt)
 
     # NPU ----------------------------------------------------------------------------------
-    def _stage_b(self, ctx: ExecContext) -> np.ndarray:
-        return self._b(ctx)
-
     def _npu_fmod(self, ctx: ExecContext, a, b, dt) -> None:
         d, s = self.dst, self.src0
         rd = lambda: read_valid(ctx, d)  # noqa: E731
@@ -218,7 +215,7 @@ class TMathBinary(ElementwiseInstruction):
         with np.errstate(all="ignore"):
             ctx.tile_write(d, in_double(lambda x: x / divisor, read_valid(ctx, s), dt))  # vdiv
             ctx.tile_write(d, np.trunc(rd()))  # vconv_f322f32z
-            ctx.tile_write(d, in_double(lambda x: x * self._stage_b(ctx), rd(), dt))  # vmul(s)
+            ctx.tile_write(d, in_double(lambda x: x * self._b(ctx), rd(), dt))  # vmul(s)
             ctx.tile_write(d, in_double(lambda x: x - rd(), read_valid(ctx, s), dt))  # vsub
 
     def _npu_rem(self, ctx: ExecContext, a, b, dt) -> None:

@@ -177,8 +177,8 @@ def _skeleton(skeleton: str, tiles: list, R: int, C: int, sz: int) -> list[Chunk
             return _continuous(R, C, d.cols, E, tile_rows=d.rows)
         return _two_d(R, C, E, B, d.rows, pitches)
     if skeleton == "unary":
-        if continuous:
-            if ceil_div(R * C, E) > REPEAT_MAX:
+        if continuous:  # the count-mode test uses the static tile shape (Rows*Cols)
+            if ceil_div(d.rows * d.cols, E) > REPEAT_MAX:
                 return _count_flat(R, C, E)
             return _flat(R, C, E)
         if same_type and (d.cols == C or R == 1):

@@ -174,3 +174,36 @@ def test_planning_failure_uses_the_failing_instructions_declared_reads(monkeypat
     # MTE2 -> V then the gather's own V -> S prologue order the read: the original error
     with pytest.raises(pto.OutOfBoundsError, match="planned index 5"):
         _run_gather("a2", "flag")
+
+
+def test_an_instruction_without_a_plan_keeps_its_unsupported_error(monkeypatch):
+    """A static failure (no timing plan on the target) is not blamed on a race."""
+    import ptosim.targets as targets
+
+    real = targets.planner
+
+    def planner(family):
+        plan = real(family)
+
+        def without_tstore(instr, ctx):
+            if instr.opcode == "TSTORE":
+                raise pto.UnsupportedError(
+                    "TSTORE", "instruction", "a2a3-plan", "a plan", "no plan here (test)"
+                )
+            return plan(instr, ctx)
+
+        return without_tstore if plan is not None else None
+
+    monkeypatch.setattr(targets, "planner", planner)
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.ones((16, 16), np.float32))
+    dst = dev.gm_zeros((16, 16), "float32")
+
+    @pto.kernel
+    def k(src, dst):
+        t = pto.Tile("Vec", "float32", 16, 16)
+        pto.TLOAD(t, pto.GlobalTensor(src, shape=(1, 1, 1, 16, 16)))
+        pto.TSTORE(pto.GlobalTensor(dst, shape=(1, 1, 1, 16, 16)), t)  # races the load, too
+
+    with pytest.raises(pto.UnsupportedError, match="no plan here"):
+        dev.run(k, src, dst)

@@ -10,7 +10,14 @@ instruction read is reported first, the original error kept as the cause.
 
 from __future__ import annotations
 
-from ..errors import DeadlockError, PtoSimError, RaceFailureError
+from ..errors import (
+    ConstraintError,
+    DeadlockError,
+    KernelError,
+    PtoSimError,
+    RaceFailureError,
+    UnsupportedError,
+)
 from ..findings import Finding
 from ..plan import Region, Step, StepKind
 from ..tensors import TileRef
@@ -90,6 +97,8 @@ def race_first_error(
     original = failure.error
     if failure.instr is None or not isinstance(original, PtoSimError):
         return None
+    if isinstance(original, (UnsupportedError, ConstraintError, KernelError)):
+        return None  # static: no data the instruction read could have caused it
     issued = [(c.core, c.issued + (extra if c.core == failure.core else [])) for c in sim.cores]
     index = RunIndex(issued, programs, sim.trace, sim.cycles)
     hits = []

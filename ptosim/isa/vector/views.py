@@ -11,8 +11,9 @@ becomes an alias of the source's UB bytes.
   ``row_idx*src.RowStride + col_idx*src.ColStride`` of src (the unboxed formula; RowStride =
   Cols, ColStride = 1 for RowMajor; 1 and Rows for ColMajor). Checks: same TileType, row_idx and
   col_idx are uint16 (rule ``index-range``); choice: ``src.valid >= dst.valid`` and the same
-  BLayout (the reference checks these in auto mode only; ptosim always does, so a view cannot
-  silently read outside src) and a boxed src is rejected (rule ``unboxed``: the reference only has
+  BLayout (the reference checks these in auto mode only; ptosim always does), and the view's
+  valid elements lie inside src (rule ``view-within-src``: a view cannot silently reach another
+  tile; its padding may run past src, as a full-width window declaration does) and a boxed src is rejected (rule ``unboxed``: the reference only has
   the unboxed formula). The view is a true window only when dst has src's row stride; nothing
   enforces that (as in the reference).
 
@@ -140,13 +141,19 @@ class TSubView(_View):
             f"valid shape <= src's {s.valid}",
             d.valid,
         )
-        end = self.offset_elements() * s.dtype.size_bytes + d.size_bytes
+        # the view's valid elements must lie in src (its padding may run past, as the common
+        # full-width window declaration does)
+        g = d.geom
+        last = 0
+        if d.valid_row and d.valid_col:
+            last = int(g.offsets(d.valid_row - 1, d.valid_col - 1)) + 1
+        end = self.offset_elements() + last
         self.require(
-            end <= s.size_bytes,
+            end <= s.numel,
             "dst",
             "view-within-src",
-            f"the view's bytes inside src's {s.size_bytes} bytes",
-            f"offset {self.offset_elements()} elements + {d.size_bytes} bytes = {end} bytes",
+            f"the view's valid elements inside src's {s.numel} elements",
+            f"offset {self.offset_elements()} + {last} elements = {end}",
         )
 
 

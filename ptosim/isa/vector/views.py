@@ -13,7 +13,8 @@ becomes an alias of the source's UB bytes.
   col_idx are uint16 (rule ``index-range``); choice: ``src.valid >= dst.valid`` and the same
   BLayout (the reference checks these in auto mode only; ptosim always does), and the view's
   valid elements lie inside src (rule ``view-within-src``: a view cannot silently reach another
-  tile; its padding may run past src, as a full-width window declaration does) and a boxed src is rejected (rule ``unboxed``: the reference only has
+  tile; its padding may run past src, as a full-width window declaration does);
+  a boxed src is rejected (rule ``unboxed``: the reference only has
   the unboxed formula). The view is a true window only when dst has src's row stride; nothing
   enforces that (as in the reference).
 

@@ -30,11 +30,14 @@ def _slots(program: Program) -> list[_Slot]:
     seen: dict[int, _Slot] = {}
     for instr in program:
         for ref in instr.tile_operands().values():
-            slot = seen.get(id(ref.placement))
+            # a view (AliasPlacement) occupies its root tile's slot, up to the view's end
+            pl = getattr(ref.placement, "root", ref.placement)
+            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            slot = seen.get(id(pl))
             if slot is None:
-                seen[id(ref.placement)] = _Slot(ref.placement, ref.size_bytes, ref.name, ref.loc)
+                seen[id(pl)] = _Slot(pl, size, ref.name, ref.loc)
             else:
-                slot.size_bytes = max(slot.size_bytes, ref.size_bytes)
+                slot.size_bytes = max(slot.size_bytes, size)
     return list(seen.values())
 
 

@@ -32,6 +32,24 @@ class Placement:
         self.auto = auto
 
 
+class AliasPlacement(Placement):
+    """The placement of a view (TRESHAPE, TSUBVIEW): ``offset`` bytes into another tile's
+    placement (``root``). It has no storage of its own: its address follows the root's (also
+    when the root is placed automatically), and the allocator and the live-overlap check treat
+    its bytes as the root's."""
+
+    def __init__(self, base: Placement, offset_bytes: int):
+        root = getattr(base, "root", base)
+        self.root = root
+        self.offset = getattr(base, "offset", 0) + offset_bytes
+        self.auto = False
+
+    @property
+    def address(self) -> int | None:  # type: ignore[override]
+        base = self.root.address
+        return None if base is None else base + self.offset
+
+
 # Rows and Cols are C++ ``int`` template parameters
 TILE_DIM_MAX = 2**31 - 1
 

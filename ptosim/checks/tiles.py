@@ -20,7 +20,11 @@ def live_overlap_findings(program) -> list[Finding]:
         for name, ref in instr.tile_operands().items():
             if not isinstance(ref, TileRef) or ref.address is None:
                 continue
-            d = info.setdefault(id(ref.placement), {"ref": ref, "writes": [], "reads": []})
+            # a view (TRESHAPE/TSUBVIEW) is the same binding as the tile it aliases
+            key = id(getattr(ref.placement, "root", ref.placement))
+            d = info.setdefault(key, {"ref": ref, "writes": [], "reads": []})
+            if getattr(ref.placement, "root", None) is None:
+                d["ref"] = ref  # the root tile's own bytes bound the binding
             if name in instr.writes:
                 d["writes"].append(instr.position)
             if name in instr.reads:

@@ -1,0 +1,309 @@
+"""TGATHER (index and mask-pattern forms) and TGATHERB (vector_isa.md 3.12, semantics.md 3.6).
+
+Index form ``TGATHER(dst, src0, idx, tmp)``, over dst's valid region (R, C):
+- cpu: ``dst[i, j] = src0(k // Cols, k % Cols)`` with ``k = idx[i, j]`` (int32 read signed,
+  uint32 unsigned); ``k < 0`` or ``k >= Rows*Cols`` gives 0.
+- a2a3: ``vmuls`` computes the byte offsets ``idx*sizeof(T)`` in int32 (wrapping) into dst's
+  row (b32) or tmp's row at dst's row pitch (b16: tmp is written, modelled), then ``vgather``
+  reads the element at UB byte ``src0 + offset`` (offset unsigned): **no bounds check**, an
+  out-of-range index reads whatever UB holds there (past the end of UB: OutOfBoundsError).
+- a5 (SIMD gather; choice, the reference gives no bounds rule): like a2a3, the element at UB
+  element ``src0 + k`` with k the index read unsigned at its own width; tmp ignored.
+Checks: idx 4-byte on cpu/a2a3 (int32/uint32), 2/4-byte on a5 (rule ``index-dtype``);
+dst.dtype == src0.dtype; idx's valid region covers dst's (rule ``index-valid-shape``); a2a3
+needs tmp with idx's dtype and ``tmp Rows x Cols == idx valid shape`` (rules ``tmp-required``,
+``tmp-dtype``, ``tmp-shape``).
+
+Mask form ``TGATHER(dst, src, mask="P0101", axis="GATHER_ROW")`` (inverse of TSCATTER's mask
+mode; times/pos of the pattern): ROW: from each of src's valid rows keep the valid columns j
+with ``j % times == pos`` and write them densely, row after row, into dst's storage (dst's
+valid width must equal its Cols, rule ``dst-valid-cols``; the output must fit dst, rule
+``dst-capacity``). COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid region (rules
+``src-rows``, ``src-cols``). Same values on every target.
+
+TGATHERB(dst, src, offset): for each dst row r and 32-byte block c < C*sizeof(T)/32, the 32
+bytes at src byte offset ``offset[r, c]`` (uint32) go to block c of dst row r. cpu skips a block
+that would read past src's tile; a2a3/a5 (``vgatherb``; choice: no bounds check is described)
+read the UB bytes at that offset. dst's valid width must be whole 32-byte blocks (rule
+``dst-valid-32B``).
+
+The compare form ``TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, offset)`` is not
+modelled (its dtypes, tmp layout and output packing are not pinned down by the reference).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as D
+from ...enums import MaskPattern
+from ...errors import KernelError
+from ...program import emit
+from ...tensors import Tile, TileRef
+from ..base import Arch, ExecContext
+from ..data import _tile
+from ..registry import instruction
+from .common import VectorInstruction
+
+__all__ = ["TGATHER", "TGATHERB"]
+
+_NUMERIC = tuple(d for d in D.ALL if d.kind != "opaque")
+_B24 = tuple(d for d in _NUMERIC if d.size_bytes in (2, 4))
+_DTYPES = {"cpu": _NUMERIC, "a2a3": _B24, "a5": _NUMERIC}
+_IDX = {"cpu": (D.int32, D.uint32), "a2a3": (D.int32, D.uint32),
+        "a5": (D.int16, D.uint16, D.int32, D.uint32)}  # fmt: skip
+_GATHERB_DTYPES = tuple(d for d in _NUMERIC if d.size_bytes in (1, 2, 4))
+AXES = ("GATHER_ROW", "GATHER_COL")
+
+
+def _ub_elements(ctx: ExecContext, base: int, byte_offsets: np.ndarray, dt: D.DType) -> np.ndarray:
+    """Elements of ``dt`` at UB bytes ``base + byte_offsets`` (OutOfBoundsError past UB)."""
+    if byte_offsets.size == 0:
+        return np.zeros(0, dt.np)
+    hi = int(byte_offsets.max())
+    mem = ctx.ub.typed(base, D.uint8, hi + dt.size_bytes, what=f"{ctx.instr.label} gather")
+    k = byte_offsets[..., None] + np.arange(dt.size_bytes)
+    return mem[k].copy().view(dt.np).reshape(byte_offsets.shape)
+
+
+class TGather(VectorInstruction):
+    opcode = "TGATHER"
+    reads = ("src0", "idx")
+    writes = ("dst", "tmp")
+    DTYPES = _DTYPES
+
+    def __init__(self, dst: TileRef, src0: TileRef, idx: TileRef, tmp: TileRef | None):
+        self.dst, self.src0, self.idx, self.tmp = dst, src0, idx, tmp
+
+    def validate(self, arch: Arch) -> None:
+        d, s, x, t = self.dst, self.src0, self.idx, self.tmp
+        self.require_defined(arch)
+        for name, ref in (("dst", d), ("src0", s), ("idx", x)):
+            self.require_vec(name, ref, arch)
+        self.require_element_dtype("dst", d, arch)
+        self.require_same_dtype("dst", d, "src0", s)
+        self.require_dtype("idx", x.dtype, _IDX[arch.target], "index-dtype")
+        self.require(
+            x.valid_row >= d.valid_row and x.valid_col >= d.valid_col,
+            "idx",
+            "index-valid-shape",
+            f"a valid region covering dst's {d.valid}",
+            x.valid,
+        )
+        if arch.target == "a2a3":
+            if t is None:
+                self.fail("tmp", "tmp-required", "a tmp tile (the a2a3 offset buffer)", None)
+            self.require_loc("tmp", t)
+            self.require(t.dtype is x.dtype, "tmp", "tmp-dtype", x.dtype.name, t.dtype.name)
+            self.require(
+                (t.rows, t.cols) == x.valid,
+                "tmp",
+                "tmp-shape",
+                f"Rows x Cols == idx valid shape {x.valid}",
+                f"{t.rows}x{t.cols}",
+            )
+
+    def byte_offsets(self, ctx: ExecContext, row: int) -> np.ndarray:
+        """NPU byte offsets from src0 of row ``row``'s gathered elements."""
+        x, C = self.idx, self.dst.valid_col
+        k = ctx.tile_storage(x)[row * x.cols + np.arange(C)]
+        sz = self.dst.dtype.size_bytes
+        if ctx.target == "a2a3":  # vmuls in int32, read back as an unsigned offset
+            return (k.astype(np.int64) * sz).astype(np.int32).view(np.uint32).astype(np.int64)
+        return k.view(f"u{x.dtype.size_bytes}").astype(np.int64) * sz
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s, x = self.dst, self.src0, self.idx
+        R, C = d.valid
+        if R == 0 or C == 0:
+            return
+        i, j = d.geom.grid(R, C)
+        if ctx.target == "cpu":
+            k = ctx.tile_storage(x)[x.offsets(i, j)].astype(np.int64)
+            ok = (k >= 0) & (k < s.numel)
+            kk = np.where(ok, k, 0)
+            vals = ctx.tile_storage(s)[s.offsets(kk // s.cols, kk % s.cols)]
+            ctx.tile_storage(d)[d.offsets(i, j)] = np.where(ok, vals, d.dtype.np.type(0))
+            return
+        offs = np.stack([self.byte_offsets(ctx, r) for r in range(R)])
+        vals = _ub_elements(ctx, s.address, offs, d.dtype)
+        if ctx.target == "a2a3" and d.dtype.size_bytes == 2:  # the b16 offsets land in tmp
+            tmp = ctx.ub.typed(self.tmp.address, D.int32, ((R - 1) * d.cols + C))
+            tmp[i * d.cols + j] = offs.astype(np.uint32).view(np.int32)
+        ctx.tile_storage(d)[i * d.cols + j] = vals
+
+
+class TGatherMask(VectorInstruction):
+    opcode = "TGATHER"
+    reads = ("src",)
+    writes = ("dst",)
+    DTYPES = _DTYPES
+
+    def __init__(self, dst: TileRef, src: TileRef, mask: MaskPattern, axis: str):
+        self.dst, self.src, self.mask, self.axis = dst, src, mask, axis
+
+    def row_count(self) -> int:
+        """ROW: elements kept per src row."""
+        t, p, C = self.mask.times, self.mask.pos, self.src.valid_col
+        return len(range(p, C, t))
+
+    def src_row(self, i: int) -> int:
+        return i * self.mask.times + self.mask.pos
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        self.require_defined(arch)
+        self.require_vec("dst", d, arch)
+        self.require_vec("src", s, arch)
+        self.require_element_dtype("dst", d, arch)
+        self.require_same_dtype("dst", d, "src", s)
+        if self.axis == "GATHER_ROW":
+            self.require(
+                d.valid_col == d.cols,
+                "dst",
+                "dst-valid-cols",
+                f"ValidCol == Cols {d.cols} (the output is dense)",
+                d.valid_col,
+            )
+            need = s.valid_row * self.row_count()
+            self.require(
+                need <= d.numel,
+                "dst",
+                "dst-capacity",
+                f">= {need} elements ({s.valid_row} rows x {self.row_count()} kept)",
+                d.numel,
+            )
+        else:
+            R, C = d.valid
+            self.require(
+                R == 0 or self.src_row(R - 1) < s.valid_row,
+                "src",
+                "src-rows",
+                f"valid rows > {self.src_row(R - 1) if R else 0} ({self.mask.name}, {R} dst rows)",
+                s.valid_row,
+            )
+            self.require(s.valid_col >= C, "src", "src-cols", f"valid cols >= {C}", s.valid_col)
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s = self.dst, self.src
+        t, p = self.mask.times, self.mask.pos
+        if self.axis == "GATHER_ROW":
+            R = s.valid_row
+            cols = np.arange(p, s.valid_col, t)
+            if R == 0 or cols.size == 0:
+                return
+            r = np.arange(R)[:, None]
+            vals = ctx.tile_storage(s)[s.offsets(r, cols[None, :])].reshape(-1).copy()
+            ctx.tile_storage(d)[: vals.size] = vals
+            return
+        R, C = d.valid
+        if R == 0 or C == 0:
+            return
+        i, j = d.geom.grid(R, C)
+        vals = ctx.tile_storage(s)[s.offsets(i * t + p, j)].copy()
+        ctx.tile_storage(d)[d.offsets(i, j)] = vals
+
+
+class TGatherB(VectorInstruction):
+    opcode = "TGATHERB"
+    reads = ("src", "offset")
+    writes = ("dst",)
+    DTYPES = {"cpu": _GATHERB_DTYPES, "a2a3": _GATHERB_DTYPES, "a5": _GATHERB_DTYPES}
+
+    def __init__(self, dst: TileRef, src: TileRef, offset: TileRef):
+        self.dst, self.src, self.offset = dst, src, offset
+
+    def blocks(self) -> int:
+        return self.dst.valid_col * self.dst.dtype.size_bytes // 32
+
+    def validate(self, arch: Arch) -> None:
+        d, s, o = self.dst, self.src, self.offset
+        self.require_defined(arch)
+        for name, ref in (("dst", d), ("src", s), ("offset", o)):
+            self.require_vec(name, ref, arch)
+        self.require_element_dtype("dst", d, arch)
+        self.require_same_dtype("dst", d, "src", s)
+        self.require_dtype("offset", o.dtype, (D.uint32,), "index-dtype")
+        self.require(
+            (d.valid_col * d.dtype.size_bytes) % 32 == 0,
+            "dst",
+            "dst-valid-32B",
+            "ValidCol*sizeof(T) a multiple of 32 bytes",
+            f"{d.valid_col}*{d.dtype.size_bytes}",
+        )
+        self.require(
+            o.valid_row >= d.valid_row and o.valid_col >= self.blocks(),
+            "offset",
+            "index-valid-shape",
+            f"valid region >= ({d.valid_row}, {self.blocks()}) (one offset per 32-byte block)",
+            o.valid,
+        )
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s, o = self.dst, self.src, self.offset
+        R, nb = d.valid_row, self.blocks()
+        if R == 0 or nb == 0:
+            return
+        r = np.arange(R)[:, None]
+        c = np.arange(nb)[None, :]
+        offs = ctx.tile_storage(o)[o.offsets(r, c)].astype(np.int64)  # (R, nb)
+        dst_bytes = ctx.ub.typed(d.address, D.uint8, d.size_bytes)
+        starts = (r * d.cols * d.dtype.size_bytes + c * 32).reshape(-1)
+        offs = offs.reshape(-1)
+        if ctx.target == "cpu":
+            keep = offs + 32 <= s.size_bytes
+            offs, starts = offs[keep], starts[keep]
+        if offs.size == 0:
+            return
+        src_bytes = ctx.ub.typed(s.address, D.uint8, int(offs.max()) + 32, what="TGATHERB src")
+        blocks = src_bytes[offs[:, None] + np.arange(32)].copy()
+        dst_bytes[starts[:, None] + np.arange(32)] = blocks
+
+
+def _axis(value) -> str:
+    name = value.name if hasattr(value, "name") else str(value)
+    up = name.upper()
+    if up not in AXES:
+        raise KernelError(f"TGATHER axis: expected one of {AXES}, got {value!r}")
+    return up
+
+
+@instruction(
+    family="gather / scatter",
+    summary="UB gather by a flat index tile, or compaction by a mask pattern",
+    dtypes=dict(_DTYPES),
+)
+def TGATHER(dst: Tile, src0: Tile, idx: Tile | None = None, tmp: Tile | None = None, *,
+            mask=None, axis=None) -> None:  # fmt: skip
+    """Index form ``TGATHER(dst, src0, idx, tmp)``: ``dst[i, j] = src0_flat[idx[i, j]]``.
+    Mask form ``TGATHER(dst, src, mask="P0101", axis="GATHER_ROW")``: keep the pattern's
+    columns (ROW) or rows (COL) of src, densely.
+
+    Raises:
+        KernelError: both an index tile and ``mask``/``axis``, or neither.
+    """
+    if idx is not None:
+        if mask is not None or axis is not None:
+            raise KernelError("TGATHER: give either idx (index form) or mask=/axis=, not both")
+        t = None if tmp is None else _tile(tmp, "TGATHER tmp")
+        emit(TGather(_tile(dst, "TGATHER dst"), _tile(src0, "TGATHER src0"),
+                     _tile(idx, "TGATHER idx"), t))  # fmt: skip
+        return
+    if mask is None:
+        raise KernelError("TGATHER: give an index tile (idx) or a mask pattern (mask=)")
+    if tmp is not None:
+        raise KernelError("TGATHER: the mask form takes no tmp tile")
+    pattern = MaskPattern.parse(mask, "TGATHER mask")
+    ax = _axis("GATHER_ROW" if axis is None else axis)
+    emit(TGatherMask(_tile(dst, "TGATHER dst"), _tile(src0, "TGATHER src"), pattern, ax))
+
+
+@instruction(
+    family="gather / scatter",
+    summary="gather 32-byte blocks of src at per-block byte offsets",
+    dtypes={t: _GATHERB_DTYPES for t in ("cpu", "a2a3", "a5")},
+)
+def TGATHERB(dst: Tile, src: Tile, offset: Tile) -> None:
+    """Block gather: dst row r, block c <- 32 bytes of src at byte ``offset[r, c]``."""
+    emit(TGatherB(_tile(dst, "TGATHERB dst"), _tile(src, "TGATHERB src"),
+                  _tile(offset, "TGATHERB offset")))  # fmt: skip

@@ -1,0 +1,40 @@
+"""950 (a5) plans of TSORT32 and TMRGSORT (estimates: the reference gives no a5 body).
+
+One vector function each: TSORT32 loads the scores and indices of every valid row (``vlds``),
+sorts each 32-element block (``vbitsort``) and stores the records (``vsts``); TMRGSORT loads the
+lists, merges them (``vmrgsort4``, one call) and stores the result.
+"""
+
+from __future__ import annotations
+
+from ptosim.isa.vector.sort import SORT_BLOCK, TMrgSort, TSort32, record_elems
+
+from ..a2a3.layout import rows_region
+from ..costs import ceil_div, tile_region
+from .vf import VectorFunction
+
+
+def plan_sort32(instr: TSort32, ctx) -> list:
+    d, s, x = instr.dst, instr.src, instr.idx
+    R, C = s.valid
+    vf = VectorFunction(ctx)
+    sz = s.dtype.size_bytes
+    loads = R * (ceil_div(C * sz, vf.vl) + ceil_div(C * 4, vf.vl))
+    vf.op("vlds", loads, "scores and indices",
+          reads=(rows_region(s, 0, R, 0, C), rows_region(x, 0, R, 0, C)))  # fmt: skip
+    vf.op("vbitsort", R * (C // SORT_BLOCK), "blocks")
+    out = C * record_elems(d.dtype)
+    vf.op("vsts", R * ceil_div(C * 8, vf.vl), "records", writes=(rows_region(d, 0, R, 0, out),))
+    return vf.steps()
+
+
+def plan_mrgsort(instr: TMrgSort, ctx) -> list:
+    vf = VectorFunction(ctx)
+    n = sum(ceil_div(s.valid_col * 4, vf.vl) for s in instr.srcs)
+    vf.op("vlds", n, "lists", reads=tuple(tile_region(s) for s in instr.srcs))
+    vf.op("vmrgsort4", 1, "merge")
+    vf.op("vsts", n, "merged", writes=(tile_region(instr.dst),))
+    return vf.steps()
+
+
+PLANS = {TSort32: plan_sort32, TMrgSort: plan_mrgsort}

@@ -86,18 +86,45 @@ class ScalarConfig(_Strict):
 
 
 class VectorOpCost(_Strict):
-    head: int = Field(ge=0)
-    slope: int = Field(ge=0)
-    tail: int = Field(ge=0)
+    """Cost of one vector intrinsic (or of a class of intrinsics), in cycles.
+
+    ``head + slope x repeats`` while the call issues, ``tail`` more when the vector stream drains
+    after it (a barrier, a handshake, the end of the instruction: the pipeline latency). A call in
+    count mode or with a partial lane mask issues for at least ``partial_floor`` cycles (0: no
+    floor). Fractional values are allowed (a throughput of 0.67 cycle per repeat); a call's total
+    is rounded to whole cycles.
+    """
+
+    head: float = Field(ge=0)
+    slope: float = Field(ge=0)
+    tail: float = Field(ge=0)
+    partial_floor: float = Field(default=0, ge=0)
 
 
 class VectorConfig(_Strict):
-    """The vector pipe: intrinsic cost = head + slope x repeats (+ tail when the stream drains)."""
+    """The vector pipe: intrinsic cost = head + slope x repeats (+ tail when the stream drains).
+
+    ``ops`` maps an intrinsic name to its cost, or to the name of a cost in ``classes`` (the
+    A2/A3 model: a few fitted classes, docs/calibration.md). A key ending in ``*`` is a prefix
+    rule (``vconv_*`` covers ``vconv_f322f16r``); the longest matching prefix wins, an exact
+    name beats any prefix, and ``other`` covers the rest.
+    """
 
     repeat_bytes: int = Field(gt=0, multiple_of=32)  # whole UB blocks: elements per repeat >= 1
-    partial_mask_floor_cycles: int = Field(ge=0)
-    ub_copy_bw_bytes_per_cycle: float = Field(gt=0)
-    ops: dict[str, VectorOpCost]
+    classes: dict[str, VectorOpCost] = Field(default_factory=dict)
+    ops: dict[str, VectorOpCost | str]
+
+    @model_validator(mode="after")
+    def _known_classes(self):
+        if "other" not in self.ops:
+            raise ValueError("ops needs an 'other' entry (the cost of unlisted intrinsics)")
+        for name, cost in self.ops.items():
+            if isinstance(cost, str) and cost not in self.classes:
+                raise ValueError(
+                    f"ops.{name} names the cost class {cost!r}, which is not in classes "
+                    f"({', '.join(sorted(self.classes)) or 'none defined'})"
+                )
+        return self
 
 
 class SimtTimingConfig(_Strict):

@@ -2,8 +2,9 @@
 
 - DMA instruction: ``latency_cycles + ceil(charged_bytes / bw_bytes_per_cycle)``, each burst
   charged in whole ``granule_bytes`` (the 32-byte UB block it lands in).
-- Vector intrinsic: ``head + slope * repeats`` (+ ``tail`` on the last intrinsic of an
-  instruction, when the vector stream drains), with a floor for count-mode / partial masks.
+- Vector intrinsic: ``head + slope * repeats`` (+ ``tail`` when the vector stream drains), at
+  least a floor for count-mode / partial-mask calls of the classes that have one; the A2/A3
+  parameters are fitted to hardware measurements (docs/calibration.md).
 - Scalar: ALU ops, loop overhead, UB loads/stores, and GM loads through a data cache model
   (hit / miss latency, LRU lines).
 """
@@ -14,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ptosim.config import DmaConfig, TimingConfig
+from ptosim.config import DmaConfig, TimingConfig, VectorOpCost
 from ptosim.enums import Pipe
 from ptosim.plan import Region, Step, StepKind
 
@@ -70,15 +71,36 @@ def dma_step(
     )
 
 
+def vector_cost(t: TimingConfig, op: str) -> VectorOpCost:
+    """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
+    (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the class."""
+    ops = t.vector.ops
+    cost = ops.get(op)
+    if cost is None:
+        best = max(
+            (k for k in ops if k.endswith("*") and op.startswith(k[:-1])), key=len, default=None
+        )
+        cost = ops[best if best is not None else "other"]
+    return t.vector.classes[cost] if isinstance(cost, str) else cost
+
+
 def vector_cycles(
     t: TimingConfig, op: str, repeats: int, *, last: bool = True, partial: bool = False
 ) -> int:
-    """Cycles of one vector intrinsic with ``repeats`` repeats."""
-    cost = t.vector.ops.get(op) or t.vector.ops["other"]
-    cycles = cost.head + cost.slope * repeats + (cost.tail if last else 0)
+    """Cycles of one vector intrinsic with ``repeats`` repeats (docs/calibration.md).
+
+    The call issues for ``head + slope * repeats`` cycles, at least ``partial_floor`` in count
+    mode or under a partial lane mask; ``last``: the vector stream drains after it (a barrier,
+    a handshake or the end of the instruction follows), which adds the pipeline latency
+    ``tail``. Count-mode calls pass the repeats they really execute, ``ceil(N / E)``. For
+    ``copy_ubuf_to_ubuf`` the repeats are the 32-byte blocks moved (see ``ub_copy_step``).
+    """
+    cost = vector_cost(t, op)
+    issue = cost.head + cost.slope * repeats
     if partial:
-        cycles = max(cycles, t.vector.partial_mask_floor_cycles)
-    return cycles
+        issue = max(issue, cost.partial_floor)
+    cycles = issue + (cost.tail if last else 0)
+    return int(cycles + 0.5)  # round half up: a call occupies whole cycles
 
 
 def vector_step(
@@ -102,6 +124,36 @@ def vector_step(
         writes=tuple(writes),
         data=data,
         args={"intrinsic": op, "repeats": repeats},
+    )
+
+
+UB_COPY = "copy_ubuf_to_ubuf"
+BLOCK_BYTES = 32
+
+
+def ub_copy_step(
+    t: TimingConfig,
+    blocks: int,
+    label: str = "",
+    *,
+    n_burst: int = 1,
+    reads=(),
+    writes=(),
+    args: dict | None = None,
+) -> Step:
+    """One ``copy_ubuf_to_ubuf`` (PIPE_V) moving ``blocks`` 32-byte blocks in ``n_burst``
+    bursts: a per-copy issue cost plus one cycle per block (the hardware, timing cases V1/V2;
+    copies serialise)."""
+    info = {"intrinsic": UB_COPY, "repeats": blocks, "blocks": blocks, "nBurst": n_burst}
+    return Step(
+        Pipe.PIPE_V,
+        StepKind.VECTOR,
+        vector_cycles(t, UB_COPY, blocks),
+        label or f"{UB_COPY} {blocks} blocks",
+        bytes=blocks * BLOCK_BYTES,
+        reads=tuple(reads),
+        writes=tuple(writes),
+        args={**info, **(args or {})},
     )
 
 

@@ -468,7 +468,9 @@ def test_vbrcb_writes_hidden_scratch_or_tmp():
 
 
 @pytest.mark.parametrize("device", TIMED)
-def test_plain_trowexpand_vbrcb_then_vcopy(device):
+def test_plain_trowexpand_general_path_per_row_handshakes_and_dup(device):
+    """vector_isa.md 3.6: a [16, 64] dst is not the vbrcb fast path's [M, 32/sizeof T] shape,
+    so each row takes V->S, a scalar read, S->V, then one count-mode vector_dup."""
     dev = pto.Device(device)
     R, C = 16, 64
     col = np.arange(R, dtype=np.float32).reshape(R, 1)
@@ -487,10 +489,12 @@ def test_plain_trowexpand_vbrcb_then_vcopy(device):
     np.testing.assert_array_equal(run.tile(d), np.repeat(col, C, axis=1))
     v = events(run, opcode="TROWEXPAND", pipe="PIPE_V")
     assert [(e.kind, e.args.get("intrinsic")) for e in v] == [
-        ("vector", "vbrcb"),
-        ("barrier", None),
-        ("vector", "vcopy"),
-    ]
+        ("set_flag", None),
+        ("wait_flag", None),
+        ("vector", "vector_dup"),
+    ] * R
+    assert all(e.args["count_mode"] for e in v if e.kind == "vector")
+    assert len(events(run, opcode="TROWEXPAND", pipe="PIPE_S", kind="scalar")) == R
 
 
 # -- a double-buffered pipeline -----------------------------------------------------------

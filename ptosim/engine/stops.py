@@ -99,6 +99,8 @@ def race_first_error(
         return None
     if isinstance(original, (UnsupportedError, ConstraintError, KernelError)):
         return None  # static: no data the instruction read could have caused it
+    if original.__cause__ is not None and not isinstance(original.__cause__, PtoSimError):
+        return None  # an internal error of ptosim: report it as such, never blame the kernel
     issued = [(c.core, c.issued + (extra if c.core == failure.core else [])) for c in sim.cores]
     index = RunIndex(issued, programs, sim.trace, sim.cycles)
     hits = []

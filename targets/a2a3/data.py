@@ -8,9 +8,17 @@ import numpy as np
 
 from ptosim.enums import Layout, Pipe
 from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, dma_bursts, tmov_copied_elements
-from ptosim.plan import Step, StepKind
+from ptosim.plan import Region, Step
 
-from ..costs import ceil_div, dma_step, gm_region, tile_region, vector_step
+from ..costs import (
+    BLOCK_BYTES,
+    ceil_div,
+    dma_step,
+    gm_region,
+    tile_region,
+    ub_copy_step,
+    vector_step,
+)
 
 
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
@@ -56,22 +64,41 @@ def plan_transfer(instr, ctx) -> list[Step]:
 
 
 def plan_tmov(instr: TMov, ctx) -> list[Step]:
-    d = instr.dst
-    rows, cols = tmov_copied_elements(d, instr.src)
-    nbytes = rows * cols * d.dtype.size_bytes
-    bw = ctx.config.timing.vector.ub_copy_bw_bytes_per_cycle
-    head = ctx.config.timing.vector.ops["vcopy"].head
+    """``copy_ubuf_to_ubuf`` on PIPE_V (``TMovToVec``): one copy of every block when whole rows
+    are valid, else one copy per valid row of the blocks covering ``validCol``. Each copy costs
+    its issue plus one cycle per 32-byte block, and copies serialise (timing.md V1, V2)."""
+    d, s = instr.dst, instr.src
+    t = ctx.config.timing
+    rows, cols = tmov_copied_elements(d, s)
+    if rows == 0 or cols == 0:
+        return []
+    sz = d.dtype.size_bytes
+    row_bytes = ceil_div(cols * sz, BLOCK_BYTES) * BLOCK_BYTES
+    if d.geom.layout_name == s.geom.layout_name and not d.geom.is_nd:
+        # DN/NZ: the valid region through the layout (D16); charged as one copy of its blocks
+        blocks = ceil_div(rows * cols * sz, BLOCK_BYTES)
+        return [ub_copy_step(t, blocks, reads=(tile_region(s),), writes=(tile_region(d),))]
+    if min(d.valid_col, s.valid_col) == d.cols:  # whole rows: one copy, one burst
+        n = rows * cols * sz
+        return [
+            ub_copy_step(
+                t,
+                ceil_div(n, BLOCK_BYTES),
+                reads=(Region("UB", s.address, s.address + n),),
+                writes=(Region("UB", d.address, d.address + n),),
+            )
+        ]
+    pitch = d.cols * sz
     return [
-        Step(
-            Pipe.PIPE_V,
-            StepKind.VECTOR,
-            head + ceil_div(nbytes, int(bw)),
-            f"copy_ubuf_to_ubuf {nbytes} B",
-            bytes=nbytes,
-            reads=(tile_region(instr.src),),
-            writes=(tile_region(d),),
-            args={"bytes": nbytes},
+        ub_copy_step(
+            t,
+            row_bytes // BLOCK_BYTES,
+            f"copy_ubuf_to_ubuf row {r}",
+            reads=(Region("UB", s.address + r * pitch, s.address + r * pitch + row_bytes),),
+            writes=(Region("UB", d.address + r * pitch, d.address + r * pitch + row_bytes),),
+            args={"row": r},
         )
+        for r in range(rows)
     ]
 
 

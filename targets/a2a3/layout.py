@@ -48,7 +48,8 @@ from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
 from ptosim.plan import Region, Step, StepKind
 
-from ..costs import ceil_div, tile_region, vector_cycles
+from ..costs import BLOCK_BYTES, ceil_div, tile_region
+from ..costs import ub_copy_step as copy_blocks
 from .vec import REPEAT_MAX, Chunk, VecStream
 
 BLOCK = 32
@@ -65,19 +66,15 @@ def rows_region(ref, r0: int, n: int, c0: int, c1: int, pitch: int | None = None
 
 
 def ub_copy_step(ctx, nbytes: int, label: str, reads=(), writes=(), **args) -> Step:
-    """One ``copy_ubuf_to_ubuf`` on PIPE_V: its startup plus the bytes at the UB->UB rate."""
-    t = ctx.config.timing
-    bw = t.vector.ub_copy_bw_bytes_per_cycle
-    cycles = vector_cycles(t, "copy_ubuf_to_ubuf", 0) + ceil_div(nbytes, int(bw))
-    return Step(
-        Pipe.PIPE_V,
-        StepKind.VECTOR,
-        cycles,
+    """One ``copy_ubuf_to_ubuf`` on PIPE_V of ``nbytes`` (whole 32-byte blocks; the calibrated
+    per-copy plus per-block cost of ``costs.ub_copy_step``)."""
+    return copy_blocks(
+        ctx.config.timing,
+        ceil_div(nbytes, BLOCK_BYTES),
         f"copy_ubuf_to_ubuf {label} {nbytes} B",
-        bytes=nbytes,
-        reads=tuple(reads),
-        writes=tuple(writes),
-        args={"intrinsic": "copy_ubuf_to_ubuf", "bytes": nbytes, **args},
+        reads=reads,
+        writes=writes,
+        args=args,
     )
 
 

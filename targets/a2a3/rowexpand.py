@@ -17,21 +17,21 @@ dst's valid shape, F = the full operand, E = the expanded one:
   between ``pipe_barrier(PIPE_V)`` steps.
 * Intrinsics: vmax, vmin, vadd, vsub, vmul, vdiv; EXPDIF is vsub then vexp on the same lanes.
 
-TROWEXPAND (plain broadcast): mode 1 (a ColMajor source) is ``vbrcb`` of the source then
-``pipe_barrier(PIPE_V)`` then a ``vcopy`` broadcast of each row's block over the row, with the
-same count/norm/chunk structure. Choices: the semantics of TROWEXPAND do not use the hidden
-scratch, so the vbrcb blocks are modelled as landing in dst (the first block of each row, which
-the vcopy then overwrites); a RowMajor source (column 0 used) is planned as the vcopy pass alone
-(the reference kernel for that case is not in our sources).
+TROWEXPAND (plain broadcast, vector_isa.md 3.6): the general path is count mode with, per row,
+a V->S handshake, a scalar read of ``src[i, 0]``, an S->V handshake and a ``vector_dup`` of the
+row (timing.md V3 measures it); only static full b16/b32 tiles with dst ``[M, 32/sizeof T]`` and
+a ``[1, M]`` row or ``[M, 1]`` ColMajor column source take the ``vbrcb`` fast path.
 
 Vector tails: an intrinsic pays its ``tail`` when the vector stream drains, i.e. on the last
 intrinsic of the instruction and on an intrinsic directly followed by ``pipe_barrier(PIPE_V)``
-(vbrcb has no head and no slope: its whole cost is that drain).
+or a handshake (costs: targets/costs.py, docs/calibration.md).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+import numpy as np
 
 from ptosim.enums import Pipe
 from ptosim.isa.rowexpand import (
@@ -46,6 +46,7 @@ from ptosim.plan import Region, Step, StepKind
 
 from ..common import ROWEXPAND_INTRINSICS
 from ..costs import ceil_div, vector_step
+from .vec import Chunk, VecStream
 
 REPEAT_MAX = 255  # repeat count / repeat stride fields are 8 bits
 ROWS_PER_VBRCB_REPEAT = 8  # one vbrcb repeat: 8 elements -> 8 blocks of 32 bytes
@@ -277,22 +278,84 @@ def plan_rowexpand_binary(instr: TRowExpandBinary, ctx) -> list[Step]:
     return _plan_rows(ctx, calls, R, block_src, vbrcb)
 
 
+VBRCB_REPEATS_MAX = 254  # the fast path splits its vbrcb into calls of <= 254 repeats
+
+
+def _fast_path(d, s) -> bool:
+    """The vbrcb fast path of TROWEXPAND (vector_isa.md 3.6): static full b16/b32 tiles, dst
+    ``[M, 32/sizeof T]`` and src one ``[1, M]`` RowMajor row or one ``[M, 1]`` ColMajor column."""
+    sz = d.dtype.size_bytes
+    full = all(t.static_valid and t.valid == (t.rows, t.cols) for t in (d, s))
+    m = d.rows
+    src_ok = (s.geom.is_row_major and (s.rows, s.cols) == (1, m)) or (
+        not s.geom.is_row_major and (s.rows, s.cols) == (m, 1)
+    )
+    return sz in (2, 4) and full and d.cols * sz == 32 and src_ok
+
+
 def plan_rowexpand(instr: TRowExpand, ctx) -> list[Step]:
+    """TROWEXPAND: the vbrcb fast path for the static shapes it covers; otherwise the general
+    path (vector_isa.md 3.6, timing.md V3): count mode, and per row a V->S handshake, a scalar
+    read of ``src[i, 0]``, an S->V handshake and one count-mode ``vector_dup`` of the row."""
     d, s = instr.dst, instr.src
     R, C = d.valid
-    if R == 0:
+    if R == 0 or C == 0:
         return []
-    bs = d.dtype.c0
-    if s.geom.is_row_major:  # column 0 of a RowMajor source: the vcopy pass alone
-        calls = _Calls(ctx, ("vcopy",), d, None, s.cols, R, C)
-        return _plan_rows(ctx, calls, R, lambda r0, n: _rows_region(s, r0, n, 1))
-    calls = _Calls(ctx, ("vcopy",), d, None, d.cols, R, C)
+    if _fast_path(d, s):
+        return _plan_vbrcb(ctx, d, s)
+    t = ctx.config.timing
+    sz = d.dtype.size_bytes
+    lanes = max(sz, 2)  # 1-byte types go through 16-bit lanes: ceil(C/2) lanes
+    n = ceil_div(C * sz, lanes)
+    per_repeat = t.vector.repeat_bytes // lanes
+    c_written = n * lanes // sz  # an odd 1-byte width writes one padding byte
+    src_at = s.address + s.offsets(np.arange(R), np.zeros(R, dtype=np.int64)) * s.dtype.size_bytes
+    stream = VecStream(ctx)
+    for i in range(R):
+        stream.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
+        a = int(src_at[i])
+        stream.scalar(
+            t.scalar.ub_load_cycles,
+            f"read src[{i}, 0]",
+            reads=(Region("UB", a, a + s.dtype.size_bytes),),
+            row=i,
+        )
+        stream.handshake(Pipe.PIPE_S, Pipe.PIPE_V)
+        chunk = Chunk(ceil_div(n, per_repeat), per_repeat, True, row=i, rows=1, cols=c_written)
+        stream.call(
+            "vector_dup",
+            chunk,
+            writes=(_cols(d, i, 1, 0, min(c_written, d.cols), d.cols),),
+            label=f"vector_dup row {i} x{chunk.repeats}",
+            row=i,
+            elements=C,
+        )
+    return stream.steps()
 
-    def vbrcb(r0, reps):  # one block at the start of each dst row (within dst's storage)
-        n = min(reps * ROWS_PER_VBRCB_REPEAT, d.rows - r0)
-        return _vbrcb_reads(s, r0, reps), _rows_region(d, r0, n, bs)
 
-    return _plan_rows(ctx, calls, R, lambda r0, n: _rows_region(d, r0, n, bs), vbrcb)
+def _plan_vbrcb(ctx, d, s) -> list[Step]:
+    """vbrcb of the whole source: 8 elements -> 8 blocks (one dst row each) per repeat."""
+    t = ctx.config.timing
+    M, sz = d.rows, d.dtype.size_bytes
+    reps = ceil_div(M, ROWS_PER_VBRCB_REPEAT)
+    steps = []
+    for k0 in range(0, reps, VBRCB_REPEATS_MAX):
+        k = min(VBRCB_REPEATS_MAX, reps - k0)
+        r0 = k0 * ROWS_PER_VBRCB_REPEAT
+        r1 = min(M, r0 + k * ROWS_PER_VBRCB_REPEAT)
+        steps.append(
+            vector_step(
+                t,
+                "vbrcb",
+                k,
+                f"vbrcb rows {r0}+{r1 - r0} x{k}",
+                last=k0 + k == reps,
+                reads=(Region("UB", s.address + r0 * sz, s.address + r1 * sz),),
+                writes=(_rows_region(d, r0, r1 - r0, d.cols),),
+            )
+        )
+        steps[-1].args.update(rows=r1 - r0, first_row=r0)
+    return steps
 
 
 PLANS = {TRowExpandBinary: plan_rowexpand_binary, TRowExpand: plan_rowexpand}

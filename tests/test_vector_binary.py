@@ -288,8 +288,13 @@ def test_txor_tmp_must_be_a_tile(devname):
 # -- rules -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "devname,op,dt",
-    [("a2", "DIV", "int32"), ("a2", "ADD", "uint8"), ("950pr", "MUL", "int8"), ("cpu", "AND", "float32")],
-)  # fmt: skip
+    [
+        ("a2", "DIV", "int32"),
+        ("a2", "ADD", "uint8"),
+        ("950pr", "MUL", "int8"),
+        ("cpu", "AND", "float32"),
+    ],
+)
 def test_rule_dtype(devname, op, dt):
     def body():
         getattr(pto, f"T{op}")(vec(dt, 1, 64), vec(dt, 1, 64), vec(dt, 1, 64))
@@ -430,9 +435,7 @@ def test_a2a3_partial_rows_over_255_take_per_row_head_calls():
 def test_a2a3_txor_is_four_steps_with_barriers():
     a = np.ones((8, 16), np.int16)
     run, d, t = tile_tile("a2", "XOR", "int16", a, a)
-    seq = [
-        e.args.get("intrinsic", e.kind) for e in run.trace.events if e.opcode == "TXOR"
-    ]
+    seq = [e.args.get("intrinsic", e.kind) for e in run.trace.events if e.opcode == "TXOR"]
     assert seq == ["vor", "barrier", "vand", "barrier", "vnot", "barrier", "vand"]
 
 
@@ -456,7 +459,9 @@ def test_a2a3_tshl_is_a_scalar_loop_between_handshakes():
     assert kinds[-2:] == [("PIPE_S", "set_flag"), ("PIPE_V", "wait_flag")]
     assert kinds[2:-2] == [("PIPE_S", "scalar")] * 4
     assert not vector_events(run, "TSHL")
-    bigger, _, _ = tile_tile("a2", "SHL", "int32", np.ones((8, 8), np.int32), np.ones((8, 8), np.int32))
+    bigger, _, _ = tile_tile(
+        "a2", "SHL", "int32", np.ones((8, 8), np.int32), np.ones((8, 8), np.int32)
+    )
     s_busy = [sum(e.dur for e in r.trace.events if e.opcode == "TSHL" and e.kind == "scalar")
               for r in (run, bigger)]  # fmt: skip
     assert s_busy[0] < s_busy[1]

@@ -205,16 +205,16 @@ class TBinaryScalar(VectorInstruction):
                 int(self.value),
                 "a count outside the promoted type's width is undefined in C++",
             )
-        if self.name == "TSUBS" and arch.target == "a2a3" and d.dtype.is_int:
-            if a2a3_negated_scalar(self.value, d.dtype) is None:
-                self.unsupported(
-                    "scalar",
-                    "a2a3-tsubs-scalar",
-                    "a scalar whose float negation fits int32 ((float)s != -2**31)",
-                    int(self.value),
-                    "a2a3 TSUBS adds T(-(float)s); the negation overflows and the value is not "
-                    "known; use TADDS with the negated scalar",
-                )
+        quirk = self.name == "TSUBS" and arch.target == "a2a3" and d.dtype.is_int
+        if quirk and a2a3_negated_scalar(self.value, d.dtype) is None:
+            self.unsupported(
+                "scalar",
+                "a2a3-tsubs-scalar",
+                "a scalar whose float negation fits int32 ((float)s != -2**31)",
+                int(self.value),
+                "a2a3 TSUBS adds T(-(float)s); the negation overflows and the value is not "
+                "known; use TADDS with the negated scalar",
+            )
         t = self.tmp
         if t is not None:
             self.require_loc("tmp", t)

@@ -11,6 +11,8 @@ SCATTER_COLLISION = "F103"  # colliding destinations resolved by the warp schedu
 HIDDEN_SCRATCH = "F104"  # a live tile overlaps the hidden a2a3 TROWEXPAND scratch (D10)
 TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
 DMA_EXTENT = "F106"  # a2a3 TLOAD/TSTORE moves the GlobalTensor's rows/cols, not the valid ones
+DUP_CLOBBERS_SRC = "F107"  # a2a3 TDIVS/TRECIP vector_dup into a dst that overlaps src
+SCALAR_ROUNDED = "F108"  # a2a3 TSUBS: the scalar negated through float was rounded
 
 
 @dataclass(frozen=True)

@@ -663,7 +663,9 @@ def test_a2a3_partial_width_costs_more_than_continuous():
 def test_a2a3_tneg_is_vmuls_and_tnot_bytes_are_16bit_lanes():
     x = np.ones((4, 64), dtype=np.int16)
     run, _ = run_op("a2", unary_call("NEG"), "int16", [x])
-    assert calls(run, "TNEG") == [("vmuls", 2, False)]
+    # skeleton B: a tile narrower than one repeat (64 < 128 int16 lanes) takes the row-repeat
+    # form, one masked repeat per row (the V10 lowering), even when it is continuous
+    assert calls(run, "TNEG") == [("vmuls", 4, False)]
     b = np.ones((4, 64), dtype=np.uint8)  # 256 bytes = 128 u16 lanes = 1 repeat
     run, _ = run_op("a2", unary_call("NOT"), "uint8", [b])
     assert calls(run, "TNOT") == [("vnot", 1, False)]

@@ -98,25 +98,44 @@ def _continuous(R: int, C: int, Cols: int, E: int, *, tile_rows: int) -> list[Ch
     return _flat(R, C, E)
 
 
-def _row_repeat(R: int, C: int, E: int, B: int, pitches: list[int]) -> list[Chunk]:
-    """Rows as repeats (repeat stride = pitch/B blocks) per E-wide column chunk, then a masked
-    tail chunk; per-row calls when a stride or the row count does not fit 8 bits."""
+def _head_per_row(R: int, C: int, E: int) -> list[Chunk]:
+    """Per row, the ``C // E`` full repeats of the row in calls of <= 255 repeats."""
     out: list[Chunk] = []
-    head, tail = divmod(C, E)
-    if max(pitches) // B <= REPEAT_MAX:
-        for r0 in range(0, R, REPEAT_MAX):
-            n = min(REPEAT_MAX, R - r0)
-            out += [Chunk(n, E, row=r0, rows=n, col=k * E, cols=E) for k in range(head)]
-            if tail:
-                out.append(Chunk(n, tail, row=r0, rows=n, col=head * E, cols=tail))
-        return out
-    for r in range(R):  # stride overflow: per row, <= 255 repeats of the head, then the tail
+    head = C // E
+    for r in range(R):
         for k0 in range(0, head, REPEAT_MAX):
             k = min(REPEAT_MAX, head - k0)
             out.append(Chunk(k, E, row=r, rows=1, col=k0 * E, cols=k * E))
-        if tail:
-            out.append(Chunk(1, tail, row=r, rows=1, col=head * E, cols=tail))
     return out
+
+
+def _tail_rows(R: int, C: int, E: int, B: int, pitches: list[int]) -> list[Chunk]:
+    """The masked tail column chunk (``C % E`` lanes): rows as repeats (<= 255 per call), or
+    one single-repeat call per row when a repeat stride does not fit 8 bits."""
+    head, tail = divmod(C, E)
+    if not tail:
+        return []
+    if max(pitches) // B <= REPEAT_MAX:
+        return [
+            Chunk(min(REPEAT_MAX, R - r0), tail, row=r0, rows=min(REPEAT_MAX, R - r0),
+                  col=head * E, cols=tail)
+            for r0 in range(0, R, REPEAT_MAX)
+        ]  # fmt: skip
+    return [Chunk(1, tail, row=r, rows=1, col=head * E, cols=tail) for r in range(R)]
+
+
+def _row_repeat(
+    R: int, C: int, E: int, B: int, pitches: list[int], tile_rows: int | None = None
+) -> list[Chunk]:
+    """The row-repeat form: with static ``Rows <= 255`` and every repeat stride ``Cols/B <=
+    255``, one call per E-wide column chunk with the rows as repeats, then the masked tail
+    chunk the same way; otherwise (and always for tiles of different shapes, ``tile_rows``
+    None) the head per row (``_head_per_row``) and the tail as ``_tail_rows``."""
+    if tile_rows is not None and tile_rows <= REPEAT_MAX and max(pitches) // B <= REPEAT_MAX:
+        head = C // E
+        out = [Chunk(R, E, row=0, rows=R, col=k * E, cols=E) for k in range(head)]
+        return out + _tail_rows(R, C, E, B, pitches)
+    return _head_per_row(R, C, E) + _tail_rows(R, C, E, B, pitches)
 
 
 def _two_d(R: int, C: int, E: int, B: int, tile_rows: int, pitches: list[int]) -> list[Chunk]:
@@ -134,7 +153,7 @@ def _two_d(R: int, C: int, E: int, B: int, tile_rows: int, pitches: list[int]) -
                 k = min(REPEAT_MAX, C // E - k0)
                 out.append(Chunk(k, E, row=r, rows=1, col=k0 * E, cols=k * E))
         return out
-    return _row_repeat(R, C, E, B, pitches)
+    return _row_repeat(R, C, E, B, pitches, tile_rows)
 
 
 def _static_continuous(ref) -> bool:
@@ -173,7 +192,9 @@ def _skeleton(skeleton: str, tiles: list, R: int, C: int, sz: int) -> list[Chunk
             return _row_repeat(R, C, E, B, pitches) if R > 1 else _flat(1, C, E)
         return _two_d(R, C, E, B, d.rows, pitches)
     if skeleton == "scalar":
-        if continuous and same_type:
+        # tiles narrower than E take the row-repeat form even when continuous (no small-tile
+        # case; timing.md V10: a 256x16 fp32 TMULS is 255 + 1 masked repeats)
+        if continuous and same_type and d.cols >= E:
             return _continuous(R, C, d.cols, E, tile_rows=d.rows)
         return _two_d(R, C, E, B, d.rows, pitches)
     if skeleton == "unary":

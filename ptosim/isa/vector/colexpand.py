@@ -150,8 +150,7 @@ class TColExpandBinary(VectorInstruction):
         a, b = (full, row) if f_name == "src0" else (row, full)
         if self.op == "DIV" and d.dtype.is_int and np.any(b == 0):
             raise ExecutionError(
-                f"{self.label}: integer division by zero in the divisor src1; "
-                "nothing was written"
+                f"{self.label}: integer division by zero in the divisor src1; nothing was written"
             )
         ctx.tile_write(d, compute(self.op, d.dtype, a, b, ctx.target), R, C)
 

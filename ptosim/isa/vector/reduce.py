@@ -1,0 +1,539 @@
+"""Row and column reductions (vector_isa.md 3.5, 3.17; numerics 2.3; orders in reduce_order).
+
+Row: ``TROW<OP>(dst, src, tmp)`` with OP in SUM, MAX, MIN, PROD: ``dst[i, 0] = reduce_j
+src[i, j]`` over src's valid region (R, C); ``TROWARG<MAX|MIN>(dst_idx, src, tmp)`` or
+``(dst_val, dst_idx, src, tmp)`` store the first column index of the extreme (and its value).
+Column: ``TCOL<OP>(dst, src)`` (``TCOLSUM(dst, src, tmp, is_binary)`` too): ``dst[0, j] =
+reduce_i src[i, j]``; ``TCOLARG<MAX|MIN>`` likewise with row indices.
+
+Each target reduces in its reference order and accumulator type, bit-exactly (reduce_order):
+cpu sequential (TROWSUM in float32 for a half/bfloat16 dst), a2a3 its lowering (chunk tree +
+vcadd lane tree in T, per-row int blocks with a scalar lane combine, TCOLSUM copy-then-add or
+the binary tree), a5 per-chunk lane trees summed sequentially and the pairwise column order.
+
+Checks (vector_isa.md 3.5/3.17): Vec tiles; on the NPU src is RowMajor ND and a row-reduction
+dst is ND or a DN column (ColMajor, Cols 1); ``dst.validRow == R`` (rows) / ``dst.validCol == C``
+(columns); row reductions need R, C != 0 (an empty column reduction is a no-op). ``tmp`` is
+mandatory in the row API and ignored on cpu and a5; on a2a3 it must hold what the lowering puts
+there (``tmp_need``), same dtype as src. a2a3 also writes padding: the column reductions copy
+row 0 (or tmp row 0) to dst in whole 32-byte blocks, so dst[0, C:] up to the block boundary gets
+the copied row's bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as D
+from ...program import emit
+from ...tensors import TileRef
+from ..base import Arch, ExecContext
+from ..data import _tile
+from ..registry import TARGETS, instruction
+from . import reduce_order as O
+from .common import NPU_TARGETS, VectorInstruction, read_valid
+
+__all__ = [
+    "TCOLARGMAX",
+    "TCOLARGMIN",
+    "TCOLMAX",
+    "TCOLMIN",
+    "TCOLPROD",
+    "TCOLSUM",
+    "TROWARGMAX",
+    "TROWARGMIN",
+    "TROWMAX",
+    "TROWMIN",
+    "TROWPROD",
+    "TROWSUM",
+]
+
+f16, bf16, f32 = D.half, D.bfloat16, D.float32
+i8, u8, i16, u16, i32, u32, i64, u64 = (
+    D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64,
+)  # fmt: skip
+NUMERIC = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32)
+A2A3_BASIC = (f16, f32, i32, i16)
+A5_COL = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32)
+
+# (src dtype -> dst dtypes) per op and target; None = not defined on that target.
+_SAME = {d: (d,) for d in NUMERIC}
+ROW_PAIRS: dict[str, dict[str, dict | None]] = {
+    "SUM": {
+        "cpu": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,), i16: (i16, i32), i32: (i32,)},
+        "a2a3": {d: (d,) for d in A2A3_BASIC},
+        "a5": {d: (d,) for d in (f16, f32, i32, i16, i64, u64)},
+    },
+    "MAX": {
+        "cpu": _SAME,
+        "a2a3": {d: (d,) for d in A2A3_BASIC},
+        "a5": {d: (d,) for d in (f16, f32, i32, i16, i8, u8, i64, u64)},
+    },
+    "PROD": {
+        "cpu": _SAME,
+        "a2a3": {d: (d,) for d in A2A3_BASIC},
+        "a5": {d: (d,) for d in A2A3_BASIC},  # choice: a5/TRowProd.hpp's list is not in our notes
+    },
+}
+ROW_PAIRS["MIN"] = ROW_PAIRS["MAX"]
+COL_PAIRS: dict[str, dict[str, dict | None]] = {
+    "SUM": {
+        "cpu": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,)},
+        "a2a3": {d: (d,) for d in (f16, f32, i16, i32)},
+        "a5": {d: (d,) for d in A5_COL},
+    },
+    "MAX": {
+        "cpu": {bf16: (bf16, f32), f16: (f16, f32), f32: (f32,), i8: (i8,), u8: (u8,)},
+        "a2a3": {d: (d,) for d in (f16, f32, i16, i32)},
+        "a5": {d: (d,) for d in A5_COL},
+    },
+    "MIN": {"cpu": _SAME, "a2a3": {d: (d,) for d in (f16, f32, i16, i32)}, "a5": None},
+}
+COL_PAIRS["MIN"]["a5"] = COL_PAIRS["MAX"]["a5"]
+COL_PAIRS["PROD"] = COL_PAIRS["MIN"]
+# arg forms: src dtype -> index dtypes
+ARG_INDEX = {
+    "row": {
+        "cpu": {d: (i32, u32) for d in NUMERIC},
+        "a2a3": {f32: (i32, u32), f16: (i16, u16, i32, u32)},
+        "a5": None,
+    },
+    "col": {
+        "cpu": {d: (i32, u32) for d in NUMERIC},
+        "a2a3": {d: (i16, u16, i32, u32) for d in (f32, f16, u32, u16)},
+        "a5": None,
+    },
+}
+
+
+def src_dtypes(pairs: dict[str, dict | None]) -> dict[str, tuple | None]:
+    """Registry dtypes (the source element types) per target."""
+    return {t: None if pairs.get(t) is None else tuple(pairs[t]) for t in TARGETS}
+
+
+def special_shape(src: TileRef, dst: TileRef) -> bool:
+    """The a2a3 static shapes reduced with vcgadd/vcgmax/vcgmin (vector_isa.md 3.5 step 1)."""
+    return (
+        src.dtype is f32
+        and not dst.geom.is_row_major
+        and src.static_valid
+        and src.valid == (src.rows, src.cols)
+        and (src.rows, src.cols) in O.SPECIAL_SHAPES
+    )
+
+
+def a2a3_blocks_path(op: str, dt: D.DType) -> bool:
+    """The per-row block scheme with a scalar lane combine (ints, and TROWPROD always)."""
+    return op == "PROD" or dt.is_int
+
+
+class _Reduce(VectorInstruction):
+    """Checks shared by the row and column reductions."""
+
+    PAIRS: dict = {}
+
+    def _check_pair(self, src_name: str, src: TileRef, dst_name: str, dst: TileRef, pairs):
+        allowed = pairs or {}
+        self.require_dtype(src_name, src.dtype, tuple(allowed))
+        self.require_dtype(
+            dst_name,
+            dst.dtype,
+            allowed[src.dtype],
+            "dtype-pair",
+            f"the {dst_name} dtypes allowed for a {src.dtype.name} {src_name}",
+        )
+
+    def _check_row_dst(self, name: str, d: TileRef, s: TileRef, arch: Arch) -> None:
+        self.require_loc(name, d)
+        if arch.target in NPU_TARGETS:
+            g = d.geom
+            ok = not g.is_boxed and (g.is_row_major or d.cols == 1)
+            self.require(
+                ok,
+                name,
+                "row-reduce-dst-layout",
+                "ND (RowMajor) or a DN column (ColMajor, Cols == 1)",
+                f"{g.layout_name} {d.rows}x{d.cols}",
+            )
+        self.require(
+            d.valid_row == s.valid_row,
+            name,
+            "valid-rows",
+            f"valid_row == src valid_row {s.valid_row}",
+            d.valid_row,
+        )
+        self.require(d.valid_col >= 1, name, "valid-cols", "valid_col >= 1", d.valid_col)
+
+    def _check_tmp(self, need: tuple[int, int, int] | None, arch: Arch) -> None:
+        """``need`` = (rows, cols, elements) tmp must hold on a2a3 (None: not used)."""
+        t = self.tmp
+        if arch.target != "a2a3" or need is None:
+            return
+        self.require(t is not None, "tmp", "tmp-required", "a tmp tile (a2a3 lowering)", None)
+        self.require_loc("tmp", t)
+        self.require_same_dtype("src", self.src, "tmp", t)
+        rows, cols, elems = need
+        self.require(
+            t.geom.is_row_major and not t.geom.is_boxed,
+            "tmp",
+            "row-major",
+            "BLayout::RowMajor (ND)",
+            t.geom.layout_name,
+        )
+        self.require(
+            t.rows >= rows and t.cols >= cols and t.numel >= elems,
+            "tmp",
+            "tmp-size",
+            f"at least {rows} rows x {cols} cols ({elems} elements) for the a2a3 lowering",
+            f"{t.rows}x{t.cols}",
+        )
+
+
+def _write_rows_block(ctx: ExecContext, ref: TileRef, block: np.ndarray) -> None:
+    """Write a (rows, w) block at the start of each row of ``ref`` (row pitch = Cols), as the
+    vector unit addresses it."""
+    rows, w = block.shape
+    mem = ctx.memory_from(ref)
+    offs = (np.arange(rows)[:, None] * ref.cols + np.arange(w)[None, :]).reshape(-1)
+    mem[offs] = block.reshape(-1).astype(ref.dtype.np, copy=False)
+
+
+# -- row reductions ---------------------------------------------------------------------------
+class TRowReduce(_Reduce):
+    """TROW<OP>(dst, src, tmp), OP in SUM, MAX, MIN, PROD."""
+
+    reads = ("src",)
+    writes = ("dst", "tmp")
+
+    def __init__(self, op: str, dst: TileRef, src: TileRef, tmp: TileRef | None):
+        self.op, self.opcode = op, f"TROW{op}"
+        self.dst, self.src, self.tmp = dst, src, tmp
+        self.DTYPES = src_dtypes(ROW_PAIRS[op])
+
+    def tmp_need(self) -> tuple[int, int, int] | None:
+        """(rows, cols, elements) the a2a3 lowering uses in tmp, or None."""
+        s = self.src
+        R, C = s.valid
+        E = O.REPEAT_BYTES // s.dtype.size_bytes
+        if a2a3_blocks_path(self.op, s.dtype):
+            return 1, 1, s.dtype.c0
+        if special_shape(s, self.dst):
+            return 1, 1, R * C // O.GROUP
+        if C <= E:
+            return None
+        chunks = max(1, (C // E) // 2) if self.op == "SUM" else 1
+        return R, chunks * E, 0
+
+    def validate(self, arch: Arch) -> None:
+        self.require_defined(arch)
+        d, s = self.dst, self.src
+        self.require_vec("src", s, arch)
+        self._check_pair("src", s, "dst", d, ROW_PAIRS[self.op].get(arch.target))
+        self.require_nonempty("src", s)
+        self._check_row_dst("dst", d, s, arch)
+        self._check_tmp(self.tmp_need(), arch)
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s, t = self.dst, self.src, self.tmp
+        x = read_valid(ctx, s)
+        R = x.shape[0]
+        tmp_block = None
+        if ctx.target == "cpu":
+            vals = O.cpu_row(self.op, x, d.dtype)
+        elif ctx.target == "a5":
+            vals = O.a5_row(self.op, x)
+        elif a2a3_blocks_path(self.op, s.dtype):
+            vals, lanes = O.a2a3_row_blocks(self.op, x)
+            tmp_block = lanes[None, :]
+        else:
+            vals, tmp_block = O.a2a3_row_float(self.op, x, special=special_shape(s, d))
+        ctx.tile_write(d, vals.reshape(R, 1), R, 1)
+        if tmp_block is not None and t is not None:
+            _write_rows_block(ctx, t, tmp_block)
+
+
+class TRowArg(_Reduce):
+    """TROWARG<MAX|MIN>([dst_val,] dst_idx, src, tmp): the first column of the extreme."""
+
+    reads = ("src",)
+    writes = ("dst_val", "dst_idx", "tmp")
+
+    def __init__(self, op, dst_val, dst_idx, src, tmp):
+        self.op, self.opcode = op, f"TROWARG{op}"
+        self.dst_val, self.dst_idx, self.src, self.tmp = dst_val, dst_idx, src, tmp
+        self.DTYPES = src_dtypes(ARG_INDEX["row"])
+
+    def tmp_need(self) -> tuple[int, int, int]:
+        """a2a3: one (value, index) pair per row and 256-byte chunk (the vcmax results)."""
+        R, C = self.src.valid
+        E = O.REPEAT_BYTES // self.src.dtype.size_bytes
+        return 1, 1, 2 * R * -(-C // E)
+
+    def validate(self, arch: Arch) -> None:
+        self.require_defined(arch)
+        s, di, dv = self.src, self.dst_idx, self.dst_val
+        self.require_vec("src", s, arch)
+        self._check_pair("src", s, "dst_idx", di, ARG_INDEX["row"].get(arch.target))
+        self.require_nonempty("src", s)
+        self._check_row_dst("dst_idx", di, s, arch)
+        if dv is not None:
+            self.require_same_dtype("src", s, "dst_val", dv)
+            self._check_row_dst("dst_val", dv, s, arch)
+        self._check_tmp(self.tmp_need(), arch)
+
+    def execute(self, ctx: ExecContext) -> None:
+        x = read_valid(ctx, self.src)
+        R = x.shape[0]
+        vals, idx = O.arg_scan(ctx.target, self.op, x)
+        ctx.tile_write(self.dst_idx, idx.reshape(R, 1).astype(self.dst_idx.dtype.np), R, 1)
+        if self.dst_val is not None:
+            ctx.tile_write(self.dst_val, vals.reshape(R, 1), R, 1)
+
+
+# -- column reductions ------------------------------------------------------------------------
+def _pad_copy(ctx: ExecContext, dst: TileRef, src: TileRef, C: int) -> None:
+    """The a2a3 copy_ubuf_to_ubuf of row 0 moves whole 32-byte blocks: dst[0, C:] up to the
+    block boundary receives the source row's bytes there (padding)."""
+    sz = dst.dtype.size_bytes
+    end = -(-C * sz // O.BLOCK_BYTES) * O.BLOCK_BYTES // sz
+    if end > C:
+        ctx.memory_from(dst)[C:end] = ctx.memory_from(src)[C:end]
+
+
+class TColReduce(_Reduce):
+    """TCOL<OP>(dst, src[, tmp, is_binary]), OP in SUM, MAX, MIN, PROD."""
+
+    reads = ("src",)
+    writes = ("dst", "tmp")
+
+    def __init__(self, op, dst, src, tmp=None, is_binary=False):
+        self.op, self.opcode = op, f"TCOL{op}"
+        self.dst, self.src, self.tmp, self.is_binary = dst, src, tmp, bool(is_binary)
+        self.DTYPES = src_dtypes(COL_PAIRS[op])
+
+    @property
+    def binary(self) -> bool:
+        """The level-wise tree (TCOLSUM with a tmp tile and ``is_binary``)."""
+        return self.op == "SUM" and self.is_binary and self.tmp is not None
+
+    def validate(self, arch: Arch) -> None:
+        self.require_defined(arch)
+        d, s = self.dst, self.src
+        self.require_vec("src", s, arch)
+        self.require_vec("dst", d, arch)
+        self._check_pair("src", s, "dst", d, COL_PAIRS[self.op].get(arch.target))
+        self.require(
+            d.valid_col == s.valid_col,
+            "dst",
+            "valid-cols",
+            f"valid_col == src valid_col {s.valid_col}",
+            d.valid_col,
+        )
+        if self.is_binary:
+            self.require(self.op == "SUM", "is_binary", "binary-sum", "TCOLSUM only", self.op)
+            self.require(
+                self.tmp is not None, "tmp", "tmp-required", "a tmp tile for is_binary", None
+            )
+        if self.binary and arch.target in NPU_TARGETS:
+            self.require_loc("tmp", self.tmp)
+            self.require_same_dtype("src", s, "tmp", self.tmp)
+            R, C = s.valid
+            self.require(
+                self.tmp.rows >= max(1, R // 2) and self.tmp.cols >= C,
+                "tmp",
+                "tmp-size",
+                f"at least {max(1, R // 2)} rows and Cols >= C = {C} (row stride)",
+                f"{self.tmp.rows}x{self.tmp.cols}",
+            )
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s = self.dst, self.src
+        R, C = s.valid
+        if R == 0 or C == 0:
+            return
+        x = read_valid(ctx, s)
+        tmp_rows = None
+        if ctx.target == "cpu":
+            vals = O.cpu_col(self.op, x, d.dtype)
+        elif self.binary:
+            vals, tmp_rows = O.colsum_binary(ctx.target, x)
+        elif ctx.target == "a5":
+            vals = O.a5_col(self.op, x)
+        else:
+            vals = O.a2a3_col(self.op, x)
+        if ctx.target == "a2a3":
+            if tmp_rows is not None:
+                _write_rows_block(ctx, self.tmp, tmp_rows)
+            _pad_copy(ctx, d, self.tmp if tmp_rows is not None else s, C)
+        elif tmp_rows is not None:
+            _write_rows_block(ctx, self.tmp, tmp_rows)
+        ctx.tile_write(d, vals.reshape(1, C), 1, C)
+
+
+class TColArg(_Reduce):
+    """TCOLARG<MAX|MIN>([dst_val,] dst_idx, src, tmp): the first row index of the extreme."""
+
+    reads = ("src",)
+    writes = ("dst_val", "dst_idx", "tmp")
+
+    def __init__(self, op, dst_val, dst_idx, src, tmp):
+        self.op, self.opcode = op, f"TCOLARG{op}"
+        self.dst_val, self.dst_idx, self.src, self.tmp = dst_val, dst_idx, src, tmp
+        self.DTYPES = src_dtypes(ARG_INDEX["col"])
+
+    def validate(self, arch: Arch) -> None:
+        self.require_defined(arch)
+        s, di, dv = self.src, self.dst_idx, self.dst_val
+        self.require_vec("src", s, arch)
+        self.require_vec("dst_idx", di, arch)
+        self._check_pair("src", s, "dst_idx", di, ARG_INDEX["col"].get(arch.target))
+        for name, ref in (("dst_idx", di), ("dst_val", dv)):
+            if ref is None:
+                continue
+            self.require_vec(name, ref, arch)
+            self.require(
+                ref.valid_col == s.valid_col,
+                name,
+                "valid-cols",
+                f"valid_col == src valid_col {s.valid_col}",
+                ref.valid_col,
+            )
+        if dv is not None:
+            self.require_same_dtype("src", s, "dst_val", dv)
+        # a2a3: tmp holds the running extreme row (C elements of src's type)
+        self._check_tmp((1, s.valid_col, 0), arch)
+
+    def execute(self, ctx: ExecContext) -> None:
+        R, C = self.src.valid
+        if R == 0 or C == 0:
+            return
+        x = read_valid(ctx, self.src)
+        vals, idx = O.arg_scan(ctx.target, self.op, x.T)
+        ctx.tile_write(self.dst_idx, idx.reshape(1, C).astype(self.dst_idx.dtype.np), 1, C)
+        if self.dst_val is not None:
+            ctx.tile_write(self.dst_val, vals.reshape(1, C), 1, C)
+
+
+# -- the kernel-facing API --------------------------------------------------------------------
+def _row(op: str, dst, src, tmp) -> None:
+    name = f"TROW{op}"
+    emit(
+        TRowReduce(
+            op, _tile(dst, f"{name} dst"), _tile(src, f"{name} src"), _tile(tmp, f"{name} tmp")
+        )
+    )
+
+
+def _arg(kind: str, op: str, operands: tuple) -> None:
+    name = f"T{kind.upper()}ARG{op}"
+    if len(operands) not in (3, 4):
+        from ...errors import KernelError
+
+        raise KernelError(
+            f"{name} takes (dst_idx, src, tmp) or (dst_val, dst_idx, src, tmp), "
+            f"got {len(operands)} operands"
+        )
+    names = (
+        ("dst_idx", "src", "tmp") if len(operands) == 3 else ("dst_val", "dst_idx", "src", "tmp")
+    )
+    refs = dict(zip(names, (_tile(v, f"{name} {n}") for n, v in zip(names, operands))))
+    cls = TRowArg if kind == "row" else TColArg
+    emit(cls(op, refs.get("dst_val"), refs["dst_idx"], refs["src"], refs["tmp"]))
+
+
+def _col(op: str, dst, src, tmp=None, is_binary=False) -> None:
+    name = f"TCOL{op}"
+    t = None if tmp is None else _tile(tmp, f"{name} tmp")
+    emit(TColReduce(op, _tile(dst, f"{name} dst"), _tile(src, f"{name} src"), t, is_binary))
+
+
+def _row_doc(op):
+    return {"family": "reduction", "dtypes": src_dtypes(ROW_PAIRS[op])}
+
+
+@instruction(summary="dst[i, 0] = sum_j src[i, j] (per-target order)", **_row_doc("SUM"))
+def TROWSUM(dst, src, tmp) -> None:
+    """Row sums; cpu accumulates half/bfloat16 in float32, a2a3/a5 in T (module doc)."""
+    _row("SUM", dst, src, tmp)
+
+
+@instruction(summary="dst[i, 0] = max_j src[i, j]", **_row_doc("MAX"))
+def TROWMAX(dst, src, tmp) -> None:
+    """Row maxima (cpu std::max: a leading NaN sticks; NPU IEEE maximum)."""
+    _row("MAX", dst, src, tmp)
+
+
+@instruction(summary="dst[i, 0] = min_j src[i, j]", **_row_doc("MIN"))
+def TROWMIN(dst, src, tmp) -> None:
+    """Row minima (cpu std::min; NPU IEEE minimum)."""
+    _row("MIN", dst, src, tmp)
+
+
+@instruction(summary="dst[i, 0] = prod_j src[i, j] (per-target order)", **_row_doc("PROD"))
+def TROWPROD(dst, src, tmp) -> None:
+    """Row products (cpu sequential in T; a2a3 per-block lanes then a scalar lane product)."""
+    _row("PROD", dst, src, tmp)
+
+
+_ARG_ROW = {"family": "reduction", "dtypes": src_dtypes(ARG_INDEX["row"])}
+_ARG_COL = {"family": "reduction", "dtypes": src_dtypes(ARG_INDEX["col"])}
+
+
+@instruction(summary="dst_idx[i, 0] = first j of max_j src[i, j] (+ dst_val)", **_ARG_ROW)
+def TROWARGMAX(*operands) -> None:
+    """``TROWARGMAX(dst_idx, src, tmp)`` or ``TROWARGMAX(dst_val, dst_idx, src, tmp)``."""
+    _arg("row", "MAX", operands)
+
+
+@instruction(summary="dst_idx[i, 0] = first j of min_j src[i, j] (+ dst_val)", **_ARG_ROW)
+def TROWARGMIN(*operands) -> None:
+    """``TROWARGMIN(dst_idx, src, tmp)`` or ``TROWARGMIN(dst_val, dst_idx, src, tmp)``."""
+    _arg("row", "MIN", operands)
+
+
+@instruction(
+    family="reduction",
+    summary="dst[0, j] = sum_i src[i, j] (sequential, or a tree with is_binary)",
+    dtypes=src_dtypes(COL_PAIRS["SUM"]),
+)
+def TCOLSUM(dst, src, tmp=None, is_binary=False) -> None:
+    """Column sums: ``TCOLSUM(dst, src)`` or ``TCOLSUM(dst, src, tmp, is_binary)``."""
+    _col("SUM", dst, src, tmp, is_binary)
+
+
+@instruction(
+    family="reduction", summary="dst[0, j] = max_i src[i, j]", dtypes=src_dtypes(COL_PAIRS["MAX"])
+)
+def TCOLMAX(dst, src) -> None:
+    """Column maxima."""
+    _col("MAX", dst, src)
+
+
+@instruction(
+    family="reduction", summary="dst[0, j] = min_i src[i, j]", dtypes=src_dtypes(COL_PAIRS["MIN"])
+)
+def TCOLMIN(dst, src) -> None:
+    """Column minima."""
+    _col("MIN", dst, src)
+
+
+@instruction(
+    family="reduction",
+    summary="dst[0, j] = prod_i src[i, j]",
+    dtypes=src_dtypes(COL_PAIRS["PROD"]),
+)
+def TCOLPROD(dst, src) -> None:
+    """Column products."""
+    _col("PROD", dst, src)
+
+
+@instruction(summary="dst_idx[0, j] = first i of max_i src[i, j] (+ dst_val)", **_ARG_COL)
+def TCOLARGMAX(*operands) -> None:
+    """``TCOLARGMAX(dst_idx, src, tmp)`` or ``TCOLARGMAX(dst_val, dst_idx, src, tmp)``."""
+    _arg("col", "MAX", operands)
+
+
+@instruction(summary="dst_idx[0, j] = first i of min_i src[i, j] (+ dst_val)", **_ARG_COL)
+def TCOLARGMIN(*operands) -> None:
+    """``TCOLARGMIN(dst_idx, src, tmp)`` or ``TCOLARGMIN(dst_val, dst_idx, src, tmp)``."""
+    _arg("col", "MIN", operands)

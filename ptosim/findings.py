@@ -11,6 +11,7 @@ SCATTER_COLLISION = "F103"  # colliding destinations resolved by the warp schedu
 HIDDEN_SCRATCH = "F104"  # a live tile overlaps the hidden a2a3 TROWEXPAND scratch (D10)
 TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
 DMA_EXTENT = "F106"  # a2a3 TLOAD/TSTORE moves the GlobalTensor's rows/cols, not the valid ones
+CONVERSION_UNDEFINED = "F107"  # TCVT data whose result the reference leaves undefined
 
 
 @dataclass(frozen=True)

@@ -249,9 +249,7 @@ def test_a2a3_forces_saturation_on_for_other_pairs():
     _, out = cvt("a2", "float32", "int32", x, "CAST_RINT", "OFF")  # OFF ignored: clamps
     np.testing.assert_array_equal(out, [2**31 - 1, -(2**31), 1])
     _, out5 = cvt("950pr", "float32", "int32", x, "CAST_RINT", "OFF")  # a5 honours OFF
-    np.testing.assert_array_equal(
-        out5, np.array([3000000000, -3000000000, 1], "i8").astype("i4")
-    )
+    np.testing.assert_array_equal(out5, np.array([3000000000, -3000000000, 1], "i8").astype("i4"))
 
 
 def test_a2a3_tmp_two_step_f32_to_i16_clamps_to_int32_first():
@@ -478,9 +476,8 @@ def test_property_f32_to_int_a5(x, mode, dt, sat):
 def test_property_i32_to_f32_modes_a5(n, mode):
     got = Conversion("a5", D.int32, D.float32, mode, None, None).convert(np.array([n], "i4"))[0]
     f = np.float32(n)  # RNE reference candidate, then the exact bracket
-    cands = sorted(
-        {float(np.nextafter(f, np.float32(-np.inf))), float(f), float(np.nextafter(f, np.float32(np.inf)))}
-    )  # fmt: skip
+    down, up = np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))
+    cands = sorted({float(down), float(f), float(up)})
     lo = max(c for c in cands if c <= n)
     hi = min(c for c in cands if c >= n)
     if lo == hi:

@@ -44,8 +44,8 @@ a2a3 ``tmp`` with sat OFF (f32->i16, f16->i16, f16->i8): the "PyTorch-compatible
 through int32 (f32 -> i32 saturating, then the low bits). Numerically that equals the one-step
 OFF result except that an f32 value beyond int32 is clamped to int32 first. The tmp tile holds
 the int32 intermediates afterwards, packed row after row from tmp's address, as many as fit in
-tmp (choice: the chunk layout of the reference is not public). Without tmp these pairs use the plain intrinsic
-with bit 59 = 1. a5 ignores tmp.
+tmp (choice: the chunk layout of the reference is not public). Without tmp these pairs use the
+plain intrinsic with bit 59 = 1. a5 ignores tmp.
 
 hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
 (ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
@@ -450,7 +450,7 @@ class TCvt(VectorInstruction):
         R, C = self.domain(t)
         other, oname = (d, "dst") if t == "cpu" else (s, "src")
         self.require(
-            R <= other.rows and C <= other.cols,
+            other.rows >= R and other.cols >= C,
             oname,
             "valid-fits-tile",
             f"a tile of at least {R} x {C} (the iterated valid shape)",

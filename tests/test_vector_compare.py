@@ -78,7 +78,7 @@ def test_cpu_tcmp_u8_and_u32_pack_lsb_first_and_zero_the_rest(mode):
     s0, s1 = vec("float32", 4, 48, valid=(4, 40)), vec("float32", 4, 48, valid=(4, 40))
     for ddt, bits in (("uint8", 8), ("uint32", 32)):
         d = vec(ddt, 4, 32 // np.dtype(ddt).itemsize * 2, valid=(4, 2))
-        r = run("cpu", [s0, s1, d], [(s0, a), (s1, b)], lambda: pto.TCMP(d, s0, s1, mode))
+        r = run("cpu", [s0, s1, d], [(s0, a), (s1, b)], lambda d=d: pto.TCMP(d, s0, s1, mode))
         got = raw_bytes(r, d)
         words = min(-(-40 // bits), 2)
         for i in range(4):

@@ -493,3 +493,111 @@ def test_property_i32_to_f32_modes_a5(n, mode):
         else (hi if n > 0 else lo),
     }[mode]
     assert float(got[0]) == want and math.isfinite(want)
+
+
+# -- TQUANT / TDEQUANT / TCI ---------------------------------------------------------------------
+def run_tiles(devname, loads, body, extra=()):
+    """TASSIGN each tile at 4 KiB steps, TLOAD (tile, data) pairs, MTE2 -> V, body()."""
+    dev = pto.Device(devname)
+    bufs = [dev.gm_array(np.ascontiguousarray(d)) for _, d in loads]
+    tiles = [t for t, _ in loads] + list(extra)
+
+    @pto.kernel
+    def k():
+        for n, t in enumerate(tiles):
+            pto.TASSIGN(t, 0x1000 * n)
+        for (t, d), b in zip(loads, bufs):
+            pto.TLOAD(t, pto.GlobalTensor(b, (1, 1, 1) + d.shape, layout="ND"))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        body()
+
+    return dev.run(k)
+
+
+@pytest.mark.parametrize("quant", ["INT8_SYM", "INT8_ASYM"])
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+def test_tquant_int8(devname, quant):
+    rng = np.random.default_rng(5)
+    R, C = 4, 64
+    x = rng.uniform(-40, 40, (R, C)).astype(np.float32)
+    x[0, :4] = [0.5, 1.5, 2.5, -0.5]
+    sc = np.array([1.0, 3.0, 0.25, 100.0] + [0] * 4, np.float32).reshape(8, 1)
+    off = np.array([0.0, 128.0, 100.0, 7.0] + [0] * 4, np.float32).reshape(8, 1)
+    src, dst = vec("float32", R, C), vec("int8" if quant == "INT8_SYM" else "uint8", R, C)
+    s_t = pto.Tile("Vec", "float32", 8, 1, "ColMajor", valid=(R, 1))
+    o_t = pto.Tile("Vec", "float32", 8, 1, "ColMajor", valid=(R, 1))
+    tmp = vec("int32", R, C)
+    loads = [(src, x), (s_t, sc[:R].T.copy()), (o_t, off[:R].T.copy())]
+
+    def body():
+        pto.TQUANT(dst, src, s_t, tmp, o_t if quant == "INT8_ASYM" else None, quant=quant)
+
+    dev = pto.Device(devname)
+    bufs = [dev.gm_array(np.ascontiguousarray(d)) for _, d in loads]
+
+    @pto.kernel
+    def k():
+        for n, t in enumerate([src, s_t, o_t, dst, tmp]):
+            pto.TASSIGN(t, 0x1000 * n)
+        for (t, _d), b in zip(loads, bufs):
+            layout = "DN" if t is not src else "ND"
+            shape = (1, 1, 1, R, 1) if t is not src else (1, 1, 1, R, C)
+            pto.TLOAD(t, pto.GlobalTensor(b, shape, layout=layout))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        body()
+
+    r = dev.run(k)
+    v = x * sc[:R]
+    if quant == "INT8_ASYM":
+        v = (v + off[:R]).astype(np.float32)
+    lo, hi = (-128, 127) if quant == "INT8_SYM" else (0, 255)
+    want = np.clip(np.rint(v.astype(np.float64)), lo, hi)
+    np.testing.assert_array_equal(r.tile(dst).astype(np.int64), want.astype(np.int64))
+    clobbered = not np.array_equal(r.tile(src), x)
+    assert clobbered == (devname == "a2")  # a2a3 scales src in place
+
+
+def test_tquant_mx_is_unsupported():
+    src, dst, sc = vec("float32", 1, 64), vec("int8", 1, 64), vec("float32", 1, 8)
+    with pytest.raises(UnsupportedError, match="mx-quant"):
+        run_tiles("cpu", [], lambda: pto.TQUANT(dst, src, sc, quant="MXFP8"), [src, dst, sc])
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+@pytest.mark.parametrize("sdt", ["int8", "int16"])
+def test_tdequant(devname, sdt):
+    R, C = 3, 64
+    x = np.arange(R * C).reshape(R, C).astype(D.dtype(sdt).np)
+    sc = np.zeros((R, 8), np.float32)
+    off = np.zeros((R, 8), np.float32)
+    sc[:, 0], off[:, 0] = [0.1, 3.0, -0.5], [1.0, -2.5, 100.0]
+    src, dst = vec(sdt, R, C), vec("float32", R, C)
+    s_t, o_t = vec("float32", R, 8, valid=(R, 1)), vec("float32", R, 8, valid=(R, 1))
+    r = run_tiles(
+        devname,
+        [(src, x), (s_t, sc[:, :1]), (o_t, off[:, :1])],
+        lambda: pto.TDEQUANT(dst, src, s_t, o_t),
+        [dst],
+    )
+    want = (x.astype(np.float32) - off[:, :1]) * sc[:, :1]
+    np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
+
+
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_tci(devname, descending):
+    d = vec("int32", 1, 64, valid=(1, 50))
+    r = run_tiles(devname, [], lambda: pto.TCI(d, 7, descending=descending), [d])
+    j = np.arange(50)
+    np.testing.assert_array_equal(r.tile(d)[0], 7 - j if descending else 7 + j)
+
+
+def test_tci_a2a3_tmp_descending_negates_and_a5_rejects_half():
+    d, tmp = vec("int32", 1, 64), vec("uint8", 1, 768)
+    r = run_tiles("a2", [], lambda: pto.TCI(d, 7, tmp, descending=True), [d, tmp])
+    np.testing.assert_array_equal(r.tile(d)[0], -(7 + np.arange(64)))
+    h = vec("half", 1, 64)
+    with pytest.raises(ConstraintError, match="dtype"):
+        run_tiles("950pr", [], lambda: pto.TCI(h, 1), [h])

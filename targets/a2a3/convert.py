@@ -22,10 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptosim import dtypes as D
+from ptosim.enums import Pipe
 from ptosim.isa.vector.convert import TCvt
-from ptosim.plan import Step
+from ptosim.isa.vector.quant import TCi, TDequant, TQuant
+from ptosim.plan import Region, Step
 
-from ..costs import vector_step
+from ..costs import ceil_div, vector_step
 from .vec import REPEAT_BYTES, REPEAT_MAX, Chunk, VecStream
 
 _CHUNK_F16_I8 = 64  # the f16 -> i8 two-step path works in chunks of <= 64 elements per row
@@ -130,3 +132,109 @@ def plan_tcvt(instr: TCvt, ctx) -> list:
 
 
 PLANS = {TCvt: plan_tcvt}
+
+
+# -- TQUANT / TDEQUANT / TCI (vector_isa.md 3.15, 3.21) ----------------------------------------
+def _rows_region(ref, R: int, C: int, pitch_elems: int | None = None, size: int | None = None):
+    sz = ref.dtype.size_bytes if size is None else size
+    p = ref.cols if pitch_elems is None else pitch_elems
+    end = ref.address + ((R - 1) * p + C) * sz if R and C else ref.address
+    return Region("UB", ref.address, end)
+
+
+def plan_tquant(instr: TQuant, ctx) -> list:
+    """TROWEXPANDMUL(src, src, scale, tmp) [, TROWEXPANDADD(src, src, offset, tmp)] (vbrcb of the
+    per-row parameter into tmp, barrier, the op per row-repeat), then TCVT f32->i32 into tmp,
+    i32->f16 into src, f16->i8/u8 into dst, a barrier after each step."""
+    d, s, t = instr.dst, instr.src, instr.tmp
+    R, C = d.valid
+    st = VecStream(ctx)
+    if R == 0 or C == 0:
+        return st.steps()
+    params = [("vmul", instr.scale)]
+    if instr.quant == "INT8_ASYM":
+        params.append(("vadd", instr.offset))
+    for op, p in params:
+        st.call(
+            "vbrcb",
+            Chunk(ceil_div(R, 8), 8, per_repeat=8),
+            reads=(Region("UB", p.address, p.address + R * 4),),
+            writes=(Region("UB", t.address, t.address + ceil_div(R, 8) * 256),),
+        )
+        st.barrier()
+        _pass(st, op, cvt_chunks(R, C, 64), s, s)
+        st.barrier()
+    tmp32 = _I32View(t.address, s.cols)
+    half = _HalfView(s.address, s.cols)
+    for op, a, b, e in (
+        ("vconv_f322s32r", s, tmp32, 64),
+        ("vconv_s322f16r", tmp32, half, 64),
+        ("vconv_f162s8r" if d.dtype is D.int8 else "vconv_f162u8r", half, d, 128),
+    ):
+        _pass(st, op, cvt_chunks(R, C, e), a, b)
+        st.barrier()
+    return st.steps()
+
+
+@dataclass(frozen=True)
+class _HalfView:
+    address: int
+    cols: int
+    dtype: D.DType = D.half
+
+
+def plan_tdequant(instr: TDequant, ctx) -> list:
+    d, s = instr.dst, instr.src
+    R, C = d.valid
+    st = VecStream(ctx)
+    if R == 0 or C == 0:
+        return st.steps()
+    if s.dtype is D.int8:  # s8 -> f16 (in dst's bytes) -> f32
+        half = _HalfView(d.address, d.cols)
+        _pass(st, "vconv_s82f16", cvt_chunks(R, C, 128), s, half)
+        st.barrier()
+        _pass(st, "vconv_f162f32", cvt_chunks(R, C, 64), half, d)
+    else:
+        _pass(st, "vconv_s162f32", cvt_chunks(R, C, 64), s, d)
+    st.barrier()
+    t = ctx.config.timing.scalar
+    for i in range(R):
+        st.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
+        for p in (instr.offset, instr.scale):
+            at = p.address + i * p.cols * 4
+            st.scalar(t.ub_load_cycles, f"load row {i} param", reads=(Region("UB", at, at + 4),))
+        st.handshake(Pipe.PIPE_S, Pipe.PIPE_V)
+        ch = Chunk(ceil_div(C, 64), 64, True, row=i, rows=1, col=0, cols=C, per_repeat=64)
+        for op in ("vadds", "vmuls"):
+            st.call(op, ch, reads=(ch.region(d),), writes=(ch.region(d),), label=f"{op} row {i}")
+            st.barrier()
+    return st.steps()
+
+
+def plan_tci(instr: TCi, ctx) -> list:
+    d = instr.dst
+    C = d.valid_col if d.valid_row else 0
+    st = VecStream(ctx)
+    t = ctx.config.timing.scalar
+    if C == 0:
+        return st.steps()
+    if instr.tmp is None:  # a scalar loop writing UB directly
+        st.scalar(
+            C * (t.ub_store_cycles + t.loop_cycles),
+            f"scalar loop x{C}",
+            writes=(_rows_region(d, 1, C),),
+            elements=C,
+        )
+        return st.steps()
+    E = REPEAT_BYTES // d.dtype.size_bytes
+    tmp_reg = Region("UB", instr.tmp.address, instr.tmp.address + instr.tmp.size_bytes)
+    conv = "vconv_f322s32r" if d.dtype.size_bytes == 4 else "vconv_f162s16r"
+    for op in ("vector_dup", "vcgadd", "vbrcb", "vadd", conv):
+        st.call(op, Chunk(1, E, per_repeat=E), reads=(tmp_reg,), writes=(tmp_reg,))
+        st.barrier()
+    ch = Chunk(ceil_div(C, E), E, True, first=0, count=C, per_repeat=E)
+    st.call("vadds", ch, reads=(tmp_reg,), writes=(_rows_region(d, 1, C),))
+    return st.steps()
+
+
+PLANS.update({TQuant: plan_tquant, TDequant: plan_tdequant, TCi: plan_tci})

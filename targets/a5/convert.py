@@ -11,6 +11,7 @@ of the wider element type (``256 / max(sizeof S, sizeof D)`` elements): ``vlds``
 from __future__ import annotations
 
 from ptosim.isa.vector.convert import TCvt
+from ptosim.isa.vector.quant import TCi, TDequant, TQuant
 from ptosim.plan import Region, Step
 
 from ..costs import ceil_div
@@ -54,3 +55,45 @@ def plan_tcvt(instr: TCvt, ctx) -> list[Step]:
 
 
 PLANS = {TCvt: plan_tcvt}
+
+
+# -- TQUANT / TDEQUANT / TCI ----------------------------------------------------------------
+def _per_row(ctx, d, src, ops: tuple[str, ...], *, params=0) -> list[Step]:
+    """Per row: ``params`` broadcast loads, ``vlds`` src, the ops, ``vsts`` dst (a vector =
+    256 bytes of the wider type)."""
+    R, C = d.valid
+    vf = VectorFunction(ctx)
+    per_vec = vf.vl // max(d.dtype.size_bytes, src.dtype.size_bytes)
+    n = ceil_div(C, per_vec)
+    for i in range(R if C > 0 else 0):
+        info = {"row": i, "elements": C, "vectors": n}
+        if params:
+            vf.op("vbr", params, f"row {i} params", **info)
+        vf.op("vlds", n, f"row {i} src", reads=(_rows(src, i, 1, C),), **info)
+        for op in ops:
+            vf.op(op, n, f"row {i}", **info)
+        vf.op("vsts", n, f"row {i} dst", writes=(_rows(d, i, 1, C),), **info)
+    return vf.steps()
+
+
+def plan_tquant(instr: TQuant, ctx) -> list[Step]:
+    asym = instr.quant == "INT8_ASYM"
+    ops = ("vmul", "vadd", "vcvt") if asym else ("vmul", "vcvt")
+    return _per_row(ctx, instr.dst, instr.src, ops, params=2 if asym else 1)
+
+
+def plan_tdequant(instr: TDequant, ctx) -> list[Step]:
+    return _per_row(ctx, instr.dst, instr.src, ("vcvt", "vsub", "vmul"), params=2)
+
+
+def plan_tci(instr: TCi, ctx) -> list[Step]:
+    d = instr.dst
+    C = d.valid_col if d.valid_row else 0
+    vf = VectorFunction(ctx)
+    n = ceil_div(C, vf.vl // d.dtype.size_bytes)
+    vf.op("vci", n, "indices", elements=C)
+    vf.op("vsts", n, "dst", writes=(_rows(d, 0, 1, C),), elements=C)
+    return vf.steps()
+
+
+PLANS.update({TQuant: plan_tquant, TDequant: plan_tdequant, TCi: plan_tci})

@@ -13,6 +13,7 @@ TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
 DMA_EXTENT = "F106"  # a2a3 TLOAD/TSTORE moves the GlobalTensor's rows/cols, not the valid ones
 DUP_CLOBBERS_SRC = "F107"  # a2a3 TDIVS/TRECIP vector_dup into a dst that overlaps src
 SCALAR_ROUNDED = "F108"  # a2a3 TSUBS: the scalar negated through float was rounded
+CONVERSION_UNDEFINED = "F109"  # TCVT data whose result the reference leaves undefined
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,528 @@
+"""TCVT: element type conversion (vector_isa.md 3.7, 2.3, 4 item 3).
+
+``TCVT(dst, src, mode="CAST_RINT", sat=None, tmp=None, *, need_set_ctrl=True)`` mirrors
+``TCVT<NeedSetCtrl>(dst, src[, tmp], RoundMode mode[, SaturationMode sat])``; a Tile passed as
+the third positional argument is the C++ overload's ``tmp``.
+
+Iteration domain: a2a3/a5 = dst's valid shape; cpu = **src's** valid shape (``cpu/TCvt.hpp``).
+``dst[i, j] = cvt(src[i, j])``; nothing outside that region is written.
+
+Round modes (``RoundMode``): CAST_NONE, CAST_RINT (nearest, ties even), CAST_ROUND (nearest,
+ties away), CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD. Per target:
+
+- cpu: float -> int applies the mode in double (CAST_NONE = the C cast's truncation, CAST_ODD =
+  nearest with ties to the odd integer), then the C cast; float -> float and int -> float are
+  plain C casts (round to nearest even whatever the mode; an int64 source is rounded to double
+  first, as the host does); int -> int wraps.
+- a2a3: one ``vconv_<s>2<d><suffix>`` intrinsic per pair (suffix r/a/f/c/z/o); a mode the
+  pair's intrinsic family lacks, and CAST_NONE, take the pair's default (``A2A3_PAIRS``);
+  "plain" int -> float intrinsics round to nearest even (choice: the hardware's default).
+  CAST_ODD on a float destination is round-to-odd (sticky).
+- a5: ``vcvt`` with the mode; CAST_NONE (and CAST_ODD except for f32 -> f16) is truncation for
+  float -> int and round-to-nearest-even otherwise.
+
+Saturation (``SaturationMode`` ON / OFF; CTRL bit 59 on a2a3): default OFF for the six narrowing
+pairs f16->u8, f16->i8, f32->i16, f16->i16, i64->i32, i32->i16 and ON for every other pair on
+a2a3/a5; cpu default OFF for all. a2a3 honours an explicit ``sat`` only for the six pairs (ON
+otherwise). ON clamps to the destination range, OFF keeps the low bits (300.0 -> int8 = 44).
+Choices (the reference does not say, flagged by finding F109 when data hits them): on the NPU,
+NaN -> integer gives 0 and +-inf -> integer gives the saturated limit, whatever ``sat``; on a2a3
+saturation only concerns integer destinations (float -> float follows IEEE overflow of the
+rounding mode); on a5 a narrowing float -> float conversion with sat ON clamps every
+non-NaN value (inf included) to +-max finite, with sat OFF overflows as IEEE does (float8 e4m3
+has no infinity: NaN). ``need_set_ctrl=False`` leaves CTRL as the caller set it; ptosim models
+no CTRL writes by kernels, so the reset state applies (bit 59 = 0: saturate).
+
+cpu saturation (``sat="ON"`` explicitly): clamp in double to ``[max(lowest_S, lowest_D),
+min(max_S, max_D)]`` (NaN -> the upper limit), convert that double back to S (re-rounding:
+2147483647 -> 2147483648.0f for f32), then convert. A float -> int value outside the destination
+range is undefined behaviour on the host: ptosim gives what x86-64 code gives (the cvttsd2si
+"integer indefinite" of the conversion width the compiler uses: 64 bits for u8/u32/i64/u64,
+32 bits otherwise, then the store truncates) and reports finding F109.
+
+a2a3 ``tmp`` with sat OFF (f32->i16, f16->i16, f16->i8): the "PyTorch-compatible" two-step path
+through int32 (f32 -> i32 saturating, then the low bits). Numerically that equals the one-step
+OFF result except that an f32 value beyond int32 is clamped to int32 first. The tmp tile holds
+the int32 intermediates afterwards, packed row after row from tmp's address, as many as fit in
+tmp (choice: the chunk layout of the reference is not public). Without tmp these pairs use the
+plain intrinsic with bit 59 = 1. a5 ignores tmp.
+
+hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
+(ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
+fp4/int4 pairs have no ptosim dtype.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ... import dtypes as D
+from ...findings import CONVERSION_UNDEFINED
+from ...program import emit
+from ...tensors import Tile, TileRef
+from ..base import Arch, ExecContext
+from ..data import _tile
+from ..registry import instruction
+from .common import VectorInstruction
+
+__all__ = ["TCVT", "ROUND_MODES", "SAT_MODES"]
+
+ROUND_MODES = (
+    "CAST_NONE",
+    "CAST_RINT",
+    "CAST_ROUND",
+    "CAST_FLOOR",
+    "CAST_CEIL",
+    "CAST_TRUNC",
+    "CAST_ODD",
+)
+SAT_MODES = ("ON", "OFF")
+
+_SUFFIX = {
+    "CAST_RINT": "r",
+    "CAST_ROUND": "a",
+    "CAST_FLOOR": "f",
+    "CAST_CEIL": "c",
+    "CAST_TRUNC": "z",
+    "CAST_ODD": "o",
+}
+_HOW = {"r": "rint", "a": "round", "f": "floor", "c": "ceil", "z": "trunc", "o": "odd", "": "rint"}
+
+f32, f16, bf16 = D.float32, D.half, D.bfloat16
+i8, u8, i16, u16, i32, u32, i64 = D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64
+e4m3, e5m2, hif8 = D.float8_e4m3, D.float8_e5m2, D.hifloat8
+
+# a2a3 (src, dst) -> (intrinsic family, suffixes it has, default suffix; "" = the plain one)
+A2A3_PAIRS: dict[tuple[D.DType, D.DType], tuple[str, str, str]] = {
+    (f32, f16): ("vconv_f322f16", "rafczo", "r"),
+    (f32, f32): ("vconv_f322f32", "rafcz", "r"),
+    (f32, bf16): ("vconv_f322bf16", "rafcz", "r"),
+    (f32, i64): ("vconv_f322s64", "rafcz", "z"),
+    (f32, i32): ("vconv_f322s32", "rafcz", "z"),
+    (f32, i16): ("vconv_f322s16", "rafcz", "z"),
+    (f16, i32): ("vconv_f162s32", "rafcz", "z"),
+    (f16, i16): ("vconv_f162s16", "rafcz", "z"),
+    (f16, i8): ("vconv_f162s8", "rafcz", "z"),
+    (f16, u8): ("vconv_f162u8", "rafcz", "z"),
+    (bf16, i32): ("vconv_bf162s32", "rafcz", "z"),
+    (i16, f16): ("vconv_s162f16", "rafcz", ""),
+    (i32, f32): ("vconv_s322f32", "rafcz", ""),
+    (i64, f32): ("vconv_s642f32", "rafcz", "r"),
+    (f16, f32): ("vconv_f162f32", "", ""),
+    (bf16, f32): ("vconv_bf162f32", "", ""),
+    (u8, f16): ("vconv_u82f16", "", ""),
+    (i8, f16): ("vconv_s82f16", "", ""),
+    (i16, f32): ("vconv_s162f32", "", ""),
+    (i64, i32): ("vconv_s642s32", "", ""),
+    (i32, i64): ("vconv_s322s64", "", ""),
+    (i32, i16): ("vconv_s322s16", "", ""),
+    (i32, f16): ("vconv_deq", "", ""),
+}
+
+A5_PAIRS: frozenset[tuple[D.DType, D.DType]] = frozenset(
+    [(f32, d) for d in (f32, f16, bf16, i16, i32, i64, e4m3, e5m2, hif8)]
+    + [(f16, d) for d in (f32, i32, i16, i8, u8, hif8)]
+    + [(bf16, d) for d in (f32, i32, f16)]
+    + [(i16, d) for d in (u8, f16, f32, u32, i32)]
+    + [(i32, d) for d in (f32, i16, u16, i64, u8)]
+    + [(i64, f32), (i64, i32), (u8, f16), (u8, u16)]
+    + [(i8, d) for d in (f16, i16, i32)]
+    + [(u32, d) for d in (u8, u16, i16)]
+    + [(e4m3, f32), (e5m2, f32), (hif8, f32)]
+)
+
+# Pairs whose default saturation is OFF (a2a3 and a5; the only ones a2a3 lets ``sat`` change).
+NARROWING_SAT_OFF = frozenset(
+    [(f16, u8), (f16, i8), (f32, i16), (f16, i16), (i64, i32), (i32, i16)]
+)
+# a2a3 pairs with a two-step path through int32 when a tmp tile is given and sat is OFF.
+A2A3_TMP_PAIRS = frozenset([(f32, i16), (f16, i16), (f16, i8)])
+
+_CPU_DTYPES = tuple(d for d in D.ALL if d is not hif8)
+_A2A3_DTYPES = tuple(d for d in D.ALL if any(d in p for p in A2A3_PAIRS))
+_A5_DTYPES = tuple(d for d in D.ALL if d is not hif8 and any(d in p for p in A5_PAIRS))
+
+
+# -- exact numerics ---------------------------------------------------------------------------
+def integral(q: np.ndarray, how: str) -> np.ndarray:
+    """float64 ``q`` rounded to an integral float64 by ``how``: rint (ties even), round (ties
+    away), floor, ceil, trunc, odd (inexact -> the odd neighbour), ties_odd (nearest, ties to
+    the odd integer). inf and NaN pass through; signed zeros are kept."""
+    q = np.asarray(q, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        if how == "rint":
+            return np.rint(q)
+        if how == "floor":
+            return np.floor(q)
+        if how == "ceil":
+            return np.ceil(q)
+        if how == "trunc":
+            return np.trunc(q)
+        t = np.trunc(q)
+        frac = np.abs(q - t)
+        step = t + np.copysign(1.0, q)
+        t_odd = np.fmod(t, 2.0) != 0
+        if how == "round":
+            return np.where(frac >= 0.5, step, t)
+        if how == "odd":
+            return np.where((frac > 0) & ~t_odd, step, t)
+        if how == "ties_odd":
+            return np.where(frac > 0.5, step, np.where((frac == 0.5) & ~t_odd, step, t))
+    raise ValueError(f"unknown rounding {how!r}")
+
+
+def _float_format(dt: D.DType) -> tuple[int, int, float]:
+    """(precision bits incl. the implicit one, minimum normal exponent, max finite)."""
+    fi = ml_dtypes.finfo(dt.np)
+    return int(fi.nmant) + 1, int(fi.minexp), float(fi.max)
+
+
+def round_float(x, dt: D.DType, how: str, *, saturate: bool = False) -> np.ndarray:
+    """Exact values ``x`` (float64) rounded to float type ``dt`` by ``how`` (``integral``'s
+    names), as float64 holding the result exactly (may be +-inf; ``astype(dt.np)`` is then
+    exact, except that an overflow to inf becomes NaN for float8 e4m3, which has no inf).
+
+    Overflow: the modes that round away from zero on that side give +-inf, the others +-max.
+    ``saturate``: every non-NaN value is clamped to [-max, max] afterwards.
+    """
+    p, emin, fmax = _float_format(dt)
+    x = np.asarray(x, dtype=np.float64)
+    out = x.copy()
+    m = np.isfinite(x) & (x != 0)
+    if np.any(m):
+        xs = x[m]
+        _, e = np.frexp(xs)  # xs = f * 2**e, 0.5 <= |f| < 1: the leading bit is 2**(e-1)
+        ulp_exp = np.maximum(e - 1, emin) - (p - 1)
+        r = np.ldexp(integral(np.ldexp(xs, -ulp_exp), how), ulp_exp)
+        big = np.abs(r) > fmax
+        if np.any(big):
+            away = {
+                "rint": np.ones_like(big),
+                "round": np.ones_like(big),
+                "ties_odd": np.ones_like(big),
+                "floor": xs < 0,
+                "ceil": xs > 0,
+                "trunc": np.zeros_like(big),
+                "odd": np.zeros_like(big),
+            }[how]
+            lim = np.where(away, np.inf, fmax)
+            r = np.where(big, np.copysign(lim, xs), r)
+        out[m] = r
+    if saturate:
+        out = np.where(np.isnan(out), out, np.clip(out, -fmax, fmax))
+    return out
+
+
+def int_to_f64_odd(n: np.ndarray) -> np.ndarray:
+    """int64 values as float64 rounded to odd (exact when they fit 53 bits); any later
+    rounding to a format of <= 51 bits is then the correct rounding of the integer."""
+    n = np.asarray(n, dtype=np.int64)
+    hi = (n >> 32).astype(np.float64) * 4294967296.0  # exact
+    lo = (n & 0xFFFFFFFF).astype(np.float64)  # exact
+    s = hi + lo
+    bb = s - hi  # TwoSum: err = (hi + lo) - s exactly
+    err = (hi - (s - bb)) + (lo - bb)
+    even = (s.view(np.int64) & 1) == 0
+    bump = (err != 0) & even
+    return np.where(bump, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def saturate_int(r: np.ndarray, dt: D.DType) -> np.ndarray:
+    """Integral float64 values (no NaN) clamped to ``dt``'s range, as ``dt``."""
+    info = np.iinfo(dt.np)
+    lo, hi = float(info.min), float(info.max)
+    r = np.asarray(r, dtype=np.float64)
+    out = np.empty(r.shape, dtype=dt.np)
+    below, above = r <= lo, r >= hi
+    mid = ~(below | above)
+    out[below], out[above] = info.min, info.max
+    out[mid] = r[mid].astype(np.uint64 if dt.kind == "uint" else np.int64).astype(dt.np)
+    return out
+
+
+def low_bits(r: np.ndarray, dt: D.DType) -> np.ndarray:
+    """Integral finite float64 values reduced modulo 2**bits into ``dt`` (two's complement)."""
+    r = np.asarray(r, dtype=np.float64)
+    bits = 8 * dt.size_bytes
+    out = np.empty(r.shape, dtype=dt.np)
+    small = np.abs(r) < 2.0**63
+    out[small] = r[small].astype(np.int64).astype(dt.np)
+    for k in np.flatnonzero(~small.ravel()):  # |r| >= 2**63: exact Python integers
+        v = int(r.ravel()[k]) % (1 << bits)
+        out.ravel()[k] = np.array(v, dtype=np.uint64).astype(dt.np)
+    return out
+
+
+def host_cast_to_int(r: np.ndarray, dt: D.DType) -> tuple[np.ndarray, np.ndarray]:
+    """The C cast double -> integer ``dt`` as x86-64 code does it: truncate; in range of the
+    conversion width (64 bits for u8/u32/i64/u64, else 32) exact then the store wraps, else the
+    "integer indefinite" value. Returns (values, mask of undefined-behaviour elements)."""
+    t = np.trunc(np.asarray(r, dtype=np.float64))
+    if dt is D.uint64:
+        ok = (t >= 0) & (t < 2.0**64)
+        v = np.where(ok, t, 2.0**63).astype(np.uint64)
+        return v.astype(dt.np), ~ok
+    width = 64 if dt in (D.uint8, D.uint32, D.int64) else 32
+    lim = 2.0 ** (width - 1)
+    ok = (t >= -lim) & (t < lim)
+    with np.errstate(invalid="ignore"):
+        v = np.where(ok, t, -lim).astype(np.int64)
+    in_range = (t >= float(np.iinfo(dt.np).min)) & (t <= float(np.iinfo(dt.np).max))
+    return v.astype(dt.np), ~in_range
+
+
+def to_f64(values: np.ndarray, dt: D.DType) -> np.ndarray:
+    """Source values as float64 (exact for every float and <= 32-bit integer type)."""
+    return np.asarray(values).astype(np.float64)
+
+
+def _is_narrowing_float(s: D.DType, d: D.DType) -> bool:
+    return s.is_float and d.is_float and _float_format(d)[2] < _float_format(s)[2]
+
+
+# -- the conversion per target ----------------------------------------------------------------
+class Conversion:
+    """How one TCVT converts on one target: the rounding, the saturation, the intrinsic."""
+
+    def __init__(self, target: str, s: D.DType, d: D.DType, mode: str, sat: str | None, tmp):
+        self.target, self.s, self.d, self.mode = target, s, d, mode
+        self.intrinsic = "vcvt" if target == "a5" else ""
+        narrow_off = (s, d) in NARROWING_SAT_OFF
+        if target == "cpu":
+            self.sat = sat == "ON"
+        elif target == "a2a3":
+            self.sat = (sat or "OFF") == "ON" if narrow_off else True
+        else:
+            self.sat = (sat or ("OFF" if narrow_off else "ON")) == "ON"
+        self.two_step = (
+            target == "a2a3" and tmp is not None and not self.sat and ((s, d) in A2A3_TMP_PAIRS)
+        )
+        self.how = self._how()
+
+    def _how(self) -> str:
+        s, d, mode = self.s, self.d, self.mode
+        if self.target == "cpu":
+            if s.is_float and d.is_int:
+                return {"CAST_NONE": "trunc", "CAST_ODD": "ties_odd"}.get(
+                    mode, _HOW[_SUFFIX.get(mode, "r")]
+                )
+            return "rint"
+        if self.target == "a2a3":
+            family, have, default = A2A3_PAIRS[(s, d)]
+            suffix = _SUFFIX.get(mode, "")
+            suffix = suffix if suffix and suffix in have else default
+            self.intrinsic = family + suffix
+            return _HOW[suffix]
+        float_to_int = s.is_float and d.is_int
+        if mode == "CAST_NONE" or (mode == "CAST_ODD" and (s, d) != (f32, f16)):
+            return "trunc" if float_to_int else "rint"
+        return _HOW[_SUFFIX[mode]]
+
+    def convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
+        """``v`` (source dtype) converted; also the count of elements whose result the
+        reference leaves undefined (host UB, NaN/inf -> int on the NPU)."""
+        s, d = self.s, self.d
+        if self.target == "cpu":
+            return self._cpu(v)
+        if s.is_int and d.is_int:
+            x = v.astype(np.int64)
+            info = np.iinfo(d.np)
+            if self.sat:
+                return np.clip(x, info.min, info.max).astype(d.np), 0
+            return x.astype(d.np), 0
+        if s.is_int:  # int -> float
+            x = int_to_f64_odd(v) if s.size_bytes == 8 else to_f64(v, s)
+            return round_float(x, d, self.how).astype(d.np), 0
+        x = to_f64(v, s)
+        if d.is_float:
+            sat = self.target == "a5" and self.sat and _is_narrowing_float(s, d)
+            return round_float(x, d, self.how, saturate=sat).astype(d.np), 0
+        r = integral(x, self.how)
+        nan, inf = np.isnan(r), np.isinf(r)
+        fin = ~(nan | inf)
+        out = saturate_int(np.where(fin, r, np.where(nan, 0.0, r)), d)
+        if not self.sat:
+            if self.two_step and s is f32:  # saturating f32 -> i32 first, then the low bits
+                wide = saturate_int(np.where(fin, r, 0.0), i32).astype(np.float64)
+                out = np.where(fin, low_bits(wide, d), out)
+            else:
+                out = np.where(fin, low_bits(np.where(fin, r, 0.0), d), out)
+        return out.astype(d.np), int(np.count_nonzero(~fin))
+
+    def _cpu(self, v: np.ndarray) -> tuple[np.ndarray, int]:
+        s, d = self.s, self.d
+        if s.size_bytes == 8 and s.is_int:
+            x = v.astype(np.float64)  # the host rounds int64 to double first
+        else:
+            x = to_f64(v, s)
+        if self.sat:  # clamp in double, then back to S (re-rounds)
+            lo_s, hi_s = _limits(s)
+            lo_d, hi_d = _limits(d)
+            lo, hi = max(lo_s, lo_d), min(hi_s, hi_d)
+            x = np.where(np.isnan(x), hi, np.clip(x, lo, hi))
+            if s.is_float:
+                x = round_float(x, s, "rint").astype(s.np).astype(np.float64)
+            else:
+                back, _ = host_cast_to_int(x, s)
+                x = back.astype(np.float64)
+        if d.is_float:
+            return round_float(x, d, "rint").astype(d.np), 0
+        if s.is_int:  # int -> int: C cast wraps
+            return v.astype(np.int64).astype(d.np) if not self.sat else (
+                host_cast_to_int(x, d)[0]
+            ), 0
+        out, ub = host_cast_to_int(integral(x, self.how), d)
+        return out, int(np.count_nonzero(ub))
+
+
+def _limits(dt: D.DType) -> tuple[float, float]:
+    if dt.is_int:
+        info = np.iinfo(dt.np)
+        return float(info.min), float(info.max)
+    fmax = _float_format(dt)[2]
+    return -fmax, fmax
+
+
+# -- the instruction --------------------------------------------------------------------------
+class TCvt(VectorInstruction):
+    """TCVT(dst, src[, tmp], mode[, sat]): element type conversion (module doc)."""
+
+    opcode = "TCVT"
+    reads = ("src",)
+    writes = ("dst", "tmp")
+    DTYPES = {"cpu": _CPU_DTYPES, "a2a3": _A2A3_DTYPES, "a5": _A5_DTYPES}
+
+    def __init__(
+        self,
+        dst: TileRef,
+        src: TileRef,
+        mode: str,
+        sat: str | None,
+        tmp: TileRef | None = None,
+        need_set_ctrl: bool = True,
+    ):
+        self.dst, self.src, self.tmp = dst, src, tmp
+        self.mode, self.sat, self.need_set_ctrl = mode, sat, need_set_ctrl
+        self.conv: Conversion | None = None
+
+    def conversion(self, target: str) -> Conversion:
+        sat = self.sat if self.need_set_ctrl or target == "cpu" else "ON"
+        return Conversion(target, self.src.dtype, self.dst.dtype, self.mode, sat, self.tmp)
+
+    def domain(self, target: str) -> tuple[int, int]:
+        """The iterated (rows, cols): src's valid shape on cpu, dst's on the NPU."""
+        return self.src.valid if target == "cpu" else self.dst.valid
+
+    def validate(self, arch: Arch) -> None:
+        t = arch.target
+        self.require_defined(arch)
+        d, s = self.dst, self.src
+        self.require(self.mode in ROUND_MODES, "mode", "round-mode", ROUND_MODES, self.mode)
+        self.require(
+            self.sat is None or self.sat in SAT_MODES, "sat", "sat-mode", SAT_MODES, self.sat
+        )
+        if hif8 in (s.dtype, d.dtype):
+            self.unsupported(
+                "dst" if d.dtype is hif8 else "src",
+                "hifloat8-encoding",
+                "a conversion whose encoding the reference defines (hifloat8 has none in "
+                "vector_isa.md; ptosim stores it as opaque bytes)",
+                f"{s.dtype.name} -> {d.dtype.name}",
+            )
+        self.require_vec("dst", d, arch)
+        self.require_vec("src", s, arch)
+        if self.tmp is not None:
+            self.require_loc("tmp", self.tmp)
+        self.require_element_dtype("src", s, arch)
+        self.require_element_dtype("dst", d, arch)
+        pair = (s.dtype, d.dtype)
+        pairs = {"a2a3": A2A3_PAIRS, "a5": A5_PAIRS}.get(t)
+        if pairs is not None and pair not in pairs:
+            names = ", ".join(f"{a.name}->{b.name}" for a, b in sorted(pairs, key=str))
+            self.unsupported(
+                "dst",
+                "conversion-pair",
+                f"a (src, dst) pair the {t} TCVT implements ({names})",
+                f"{s.dtype.name} -> {d.dtype.name}",
+                "a2a3 compiles an unsupported pair to nothing; ptosim refuses it",
+            )
+        R, C = self.domain(t)
+        other, oname = (d, "dst") if t == "cpu" else (s, "src")
+        self.require(
+            other.rows >= R and other.cols >= C,
+            oname,
+            "valid-fits-tile",
+            f"a tile of at least {R} x {C} (the iterated valid shape)",
+            f"{other.rows} x {other.cols}",
+        )
+        if t == "a2a3" and s.dtype.size_bytes != d.dtype.size_bytes:
+            overlap = s.address < d.address + d.size_bytes and d.address < s.address + s.size_bytes
+            self.require(
+                not overlap,
+                "dst",
+                "in-place",
+                "dst and src at distinct UB bytes (a2a3 TCVT between element sizes is not "
+                "in-place safe)",
+                f"dst {d.address:#x}+{d.size_bytes}, src {s.address:#x}+{s.size_bytes}",
+            )
+        self.conv = self.conversion(t)
+
+    def execute(self, ctx: ExecContext) -> None:
+        conv = self.conv or self.conversion(ctx.target)
+        R, C = self.domain(ctx.target)
+        if R == 0 or C == 0:
+            return
+        d, s = self.dst, self.src
+        r, c = s.geom.grid(R, C)
+        v = ctx.tile_storage(s)[s.offsets(r, c)]
+        out, undefined = conv.convert(v)
+        if conv.two_step:  # the int32 intermediate lands in tmp (module doc)
+            wide = Conversion(ctx.target, s.dtype, i32, self.mode, "ON", None).convert(v)[0]
+            n = min(R * C, self.tmp.size_bytes // 4)
+            t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
+            t[:] = wide.ravel()[:n]
+        ctx.tile_storage(d)[d.offsets(r, c)] = out
+        if undefined:
+            what = (
+                "out-of-range or NaN/inf float -> integer conversion is undefined behaviour "
+                "in C++ (ptosim gives the x86-64 result)"
+                if ctx.target == "cpu"
+                else "NaN/inf -> integer is not specified by the reference (ptosim: NaN -> 0, "
+                "+-inf -> the saturated limit)"
+            )
+            ctx.finding(
+                CONVERSION_UNDEFINED,
+                "conversion-undefined",
+                f"TCVT {s.dtype.name} -> {d.dtype.name}: {undefined} element(s): {what}",
+            )
+
+
+@instruction(
+    family="conversion",
+    summary="dst = convert(src) with a RoundMode and a SaturationMode",
+    dtypes=TCvt.DTYPES,
+    notes={"a2a3": "vconv_* per (pair, mode)", "a5": "vcvt"},
+)
+def TCVT(dst, src, mode="CAST_RINT", sat=None, tmp=None, *, need_set_ctrl=True) -> None:
+    """``dst = convert(src)`` (module doc). ``TCVT(dst, src, tmp, mode[, sat])`` (a Tile as the
+    third argument) is the C++ overload with a tmp tile.
+
+    Args:
+        mode: RoundMode name (``"CAST_RINT"`` ...).
+        sat: SaturationMode ``"ON"``/``"OFF"`` or None for the target's default.
+        tmp: scratch tile (a2a3 two-step paths; ignored elsewhere).
+        need_set_ctrl: the NeedSetCtrl template parameter.
+    """
+    if isinstance(mode, Tile):  # TCVT(dst, src, tmp, mode[, sat])
+        tmp, mode, sat = mode, ("CAST_RINT" if sat is None else sat), tmp
+    emit(
+        TCvt(
+            _tile(dst, "TCVT dst"),
+            _tile(src, "TCVT src"),
+            mode,
+            sat,
+            None if tmp is None else _tile(tmp, "TCVT tmp"),
+            bool(need_set_ctrl),
+        )
+    )

@@ -1,6 +1,9 @@
 """How simulation cost grows with kernel length, and the 950 SIMT launch model's speed.
 
-Run:  python benchmarks/bench_scale.py [--quick]
+Run:  python benchmarks/bench_scale.py [--quick] [--before DIR]
+
+``--before DIR`` measures another checkout too (e.g. ``git archive <commit> | tar -x -C DIR``)
+and prints both side by side.
 
 Three measurements (not part of the test suite: timing on a shared machine is noisy):
 
@@ -9,21 +12,29 @@ Three measurements (not part of the test suite: timing on a shared machine is no
    950pr: wall time of each, and the growth exponent log(t(10 N) / t(N)) / log(10). Linear
    cost gives 1.0; a per-instruction cost that grows with the program gives about 2.
    N = 1000 (``--quick``: 100).
-2. A 48-core embedding lookup on 950pr: a 4096 x 1024 float32 table, each core gathers
-   ``TILES_PER_CORE`` tiles of 16 rows (MGATHER<Row>, 16 x 1024) and stores them
-   (``--quick``: 8 cores).
+2. A 48-core embedding lookup on 950pr: 4096 ids into a 4096 x 1024 float32 table, as 256
+   MGATHER<Row> of 16 x 1024 (each with its TLOAD of the ids and TSTORE), tile t on core
+   t % 48 (``--quick``: 512 ids on 8 cores).
 3. One 128 x 256 float32 MGATHER<Row> on a2 and on 950pr, and their wall-time ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import ptosim as pto
+if __name__ == "__main__" and not os.environ.get("PYTHONPATH"):  # this checkout's ptosim
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import ptosim as pto  # noqa: E402
 
 S, V, MTE2, MTE3 = pto.PIPE_S, pto.PIPE_V, pto.PIPE_MTE2, pto.PIPE_MTE3
 ROWS, COLS = 16, 64
@@ -73,13 +84,14 @@ def pingpong(dev, tiles: int):
     return loop, (x, scales, out), {}, check
 
 
-TABLE_ROWS, DIM, GATHER_ROWS, TILES_PER_CORE = 4096, 1024, 16, 2
+TABLE_ROWS, DIM, GATHER_ROWS = 4096, 1024, 16
 
 
-def embedding(dev, cores: int):
-    """Each core gathers TILES_PER_CORE tiles of GATHER_ROWS rows of a 4096 x 1024 table."""
+def embedding(dev, cores: int, tiles: int):
+    """``tiles`` x 16 lookups into a 4096 x 1024 float32 table: tile t (one 16 x 1024
+    MGATHER<Row> and its TSTORE) runs on core t % cores."""
     rng = np.random.default_rng(7)
-    n = cores * TILES_PER_CORE * GATHER_ROWS
+    n = tiles * GATHER_ROWS
     table = dev.gm_array(rng.standard_normal((TABLE_ROWS, DIM)).astype(np.float32))
     ids = dev.gm_array(rng.integers(0, TABLE_ROWS, n).astype(np.int32))
     out = dev.gm_zeros((n, DIM), "float32")
@@ -90,8 +102,8 @@ def embedding(dev, cores: int):
         tab = pto.GlobalTensor(table, shape=(1, 1, 1, TABLE_ROWS, DIM))
         rows = pto.Tile("Vec", "float32", GATHER_ROWS, DIM)
         idx = pto.Tile("Vec", "int32", 1, GATHER_ROWS)
-        for t in range(TILES_PER_CORE):
-            first = (core * TILES_PER_CORE + t) * GATHER_ROWS
+        for t in range(core, tiles, cores):
+            first = t * GATHER_ROWS
             pto.TLOAD(idx, pto.GlobalTensor(ids, shape=(1, 1, 1, 1, GATHER_ROWS), offset=first))
             pto.set_flag(MTE2, V, pto.EVENT_ID0)
             pto.wait_flag(MTE2, V, pto.EVENT_ID0)
@@ -147,30 +159,72 @@ def timed(device: str, build, *args) -> tuple[float, int]:
     return wall, run.cycles
 
 
+def measure(quick: bool) -> list[tuple[str, str, str, int, float]]:
+    """Rows (measurement, device, size, cycles, wall seconds) of the three measurements."""
+    small = 100 if quick else 1000
+    cores, tiles = (8, 32) if quick else (48, 256)
+    rows = []
+    for device in ("a2", "950pr"):
+        for n in (small, 10 * small):
+            t, c = timed(device, pingpong, n)
+            rows.append(("ping-pong loop", device, f"{n} iterations", c, t))
+    t, c = timed("950pr", embedding, cores, tiles)
+    rows.append(("embedding 4096x1024", "950pr", f"{cores} cores, {tiles} MGATHERs", c, t))
+    for device in ("a2", "950pr"):
+        t, c = timed(device, row_gather)
+        rows.append(("MGATHER Row 128x256", device, "1", c, t))
+    return rows
+
+
+def _derived(rows) -> list[tuple[str, float]]:
+    """The growth exponent per device and the 950pr / a2 wall ratio of the Row gather."""
+    wall = {(m, d, s): t for m, d, s, _, t in rows}
+    pp = [(d, s, t) for m, d, s, _, t in rows if m == "ping-pong loop"]
+    out = []
+    for device in ("a2", "950pr"):
+        (_, _, t1), (_, _, t2) = [r for r in pp if r[0] == device]
+        out.append((f"growth exponent {device} (x10 iterations)", math.log10(t2 / t1)))
+    g = {d: t for (m, d, _), t in wall.items() if m == "MGATHER Row 128x256"}
+    out.append(("MGATHER Row 128x256: 950pr / a2 wall", g["950pr"] / g["a2"]))
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller sizes (about 10 s in total)")
-    args = ap.parse_args(argv)
-    small = 100 if args.quick else 1000
-    cores = 8 if args.quick else 48
-    print("| measurement | device | size | cycles | wall s |")
-    print("|---|---|---|---:|---:|")
-    for device in ("a2", "950pr"):
-        t1, c1 = timed(device, pingpong, small)
-        t2, c2 = timed(device, pingpong, 10 * small)
-        print(f"| ping-pong loop | {device} | {small} iterations | {c1} | {t1:.2f} |")
-        print(f"| ping-pong loop | {device} | {10 * small} iterations | {c2} | {t2:.2f} |")
-        print(f"| growth exponent | {device} | x10 iterations | | {math.log10(t2 / t1):.2f} |")
-    t, c = timed("950pr", embedding, cores)
-    print(
-        f"| embedding 4096x1024, {cores} cores | 950pr | {cores * TILES_PER_CORE} MGATHERs "
-        f"16x1024 | {c} | {t:.2f} |"
+    ap.add_argument(
+        "--before",
+        metavar="DIR",
+        help="also measure the ptosim checkout in DIR (e.g. an export of an older commit), in "
+        "a subprocess, and print both side by side with the speed-up",
     )
-    ta, ca = timed("a2", row_gather)
-    t5, c5 = timed("950pr", row_gather)
-    print(f"| MGATHER Row 128x256 | a2 | 1 | {ca} | {ta:.3f} |")
-    print(f"| MGATHER Row 128x256 | 950pr | 1 | {c5} | {t5:.3f} |")
-    print(f"| MGATHER Row 128x256 | 950pr / a2 wall | | | {t5 / ta:.1f}x |")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
+    args = ap.parse_args(argv)
+    if args.json:
+        print(json.dumps(measure(args.quick)))
+        return
+    before = None
+    if args.before:
+        env = dict(os.environ, PYTHONPATH=str(Path(args.before).resolve()))
+        cmd = [sys.executable, __file__, "--json"] + (["--quick"] if args.quick else [])
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        before = json.loads(res.stdout.strip().splitlines()[-1])
+    rows = measure(args.quick)
+    if before is None:
+        print("| measurement | device | size | cycles | wall s |")
+        print("|---|---|---|---:|---:|")
+        for m, d, s, c, t in rows:
+            print(f"| {m} | {d} | {s} | {c} | {t:.2f} |")
+        for name, v in _derived(rows):
+            print(f"| {name} | | | | {v:.2f} |")
+        return
+    print("| measurement | device | size | cycles before / after | wall s before | after | x |")
+    print("|---|---|---|---|---:|---:|---:|")
+    for (m, d, s, c0, t0), (_, _, _, c1, t1) in zip(before, rows):
+        cyc = str(c1) if c0 == c1 else f"{c0} / {c1}"
+        print(f"| {m} | {d} | {s} | {cyc} | {t0:.2f} | {t1:.2f} | {t0 / t1:.1f} |")
+    for (name, v0), (_, v1) in zip(_derived(before), _derived(rows)):
+        print(f"| {name} | | | | {v0:.2f} | {v1:.2f} | |")
 
 
 if __name__ == "__main__":

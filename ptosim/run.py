@@ -8,6 +8,7 @@ import numpy as np
 
 from .argcheck import check_output_path
 from .config import DeviceConfig
+from .engine.effects import TrackedContext, TrackedScratchpad
 from .engine.simt import simulate_launch
 from .enums import TileType
 from .errors import ExecutionError, KernelError, PtoSimError, UbBudgetError
@@ -293,9 +294,10 @@ def run_blocks(
     for program in programs:
         place_tiles(program, config)
         arch: Arch = program.arch
-        ub = Scratchpad("UB", arch.ub_size_bytes)
-        l1 = Scratchpad("L1", arch.l1_size_bytes)
-        ctx = ExecContext(arch, ub, l1, gm)
+        # tracked memories: the data effects snapshot only what an instruction touches
+        ub = TrackedScratchpad("UB", arch.ub_size_bytes)
+        l1 = TrackedScratchpad("L1", arch.l1_size_bytes)
+        ctx = TrackedContext(arch, ub, l1, gm)
         ctx.tiles = _slots(program)
         ctx.config = config
         ctx.simulate_launch = simulate_launch  # the warp-scheduler model, for SIMT plans

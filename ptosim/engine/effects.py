@@ -8,6 +8,19 @@ with a missing flag read stale data. Limitation: a write that stores the value a
 not recorded (it cannot change what anyone reads unless another pipe writes the same bytes in
 between, a race the hazard checker reports).
 
+Write footprint. ``begin`` snapshots only the bytes the instruction can write, so its cost is
+the size of what it touches, not of the memories (a long kernel's cost grows linearly with its
+length). The footprint is observed, not declared: with a :class:`TrackedScratchpad` UB / L1 and
+a :class:`TrackedContext`, every view an instruction takes of a memory it writes (a tile's
+storage, ``memory_from``, a scratch area: all go through ``Scratchpad.typed``) and every GM
+element range it bounds-checks in a buffer it writes (``ExecContext.gm_check``, which every GM
+access calls before it touches anything) is copied the first time it is taken, before anything
+can be written through it. Bytes outside those views cannot change. With plain memories
+(contexts built by hand) the whole written memories are copied, as before. ``CHECK_FOOTPRINT``
+(or the environment variable ``PTOSIM_CHECK_FOOTPRINT=1``) also copies every memory and raises
+when a byte outside the footprint changed: the test suite's guard against an instruction that
+writes past the views it took.
+
 A hardware atomic (:func:`hardware_atomic`) is not a snapshot: two cores adding into one table
 at overlapping times must both land. Its commit therefore applies the instruction again to the GM
 as it is at commit time, with the UB contents sampled when it began (its inputs), so the update
@@ -16,11 +29,22 @@ accumulates onto whatever other cores committed in between instead of overwritin
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..enums import TileType
 from ..isa.base import ExecContext, Instruction
+from ..memory import Scratchpad
 from ..tensors import GmRef, TileRef
+
+# Verify on every instruction that no byte outside its footprint changed (slow: copies every
+# memory). Tests turn it on; so does PTOSIM_CHECK_FOOTPRINT=1.
+CHECK_FOOTPRINT = os.environ.get("PTOSIM_CHECK_FOOTPRINT", "") not in ("", "0")
+
+
+class FootprintError(AssertionError):
+    """An instruction changed a byte outside the views it took (an engine or ISA bug)."""
 
 
 def hardware_atomic(instr: Instruction, target: str) -> bool:
@@ -32,6 +56,63 @@ def hardware_atomic(instr: Instruction, target: str) -> bool:
         return False
     elem = getattr(getattr(instr, "coalesce", None), "name", "") == "Elem"
     return not (elem and target in ("a2a3", "cpu"))
+
+
+class Footprint:
+    """The byte spans an executing instruction took of the memories it writes, each with its
+    bytes as they were before the instruction ran."""
+
+    __slots__ = ("written", "spans")
+
+    def __init__(self, written: list[np.ndarray]):
+        self.written = {id(a) for a in written}
+        self.spans: list[tuple[np.ndarray, int, int, np.ndarray]] = []  # array, lo, hi, old
+
+    def touch(self, arr: np.ndarray, lo: int, hi: int) -> None:
+        """Snapshot bytes [lo, hi) of ``arr`` unless already held (or ``arr`` is not written)."""
+        if hi <= lo or id(arr) not in self.written:
+            return
+        for a, l0, h0, _ in self.spans:
+            if a is arr and l0 <= lo and hi <= h0:
+                return
+        old = arr[lo:hi].copy()
+        for a, l0, h0, o in self.spans:  # bytes held already: their copy is the original
+            if a is arr and l0 < hi and lo < h0:
+                s, e = max(l0, lo), min(h0, hi)
+                old[s - lo : e - lo] = o[s - l0 : e - l0]
+        self.spans.append((arr, lo, hi, old))
+
+    def restore(self) -> None:
+        for a, lo, hi, old in reversed(self.spans):
+            a[lo:hi] = old
+
+
+class TrackedScratchpad(Scratchpad):
+    """A UB / L1 whose views are recorded in the active footprint (see the module docstring)."""
+
+    footprint: Footprint | None = None
+
+    def typed(self, address, dt, count=None, *, what=""):
+        view = super().typed(address, dt, count, what=what)
+        if self.footprint is not None:
+            self.footprint.touch(self.data, address, address + view.nbytes)
+        return view
+
+
+class TrackedContext(ExecContext):
+    """An ExecContext that records the GM ranges an instruction bounds-checks."""
+
+    footprint: Footprint | None = None
+
+    def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
+        super().gm_check(ref, offsets, operand)  # raises before anything is recorded
+        fp = self.footprint
+        if fp is None:
+            return
+        offsets = np.asarray(offsets)
+        if offsets.size:
+            size = ref.dtype.size_bytes
+            fp.touch(ref.buffer.data, int(offsets.min()) * size, (int(offsets.max()) + 1) * size)
 
 
 class PendingWrites:
@@ -83,27 +164,74 @@ def _written_arrays(instr: Instruction, ctx: ExecContext) -> list[np.ndarray]:
     return arrays
 
 
+def _tracked(ctx: ExecContext) -> bool:
+    return (
+        isinstance(ctx, TrackedContext)
+        and isinstance(ctx.ub, TrackedScratchpad)
+        and isinstance(ctx.l1, TrackedScratchpad)
+    )
+
+
+def _set_footprint(ctx: ExecContext, fp: Footprint | None) -> None:
+    ctx.footprint = ctx.ub.footprint = ctx.l1.footprint = fp
+
+
+def _all_memories(ctx: ExecContext) -> list[np.ndarray]:
+    return [ctx.ub.data, ctx.l1.data] + [b.data for b in ctx.gm.buffers]
+
+
+def _check_inside(instr: Instruction, fp: Footprint, full: list) -> None:
+    """Raise FootprintError when a byte outside ``fp`` changed (``full``: (array, copy))."""
+    for arr, old in full:
+        changed = np.flatnonzero(arr != old)
+        if not changed.size:
+            continue
+        inside = np.zeros(changed.size, dtype=bool)
+        for a, lo, hi, _ in fp.spans:
+            if a is arr:
+                inside |= (changed >= lo) & (changed < hi)
+        if not inside.all():
+            byte = int(changed[~inside][0])
+            raise FootprintError(
+                f"{instr.label}: changed byte {byte:#x} of a {arr.size}-byte memory outside "
+                f"its write footprint {[(lo, hi) for a, lo, hi, _ in fp.spans if a is arr]}"
+            )
+
+
 def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
     """Execute ``instr`` on the current memories and hold back its writes."""
-    arrays = _written_arrays(instr, ctx)
-    before = [a.copy() for a in arrays]
+    written = _written_arrays(instr, ctx)
+    fp = Footprint(written)
+    tracked = _tracked(ctx)
+    if not tracked:  # plain memories: the whole written memories are the footprint
+        for a in written:
+            fp.touch(a, 0, a.size)
+    full = [(a, a.copy()) for a in _all_memories(ctx)] if CHECK_FOOTPRINT else []
     ctx.instr = instr
+    if tracked:
+        _set_footprint(ctx, fp)
     try:
         instr.execute(ctx)
+        if full:
+            _check_inside(instr, fp, full)
     except Exception:
-        for a, old in zip(arrays, before):
+        fp.restore()
+        for a, old in full:
             a[:] = old
         raise
     finally:
         ctx.instr = None
+        if tracked:
+            _set_footprint(ctx, None)
     pending = PendingWrites()
     atomic = hardware_atomic(instr, ctx.target)
-    for a, old in zip(arrays, before):
-        where = np.flatnonzero(a != old)
+    for a, lo, _hi, old in fp.spans:
+        view = a[lo:_hi]
+        where = np.flatnonzero(view != old)
         if where.size:
             if not atomic:
-                pending.changes.append((a, where, a[where].copy()))
-            a[where] = old[where]
+                pending.changes.append((a, where + lo, view[where].copy()))
+            view[where] = old[where]
     if atomic:
         pending.replay = _replay(instr, ctx)
     return pending

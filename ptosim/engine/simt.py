@@ -24,17 +24,34 @@ instruction covers all its active lanes at once (numpy over lane addresses):
 
 The result is deterministic for a given launch and config. Besides the cycle count, it gives
 the order in which tagged GM stores land, which decides ScatterConflict::Default.
+
+Speed (the model is the one above; the cycles are the same as a per-issue simpy model's):
+
+- The address statistics of every memory op of the launch (sectors, bank conflicts, atomic
+  multiplicity) are computed up front in a few vectorised numpy passes over all lanes
+  (:func:`launch_stats`), not with ``np.unique`` per warp issue.
+- A warp's next issue time only changes when that warp issues (its async-load gate is the
+  arrival of the load that frees a slot, known at issue), so it is kept per warp and updated
+  then; picking a warp compares the stored times instead of recomputing gates.
+- The schedulers are plain generators driven by a small event heap ordered like simpy's queue
+  (time, priority, insertion order), so they interleave exactly as simpy processes would.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
-import simpy
 
 from ..config import SimtTimingConfig
 from ..plan import SimtLaunch, WarpOp
+
+_GM_KINDS = ("ld_gm", "st_gm", "atom_gm")
+_UB_KINDS = ("ld_ub", "st_ub")
+_URGENT, _NORMAL = 0, 1  # simpy's event priorities: process start, then timeouts
 
 
 @dataclass
@@ -46,6 +63,16 @@ class LaunchResult:
     store_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sectors: int = 0
     gm_bytes: int = 0
+
+
+@dataclass
+class LaunchStats:
+    """Per memory op of a launch (ops numbered warp by warp, in program order): GM sectors
+    touched, extra UB bank-group conflicts and the most lanes sharing one address."""
+
+    sectors: list[int]
+    bank_conflicts: list[int]
+    same_address: list[int]
 
 
 class _Shared:
@@ -60,28 +87,100 @@ class _Shared:
         self.store_tags: list[np.ndarray] = []
 
 
-def _sectors(op: WarpOp, sector: int) -> int:
-    a = np.asarray(op.addrs, dtype=np.int64)
-    if a.size == 0:
-        return 0
-    first = a // sector
-    last = (a + op.size - 1) // sector
-    if np.array_equal(first, last):
-        return int(np.unique(first).size)
-    return int(np.unique(np.concatenate([first, last])).size)
+def _runs(op_ids: np.ndarray, keys: np.ndarray):
+    """Sort (op, key) pairs; return the sorted ops, keys and a mask of each run's first pair."""
+    order = np.lexsort((keys, op_ids))
+    o, k = op_ids[order], keys[order]
+    first = np.ones(o.size, dtype=bool)
+    first[1:] = (o[1:] != o[:-1]) | (k[1:] != k[:-1])
+    return o, k, first
 
 
-def _ub_conflict(op: WarpOp, cfg: SimtTimingConfig) -> int:
-    a = np.asarray(op.addrs, dtype=np.int64)
-    if a.size == 0:
-        return 0
-    blocks = np.unique(a // cfg.ub_block_bytes)
-    per_group = np.bincount(blocks % cfg.ub_bank_groups)
-    return int(per_group.max()) - 1
+def _distinct(op_ids: np.ndarray, keys: np.ndarray, n_ops: int) -> np.ndarray:
+    """Number of distinct keys per op."""
+    if op_ids.size == 0:
+        return np.zeros(n_ops, dtype=np.int64)
+    o, _, first = _runs(op_ids, keys)
+    return np.bincount(o[first], minlength=n_ops)
 
 
-def _cost(op: WarpOp, now: int, cfg: SimtTimingConfig, sh: _Shared, wp: _WarpMem):
-    """(issue slots, cycles until the warp is ready again, trace args) of one warp instruction."""
+def _max_run(op_ids: np.ndarray, keys: np.ndarray, n_ops: int) -> np.ndarray:
+    """Per op, the largest number of pairs sharing one key (0 for an op without pairs)."""
+    out = np.zeros(n_ops, dtype=np.int64)
+    if op_ids.size == 0:
+        return out
+    o, _, first = _runs(op_ids, keys)
+    starts = np.flatnonzero(first)
+    lengths = np.diff(np.append(starts, o.size))
+    np.maximum.at(out, o[starts], lengths)
+    return out
+
+
+def _lanes(ops: list[WarpOp], kinds: tuple[str, ...]):
+    """(op index per lane, lane byte address, op size per lane) of the ops of ``kinds``."""
+    sel = [i for i, op in enumerate(ops) if op.kind in kinds and op.addrs is not None]
+    arrays = [np.asarray(ops[i].addrs, dtype=np.int64).reshape(-1) for i in sel]
+    if not arrays:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    counts = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
+    ids = np.repeat(np.asarray(sel, dtype=np.int64), counts)
+    sizes = np.repeat(np.fromiter((ops[i].size for i in sel), np.int64, len(sel)), counts)
+    return ids, np.concatenate(arrays), sizes
+
+
+def launch_stats(ops: list[WarpOp], cfg: SimtTimingConfig) -> LaunchStats:
+    """The address statistics of every op of a launch, in a few vectorised passes."""
+    n = len(ops)
+    # GM: the sectors of each lane's first and last byte, distinct per op
+    ids, a, size = _lanes(ops, _GM_KINDS)
+    sector = cfg.gm_sector_bytes
+    sectors = _distinct(
+        np.concatenate([ids, ids]), np.concatenate([a // sector, (a + size - 1) // sector]), n
+    )
+    atomic = [i for i, op in enumerate(ops) if op.kind == "atom_gm"]
+    same = np.zeros(n, dtype=np.int64)
+    if atomic:
+        keep = np.isin(ids, atomic)
+        same = _max_run(ids[keep], a[keep], n)
+    # UB: distinct 32-byte blocks per op, then the fullest bank group
+    conflicts = np.zeros(n, dtype=np.int64)
+    ids, a, _ = _lanes(ops, _UB_KINDS)
+    if ids.size:
+        o, blocks, first = _runs(ids, a // cfg.ub_block_bytes)
+        o, blocks = o[first], blocks[first]
+        conflicts = np.maximum(_max_run(o, blocks % cfg.ub_bank_groups, n) - 1, 0)
+    return LaunchStats(sectors.tolist(), conflicts.tolist(), same.tolist())
+
+
+class _WarpMem:
+    """One warp's async loads: arrival times in flight (bounded) and not yet consumed. Arrivals
+    are appended in time order (the GM port frees in order), so both are FIFO queues."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.flight: deque[float] = deque()  # arrival times of loads still in flight
+        self.unconsumed: deque[float] = deque()
+        self.done = 0.0  # when the warp's deferred stores have landed
+
+    def gate(self) -> float:
+        """Earliest time another async load may issue (when one in flight has arrived)."""
+        return self.flight[0] if len(self.flight) >= self.limit else -math.inf
+
+    def issue(self, arrive: float, now: int) -> None:
+        flight = self.flight
+        while flight and flight[0] <= now:  # landed
+            flight.popleft()
+        flight.append(arrive)
+        self.unconsumed.append(arrive)
+
+    def consume(self, now: int) -> float:
+        return self.unconsumed.popleft() if self.unconsumed else now
+
+
+def _cost(op: WarpOp, i: int, now: int, cfg: SimtTimingConfig, st, sh: _Shared, wp: _WarpMem):
+    """(issue slots, cycles until the warp is ready again, trace args) of warp instruction
+    ``op`` (number ``i`` of the launch)."""
     k = op.kind
     consumed = wp.consume(now) if op.uses_load else now  # when the consumed data is there
     if k == "alu":
@@ -89,33 +188,32 @@ def _cost(op: WarpOp, now: int, cfg: SimtTimingConfig, sh: _Shared, wp: _WarpMem
     if k == "loop":
         slots = max(op.cycles, cfg.issue_cycles)
         return slots, slots, {"issue_slots": slots}
-    if k in ("ld_ub", "st_ub"):
-        extra = _ub_conflict(op, cfg)
+    if k in _UB_KINDS:
+        extra = st.bank_conflicts[i]
         latency = cfg.ub_latency_cycles + extra * cfg.ub_conflict_cycles
         info = {"bank_conflicts": extra}
         if k == "st_ub" and op.uses_load:  # a store buffer: lands when its data has arrived
             wp.done = max(wp.done, consumed + latency)
             return cfg.issue_cycles, cfg.issue_cycles, info
         return cfg.issue_cycles, max(latency, consumed - now), info
-    n = _sectors(op, cfg.gm_sector_bytes)
+    n = st.sectors[i]
     sh.sectors += n
     sh.gm_bytes += n * cfg.gm_sector_bytes
     transfer = n * cfg.gm_sector_bytes / cfg.gm_bw_bytes_per_cycle
     if k == "atom_gm":
-        a = np.asarray(op.addrs, dtype=np.int64)
-        multiplicity = int(np.unique(a, return_counts=True)[1].max()) if a.size else 0
+        multiplicity = st.same_address[i]
         start = max(consumed, sh.atomic_free)
         sh.atomic_free = start + transfer + multiplicity * cfg.atomic_cycles
         sh.last_store = max(sh.last_store, sh.atomic_free + cfg.gm_latency_cycles)
-        busy = int(np.ceil(sh.atomic_free - now))
+        busy = math.ceil(sh.atomic_free - now)
         return cfg.issue_cycles, busy, {"sectors": n, "same_address_lanes": multiplicity}
     start = max(consumed, sh.port_free)
     sh.port_free = start + transfer
-    done = int(np.ceil(sh.port_free - now))
+    done = math.ceil(sh.port_free - now)
     if k == "ld_gm":
         arrive = now + done + cfg.gm_latency_cycles
         if op.async_load:
-            wp.issue(arrive)
+            wp.issue(arrive, now)
             return cfg.issue_cycles, cfg.issue_cycles, {"sectors": n, "in_flight": len(wp.flight)}
         return cfg.issue_cycles, done + cfg.gm_latency_cycles, {"sectors": n}
     # st_gm: fire and forget; the launch ends when the store has landed
@@ -125,76 +223,79 @@ def _cost(op: WarpOp, now: int, cfg: SimtTimingConfig, sh: _Shared, wp: _WarpMem
     return cfg.issue_cycles, cfg.issue_cycles, {"sectors": n}
 
 
-class _WarpMem:
-    """One warp's async loads: arrival times in flight (bounded) and not yet consumed."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.flight: list[float] = []  # arrival times of loads still in flight
-        self.unconsumed: list[float] = []
-        self.done = 0.0  # when the warp's deferred stores have landed
-
-    def gate(self, now: int) -> float:
-        """Earliest time another async load may issue."""
-        self.flight = [t for t in self.flight if t > now]
-        return self.flight[0] if len(self.flight) >= self.limit else now
-
-    def issue(self, arrive: float) -> None:
-        self.flight.append(arrive)
-        self.unconsumed.append(arrive)
-
-    def consume(self, now: int) -> float:
-        return self.unconsumed.pop(0) if self.unconsumed else now
-
-
 def simulate_launch(launch: SimtLaunch, cfg: SimtTimingConfig) -> LaunchResult:
     """Run the warp schedulers of one launch; times are relative to the launch start."""
-    env = simpy.Environment()
+    warps = launch.warps
+    base = [0]
+    for prog in warps:
+        base.append(base[-1] + len(prog))
+    st = launch_stats([op for prog in warps for op in prog], cfg)
     sh = _Shared()
     events: list[tuple] = []
     finish = [0]
+    clock = [0]  # the current time of the event loop below
 
     def scheduler(k: int, warp_ids: list[int]):
+        """Yields the cycles to wait before its next decision, like a simpy process."""
         pc = dict.fromkeys(warp_ids, 0)
         ready = dict.fromkeys(warp_ids, 0)
+        at = dict.fromkeys(warp_ids, 0)  # next possible issue time, updated when w issues
         mem = {w: _WarpMem(cfg.max_outstanding_loads) for w in warp_ids}
+        live = [w for w in warp_ids if warps[w]]  # ascending warp ids
         last = -1
         thread = f"SIMT_SCHED{k}"
-
-        def ready_at(w: int, now: int) -> float:
-            op = launch.warps[w][pc[w]]
-            return max(ready[w], mem[w].gate(now)) if op.async_load else ready[w]
-
-        while True:
-            live = [w for w in warp_ids if pc[w] < len(launch.warps[w])]
-            if not live:
-                break
-            now = env.now
-            at = {w: ready_at(w, now) for w in live}
-            cand = [w for w in live if at[w] <= now]
-            if not cand:
-                yield env.timeout(int(np.ceil(min(at.values()))) - now)
+        gto = cfg.policy == "gto"
+        while live:
+            now = clock[0]
+            w = None
+            if gto and last in live and at[last] <= now:
+                w = last
+            else:  # lrr: the next ready warp after the last one issued; gto: the oldest
+                first = None
+                for c in live:
+                    if at[c] <= now:
+                        if first is None:
+                            first = c
+                            if gto:
+                                break
+                        if c > last:
+                            w = c
+                            break
+                if w is None:
+                    w = first
+            if w is None:
+                yield math.ceil(min(at[c] for c in live)) - now
                 continue
-            if cfg.policy == "gto":
-                w = last if last in cand else cand[0]
-            else:  # loose round robin: the next ready warp after the last one issued
-                after = [w for w in cand if w > last]
-                w = after[0] if after else cand[0]
             last = w
-            op = launch.warps[w][pc[w]]
-            pc[w] += 1
-            slots, latency, info = _cost(op, now, cfg, sh, mem[w])
+            prog = warps[w]
+            i = pc[w]
+            op = prog[i]
+            pc[w] = i + 1
+            wp = mem[w]
+            slots, latency, info = _cost(op, base[w] + i, now, cfg, st, sh, wp)
             ready[w] = now + max(slots, latency)
-            finish[0] = max(finish[0], ready[w], mem[w].done)
+            finish[0] = max(finish[0], ready[w], wp.done)
+            if i + 1 < len(prog):
+                at[w] = max(ready[w], wp.gate()) if prog[i + 1].async_load else ready[w]
+            else:
+                live.remove(w)
             args = {"warp": w, "lanes": op.lanes, "op": op.kind, "latency": latency, **info}
             events.append((thread, op.label or op.kind, now, slots, args))
-            yield env.timeout(slots)
+            yield slots
 
     n = cfg.schedulers
-    for k in range(n):
-        env.process(scheduler(k, [w for w in range(launch.warp_count) if w % n == k]))
-    env.run()
-    end = int(np.ceil(max(finish[0], sh.last_store)))
+    procs = [scheduler(k, [w for w in range(launch.warp_count) if w % n == k]) for k in range(n)]
+    # simpy's queue order: (time, priority, insertion order); every process starts at 0
+    queue = [(0, _URGENT, k, k) for k in range(n)]
+    seq = n
+    while queue:
+        t, _, _, k = heapq.heappop(queue)
+        clock[0] = t
+        delay = next(procs[k], None)
+        if delay is not None:
+            heapq.heappush(queue, (t + delay, _NORMAL, seq, k))
+            seq += 1
+    end = math.ceil(max(finish[0], sh.last_store))
     tags = np.concatenate(sh.store_tags) if sh.store_tags else np.zeros(0, dtype=np.int64)
     return LaunchResult(
         cfg.launch_cycles + end,

@@ -219,29 +219,49 @@ def _gather_row(instr: MGather, ctx) -> Built:
     sz, isz = d.dtype.size_bytes, x.dtype.size_bytes
     raw = read_indices(ctx, x, Coalesce.Row, R, 1)
     k, ok = plan_remap(ctx, raw, row_capacity("a5", g), instr.oob)
+    k = np.asarray(k, dtype=np.int64)
     row_warps, per_row = row_launch_shape(R, C)
     warps: list[list[WarpOp]] = [[] for _ in range(row_warps * per_row)]
     gm_offs = []
     for ty, prog in enumerate(warps):
         chunks = _row_chunks(C, ty // row_warps, per_row)
-        for row in range(ty % row_warps, R, row_warps):
-            kr = int(k[row])
-            prog.append(_mem("ld_ub", np.full(WARP_SIZE, x.address + row * isz), isz, "ld idx"))
+        rows = np.arange(ty % row_warps, R, row_warps, dtype=np.int64)
+        if not rows.size:
+            continue
+        # the addresses of all rows x chunk columns of this warp at once (one numpy pass)
+        cols = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+        bounds = np.cumsum([0] + [c.size for c in chunks])
+        dst_ub = _ub(d, d.offsets(rows[:, None], cols[None, :]))
+        offs = g.offset + k[rows][:, None] * C + cols[None, :]
+        table_gm = _gm(g, offs)
+        for n, row in enumerate(rows.tolist()):
+            kr, hit = int(k[row]), bool(ok[row])
+            idx_ub = np.full(WARP_SIZE, x.address + row * isz, dtype=np.int64)
+            prog.append(WarpOp("ld_ub", WARP_SIZE, idx_ub, isz, label="ld idx"))
             prog.append(_alu(cfg, WARP_SIZE, "remap"))
-            for cols in chunks:
-                if ok[row]:
-                    offs = g.offset + kr * C + cols
-                    gm_offs.append(offs)
+            if hit:
+                gm_offs.append(offs[n])
+            for j in range(len(chunks)):
+                lo, hi = bounds[j], bounds[j + 1]
+                if hit:
                     prog.append(
-                        _mem("ld_gm", _gm(g, offs), sz, f"ld table row {kr}", async_load=True)
+                        WarpOp(
+                            "ld_gm",
+                            int(hi - lo),
+                            table_gm[n, lo:hi],
+                            sz,
+                            label=f"ld table row {kr}",
+                            async_load=True,
+                        )
                     )
                 prog.append(
-                    _mem(
+                    WarpOp(
                         "st_ub",
-                        _ub(d, d.offsets(row, cols)),
+                        int(hi - lo),
+                        dst_ub[n, lo:hi],
                         sz,
-                        f"st dst row {row}",
-                        uses_load=bool(ok[row]),
+                        label=f"st dst row {row}",
+                        uses_load=hit,
                     )
                 )
     n = sum(o.size for o in gm_offs)

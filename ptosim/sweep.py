@@ -52,6 +52,7 @@ table, but for ``wall_s``.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import itertools
@@ -484,6 +485,34 @@ def _inline(todo: list[Point]):
         yield run_point(point)
 
 
+def _shadows_stdlib(entry: str) -> bool:
+    """Whether a sys.path folder holds a module named like a stdlib one (``copy.py``)."""
+    try:
+        names = os.listdir(entry or os.getcwd())
+    except OSError:
+        return False
+    return any(n.endswith(".py") and n[:-3] in sys.stdlib_module_names for n in names)
+
+
+@contextlib.contextmanager
+def _worker_sys_path():
+    """Worker processes start with this process's sys.path, which holds the folder of every
+    kernel file loaded so far (ptosim/kernelfile.py puts it first). One named like a stdlib
+    module (``copy.py``) would break the worker's imports, so such folders are left out while
+    the workers start (a worker adds a kernel file's folder itself when it loads the file)."""
+    import sysconfig
+
+    saved = list(sys.path)
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    real = [os.path.realpath(p or os.getcwd()) for p in saved]
+    first = real.index(stdlib) if stdlib in real else len(saved)  # only earlier ones shadow
+    sys.path[:] = [p for i, p in enumerate(saved) if i >= first or not _shadows_stdlib(p)]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
 def _client(scheduler: str | None, workers: int | None):
     """A dask.distributed Client and the LocalCluster it owns (None for an existing cluster)."""
     try:
@@ -497,13 +526,14 @@ def _client(scheduler: str | None, workers: int | None):
         return Client(scheduler, timeout="30s"), None
     import logging
 
-    cluster = LocalCluster(
-        n_workers=workers or max(1, min(os.cpu_count() or 1, 8)),
-        threads_per_worker=1,  # a simulation holds the GIL: one point per process at a time
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    with _worker_sys_path():
+        cluster = LocalCluster(
+            n_workers=workers or max(1, min(os.cpu_count() or 1, 8)),
+            threads_per_worker=1,  # a simulation holds the GIL: one point per process at a time
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
     return Client(cluster), cluster
 
 

@@ -162,6 +162,13 @@ def test_a_local_cluster_sweep_matches_inline_resumes_and_writes_parquet(
     kernel_spec, tmp_path, deadline
 ):
     distributed = pytest.importorskip("distributed")
+    from ptosim.kernelfile import load
+    from ptosim.sweep import _worker_sys_path
+
+    # a kernel file named like a stdlib module puts its folder first on sys.path; the worker
+    # processes, which inherit sys.path, must still import the stdlib's copy
+    (tmp_path / "copy.py").write_text(KERNEL)
+    load(str(tmp_path / "copy.py"))
     spec = load_spec(kernel_spec)
     inline = run_sweep(spec, None, scheduler="inline", progress=False)
     # the default: a new LocalCluster (2 worker processes x 1 thread), closed at the end
@@ -171,9 +178,11 @@ def test_a_local_cluster_sweep_matches_inline_resumes_and_writes_parquet(
     assert seen[-1] == (12, 12)
     assert _no_wall(rows) == _no_wall(inline)  # deterministic: the same table in grid order
     assert {r["status"] for r in rows} == {"ok", "error", "check-failed"}
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with _worker_sys_path():
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+    with cluster:
         address = cluster.scheduler_address
         # resume: drop three rows; only those three points run again
         table = read_table(out)

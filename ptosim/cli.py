@@ -1,7 +1,8 @@
 """The ``ptosim`` command line.
 
 Exit codes: 0 success; 1 the command's verdict is negative (``check`` found a finding, a kernel
-file's ``check`` failed, ``run --strict`` had findings, the demo mismatched); 2 the kernel or
+file's ``check`` failed, ``run --strict`` had findings, the demo mismatched, a ``sweep`` point
+failed); 2 the kernel or
 the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also usage errors);
 3 internal error (a bug in ptosim: please report it).
 
@@ -241,11 +242,18 @@ def _cmd_bench_row_vs_elem(args) -> int:
         args.device,
         args.shapes,
         args.dtype,
+        cases=args.cases,
         seed=args.seed,
         conflict=args.conflict,
         progress=progress,
+        scheduler=args.scheduler,
+        output=args.output,
+        workers=args.workers,
     )
-    print(f"Row vs Elem bandwidth, {rows[0]['dtype']}, payload R*C*sizeof(T) per instruction")
+    print(
+        f"Row vs Elem, {rows[0]['dtype']}: cycles of the MGATHER/MSCATTER, GB/s of the elements "
+        "it moves; Row/Elem = Elem cycles / Row cycles"
+    )
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as fh:
@@ -255,6 +263,30 @@ def _cmd_bench_row_vs_elem(args) -> int:
         plot(rows, args.plot)
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _cmd_sweep(args) -> int:
+    from .sweep import default_output, load_spec, run_sweep
+
+    spec = load_spec(args.spec)
+    output = args.output or str(default_output(spec))
+    rows = run_sweep(
+        spec,
+        output,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+        retry_failed=args.retry_failed,
+        workers=args.workers,
+    )
+    failed = [r for r in rows if r.get("status") != "ok"]
+    print(f"{len(rows)} point(s), {len(rows) - len(failed)} ok, {len(failed)} failed")
+    for row in failed[:10]:
+        what = " ".join(str(row[k]) for k in ("kernel", "device", "dtype", "shape") if row.get(k))
+        print(f"  {row['status']}: {what}: {row.get('error')}")
+    if len(failed) > 10:
+        print(f"  ... and {len(failed) - 10} more (see the status and error columns)")
+    print(f"table written to {output}")
+    return 1 if failed else 0
 
 
 def _library_dirs() -> tuple[str, ...]:
@@ -392,11 +424,27 @@ def build_parser() -> argparse.ArgumentParser:
     rv.add_argument(
         "--shapes",
         default=None,
-        help="RxC[,RxC...] (default 8x64,16x64,32x64,32x128,64x128,64x256)",
+        help="RxC[,RxC...] (default: 32 rows of 32 B to 1 KiB, e.g. 32x8,...,32x256 for float32)",
     )
     rv.add_argument("--plot", help="write the GB/s comparison chart (PNG) here; needs matplotlib")
     rv.add_argument("--json", help="write the rows (a JSON list of objects) here")
     rv.add_argument("--seed", type=int, default=0, help="seed of the random tables and indices")
+    rv.add_argument(
+        "--cases",
+        default="Row,Elem-rows,Elem-half,Elem",
+        help="Row (always run), Elem-rows (the same rows), Elem-half (half of each row), "
+        "Elem (random flat indices); default all",
+    )
+    rv.add_argument(
+        "--scheduler",
+        default="inline",
+        help="where the points run: inline (this process, the default), local (a Dask "
+        "LocalCluster) or tcp://host:8786 (see ptosim sweep)",
+    )
+    rv.add_argument("--workers", type=_positive_int, default=None, help="LocalCluster processes")
+    rv.add_argument(
+        "--output", help="also keep the sweep table (.parquet or .csv) here; resumes from it"
+    )
     rv.add_argument(
         "--conflict",
         default="default",
@@ -404,6 +452,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="ScatterConflict of the 950 MSCATTERs (default: default)",
     )
     rv.set_defaults(func=_cmd_bench_row_vs_elem)
+    sw = sub.add_parser(
+        "sweep",
+        help="run a grid of kernel x shape x dtype x device x overrides on Dask (a table out)",
+    )
+    sw.add_argument("spec", help="the sweep spec TOML (see ptosim/sweep.py)")
+    sw.add_argument(
+        "--output",
+        "-o",
+        help="the table: .parquet (needs pyarrow) or .csv; default NAME.parquet, or NAME.csv "
+        "without pyarrow; points already in it are skipped",
+    )
+    sw.add_argument(
+        "--scheduler",
+        default=None,
+        help="tcp://host:8786 (an existing Dask cluster), local (a new LocalCluster: the "
+        "default) or inline (this process, no Dask)",
+    )
+    sw.add_argument("--workers", type=_positive_int, default=None, help="LocalCluster processes")
+    sw.add_argument("--retry-failed", action="store_true", help="run failed points again")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_cmd_sweep)
     return p
 
 

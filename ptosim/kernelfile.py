@@ -35,8 +35,9 @@ class KernelSpec:
             self.module, base, None
         )
 
-    def build_inputs(self, dev) -> tuple[tuple, dict]:
-        """The kernel's args and kwargs on ``dev``.
+    def build_inputs(self, dev, **params) -> tuple[tuple, dict]:
+        """The kernel's args and kwargs on ``dev`` (``params``: a sweep point's parameters,
+        passed on to ``inputs(dev, **params)``; see ptosim/sweep.py).
 
         Raises:
             KernelError: the file has no inputs function or it returns something unusable.
@@ -47,7 +48,7 @@ class KernelSpec:
                 f"{self.path}: define inputs(dev) (or inputs_{self.kernel.name}(dev)) returning "
                 "the kernel's arguments"
             )
-        got = fn(dev)
+        got = fn(dev, **params)
         if isinstance(got, dict):
             return tuple(got.get("args", ())), dict(got.get("kwargs", {}))
         if isinstance(got, (tuple, list)):

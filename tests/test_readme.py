@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ptosim as pto
-from ptosim.bench import row_vs_elem
+from ptosim.bench import crossovers, row_vs_elem
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 _BLOCK = re.compile(
@@ -94,15 +94,33 @@ def test_race_example_is_what_ptosim_check_prints(tmp_path, monkeypatch, capsys)
 
 
 def test_row_vs_elem_claims_hold():
-    """The README says: on a2, a 32-byte row makes Elem MSCATTER at least as fast as Row, while
-    long rows make Row many times faster; on the 950 Row wins at every width measured."""
-    rows = row_vs_elem(["a2", "950pr"], [(64, 8), (64, 256)], "float32", seed=0)
-    cyc = {(r["device"], r["op"], r["shape"], r["mode"]): r["cycles"] for r in rows}
-    assert cyc[("a2", "MSCATTER", "64x8", "Elem")] <= cyc[("a2", "MSCATTER", "64x8", "Row")]
-    assert cyc[("a2", "MGATHER", "64x256", "Elem")] > 10 * cyc[("a2", "MGATHER", "64x256", "Row")]
+    """The README's "Row vs Elem bandwidth" claims, float32, 32 rows of 32 B to 1 KiB."""
+    rows = row_vs_elem(["a2", "950pr", "950dt"], None, "float32", seed=0)
+    sp = {(r["device"], r["op"], r["row_bytes"], r["mode"]): r["speedup"] for r in rows}
+    cross = {k: v["text"] for k, v in crossovers(rows).items()}
+    sizes = (32, 64, 128, 256, 512, 1024)
+    # A2: the crossover is near 32-byte rows
+    assert 1.05 < sp[("a2", "MGATHER", 32, "Elem-rows")] < 1.5
+    assert cross[("a2", "MGATHER", "Elem-rows")] == "<= 32 B"
+    assert sp[("a2", "MSCATTER", 32, "Elem-rows")] < 1 < sp[("a2", "MSCATTER", 64, "Elem-rows")]
+    assert cross[("a2", "MSCATTER", "Elem-rows")] == "~36 B"
+    assert cross[("a2", "MGATHER", "Elem-half")] == "~48 B"
+    assert cross[("a2", "MSCATTER", "Elem-half")] == "~72 B"
     for op in ("MGATHER", "MSCATTER"):
-        for shape in ("64x8", "64x256"):
-            assert cyc[("950pr", op, shape, "Row")] < cyc[("950pr", op, shape, "Elem")]
+        assert sp[("a2", op, 1024, "Elem-rows")] > 20
+        # 950PR: whole-row Elem equals Row; half-row Elem wins from 256 B on, 1.25x at 1 KiB
+        for size in sizes:
+            assert abs(sp[("950pr", op, size, "Elem-rows")] - 1) < 0.03
+            assert 1.3 <= round(sp[("950pr", op, size, "Elem")], 2) <= 14
+        assert "a tie" in cross[("950pr", op, "Elem-rows")]
+        assert "Elem wins" in cross[("950pr", op, "Elem-half")]
+        assert all(sp[("950pr", op, s, "Elem-half")] < 1 / 1.05 for s in (256, 512, 1024))
+        assert 1.2 < 1 / sp[("950pr", op, 1024, "Elem-half")] < 1.3  # about 1.25x
+        # 950DT: Row pulls ahead of Elem-rows from about 270-byte rows; Elem-half ties
+        assert cross[("950dt", op, "Elem-rows")] in ("~273 B", "~274 B")
+        assert round(sp[("950dt", op, 1024, "Elem-rows")], 2) == 1.24
+        assert "a tie" in cross[("950dt", op, "Elem-half")]
+    assert 140 < sp[("a2", "MGATHER", 1024, "Elem")] < 160
 
 
 def test_readme_blocks_are_all_tested():

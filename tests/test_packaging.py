@@ -51,3 +51,13 @@ def test_nothing_imports_the_repo_folder_as_a_top_level_package():
         if bad.search(p.read_text())
     ]
     assert offenders == []
+
+
+def test_tests_import_each_other_as_plain_modules():
+    """Plain `pytest` (CI) puts tests/ on sys.path but not the repo root: `from tests...`
+    only works under `python -m pytest`."""
+    import re
+
+    bad = re.compile(r"^\s*(from tests\b|import tests\b)", re.M)
+    offenders = [p.name for p in (ROOT / "tests").glob("*.py") if bad.search(p.read_text())]
+    assert offenders == []

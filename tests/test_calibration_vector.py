@@ -5,8 +5,7 @@ quoted in ``ptosim.targets.calibration.CASES`` with the vendor lowering of each 
 levels of checks, each within the issue's 10 % tolerance:
 
 - end to end: a real kernel through ``Device("a2").run``; the instruction's span (first step
-  start to last step end) against the measurement. V1-V3 run now; V4-V19 use instructions that
-  other branches are adding: they are strict xfails until ``pto.<NAME>`` exists, then they run.
+  start to last step end) against the measurement, for every case V1-V19.
 - sequence level: the configured cost model over each case's vendor-lowering sequence.
 - the fit: the configured parameters are the least-squares fit of those sequences.
 """
@@ -89,13 +88,7 @@ def test_v3_trowexpand_per_row_handshakes_scalar_read_and_dup():
     assert within(span, CASE["V3"].measured), span
 
 
-# -- end to end: V4-V19 (instructions landing from other branches) ----------------------------
-def _needs(name):
-    return pytest.mark.xfail(
-        not hasattr(pto, name), reason="instruction not merged yet", strict=True
-    )
-
-
+# -- end to end: V4-V19 ------------------------------------------------------------------
 def _op(name):
     return getattr(pto, name)
 
@@ -163,7 +156,7 @@ LATER = {
 }
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=_needs(LATER[c][0]), id=c) for c in LATER])
+@pytest.mark.parametrize("case", list(LATER))
 def test_vector_case_end_to_end(case):
     name, build = LATER[case]
     tiles, call = build()

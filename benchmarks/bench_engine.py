@@ -2,20 +2,24 @@
 
 Run:  python benchmarks/bench_engine.py [--device a2] [--repeat 3]
 Prints one line per case: simulated cycles, trace events (steps), best wall time of the
-repeats, and steps per second. Not part of the test suite (timing on a shared 2-core
-machine is noisy); the numbers go into the issue notes.
+repeats, and steps per second. The last cases are kernels of examples/ (softmax, layernorm),
+loaded as kernel files; run it with --device a2 and with --device 950pr. Not part of the test
+suite (timing on a shared 2-core machine is noisy); the numbers go into the issue notes.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
 import ptosim as pto
+from ptosim.kernelfile import load
 
 R, C = 64, 256
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _gather(dev, coalesce):
@@ -92,11 +96,27 @@ def _pipeline(dev, tiles=32, rows=32, cols=64):
     return pipeline, (src, out)
 
 
+def _example(target: str):
+    """A kernel of examples/ (``FILE.py:kernel``) with the inputs its file builds."""
+
+    def build(dev):
+        spec = load(str(EXAMPLES / target))
+        args, kwargs = spec.build_inputs(dev)
+        assert not kwargs and not spec.run_options()  # dev.run(kernel, *args) below
+        return spec.kernel, args
+
+    return build
+
+
 CASES = {
     "MGATHER Row 64x256 fp32": lambda dev: _gather(dev, "row"),
     "MGATHER Elem 64x256 fp32": lambda dev: _gather(dev, "elem"),
     "MSCATTER Elem Add 64x64 fp32": _scatter_add,
     "TLOAD/TSTORE pipeline, 32 tiles": _pipeline,
+    "softmax 16x64 fp32 (example)": _example("softmax.py:softmax_16x64"),
+    "softmax 8x256 fp32 (example)": _example("softmax.py:softmax_8x256"),
+    "layernorm 16x64 fp32 (example)": _example("layernorm.py:layernorm_16x64"),
+    "layernorm 8x256 fp32 (example)": _example("layernorm.py:layernorm_8x256"),
 }
 A5_CASES = {  # ScatterConflict exists on the 950 only
     "MSCATTER Elem Last 64x64 fp32": lambda dev: _scatter_add(dev, atomic="none", conflict="last"),

@@ -77,6 +77,13 @@ def test_the_gallery_and_the_examples_are_all_there():
         "row_floor_clamp",
         "tscatter_interleave",
         "pingpong_row_scale",
+        "softmax",
+        "layernorm",
+        "rmsnorm",
+        "embedding_bag",
+        "vector_pipeline",
+        "row_argmax",
+        "row_topk",
     }
     assert {p.stem for p in BUG_FILES} == {
         "missing_mte2_to_v",
@@ -222,10 +229,11 @@ def test_deadlock_through_the_command_line_exits_2_and_names_the_stuck_pipe():
 
 
 @pytest.mark.parametrize("devname", ["a2", "950pr"])
-def test_double_buffering_overlaps_the_pipes(devname):
-    """The ping-pong loop hides load and store time behind the multiply: it finishes before
+@pytest.mark.parametrize("stem", ["pingpong_row_scale", "vector_pipeline"])
+def test_double_buffering_overlaps_the_pipes(devname, stem):
+    """The ping-pong loop hides load and store time behind the vector work: it finishes before
     the single-buffer loop doing the same work, with no finding in either."""
-    path = EXAMPLES / "pingpong_row_scale.py"
-    runs = {k: _run(path, k, devname)[3] for k in ("pingpong_row_scale", "single_buffer")}
-    assert not runs["pingpong_row_scale"].findings and not runs["single_buffer"].findings
-    assert runs["pingpong_row_scale"].cycles < 0.8 * runs["single_buffer"].cycles
+    path = EXAMPLES / f"{stem}.py"
+    runs = {k: _run(path, k, devname)[3] for k in (stem, "single_buffer")}
+    assert not runs[stem].findings and not runs["single_buffer"].findings
+    assert runs[stem].cycles < 0.8 * runs["single_buffer"].cycles

@@ -1,0 +1,83 @@
+"""A2/A3 plans of TPARTADD/TPARTMUL/TPARTMAX/TPARTMIN (vector_isa.md 3.22, skeleton A of 2.5).
+
+The lowering (``a2a3/TPartOp.hpp``) knows one full source (dst's valid shape) and one small
+source inside it (``part.npu_split``; src0 and src1 swapped when src0 is the small one):
+
+* rows-smaller (the small source has dst's valid columns C): ``vadd/vmul/vmax/vmin(dst, full,
+  small)`` over the small source's r rows and C columns, planned with skeleton A
+  (``elementwise_chunks("binary")``: count mode per row or the row-repeat form), then one
+  ``copy_ubuf_to_ubuf`` of the remaining ``R - r`` rows of the full source (one burst per row
+  of ``ceil(C * sizeof(T) / 32)`` blocks);
+* cols-smaller: ``copy_ubuf_to_ubuf`` of the full source's R rows into dst, ``pipe_barrier(V)``,
+  then ``op(dst, small, dst)`` over the small region (skeleton A).
+
+Copy costs: ``copy_ubuf_to_ubuf`` charged by its 32-byte blocks (``costs.vector_cycles``).
+"""
+
+from __future__ import annotations
+
+from ptosim.isa.vector.part import TPart, npu_split
+from ptosim.plan import Region, Step
+
+from ..costs import ceil_div
+from .elementwise import BINARY_INTRINSICS
+from .vec import BLOCK_BYTES, Chunk, VecStream, elementwise_chunks
+
+UB_COPY = "copy_ubuf_to_ubuf"
+
+
+def _rows_region(ref, r0: int, r1: int, nbytes: int) -> Region:
+    """Rows [r0, r1) of ``ref``, ``nbytes`` from each row start."""
+    pitch = ref.cols * ref.dtype.size_bytes
+    return Region("UB", ref.address + r0 * pitch, ref.address + (r1 - 1) * pitch + nbytes)
+
+
+def _copy_rows(vs: VecStream, d, full, r0: int, r1: int, C: int) -> None:
+    """One copy_ubuf_to_ubuf of rows [r0, r1): nBurst = rows, whole 32-byte blocks per row."""
+    if r1 <= r0:
+        return
+    per_row = ceil_div(C * d.dtype.size_bytes, BLOCK_BYTES)
+    blocks = (r1 - r0) * per_row
+    nbytes = per_row * BLOCK_BYTES
+    vs.call(
+        UB_COPY,
+        Chunk(blocks, 1, per_repeat=1),
+        reads=[_rows_region(full, r0, r1, nbytes)],
+        writes=[_rows_region(d, r0, r1, nbytes)],
+        label=f"{UB_COPY} rows {r0}..{r1 - 1} ({blocks} blocks)",
+        blocks=blocks,
+        nBurst=r1 - r0,
+    )
+
+
+def _op(vs: VecStream, intrinsic: str, out, ins, R: int, C: int) -> None:
+    for ch in elementwise_chunks("binary", [out, *ins], R, C):
+        vs.call(
+            intrinsic,
+            ch,
+            reads=[ch.region(t) for t in ins],
+            writes=[ch.region(out)],
+            label=f"{intrinsic} x{ch.repeats}",
+        )
+
+
+def plan_part(instr: TPart, ctx) -> list[Step]:
+    d = instr.dst
+    R, C = d.valid
+    vs = VecStream(ctx)
+    if R == 0 or C == 0:
+        return []
+    _, full, _, small, path = npu_split(instr, d, instr.src0, instr.src1)
+    r, c = small.valid
+    intrinsic = BINARY_INTRINSICS[instr.op]
+    if path == "rows":
+        _op(vs, intrinsic, d, [full, small], r, C)
+        _copy_rows(vs, d, full, r, R, C)
+    else:
+        _copy_rows(vs, d, full, 0, R, C)
+        vs.barrier()
+        _op(vs, intrinsic, d, [small, d], r, c)
+    return vs.steps()
+
+
+PLANS = {TPart: plan_part}

@@ -19,6 +19,7 @@ from ..plan import Deferred, Step, StepKind
 from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
+from .chip import ChipMemory
 
 PIPES = QUEUE_PIPES
 FLAG_UNCONSUMED = "F201"
@@ -84,8 +85,10 @@ class CoreEngine:
         failure: list[Failure],
         abort: simpy.Event,
         progress=None,
+        chip: ChipMemory | None = None,
     ):
         self.env = env
+        self.chip = chip
         self.abort = abort
         self.progress = progress
         self.core = core
@@ -221,8 +224,9 @@ class CoreEngine:
             state.began = True
             state.pending = self._begin(state.instr, ps.pipe)
         start = env.now
-        if step.cycles:
-            yield env.timeout(step.cycles)
+        cycles, args = self._chip_cycles(step, start)
+        if cycles:
+            yield env.timeout(cycles)
         end = env.now
         if step.kind is StepKind.SET_FLAG:
             self._post(ps, step, state, start)
@@ -243,7 +247,7 @@ class CoreEngine:
                 instr.position,
                 instr.opcode,
                 step.bytes,
-                step.args,
+                args,
             )
         )
         for thread, name, offset, cycles, args in step.sub:
@@ -264,6 +268,32 @@ class CoreEngine:
         if step.data:
             state.data_steps -= 1
             self._maybe_commit(state)
+
+    def _chip_cycles(self, step: Step, start: int) -> tuple[int, dict]:
+        """The step's cycles with the chip's shared GM (engine/chip.py): a DMA or a SIMT launch
+        that touches GM books its bytes; the planned cycles when there is no chip model."""
+        chip = self.chip
+        if chip is None or step.kind not in (StepKind.DMA, StepKind.SIMT):
+            return step.cycles, step.args
+        args = step.args
+        if step.kind is StepKind.SIMT:  # approximately: its GM sectors spread over the launch
+            nbytes = int(args.get("gm_sector_bytes", 0))
+            if not nbytes:
+                return step.cycles, args
+            cycles = chip.transfer(self.core, start, step.cycles, 0, nbytes)
+        else:
+            gm = [r for r in (*step.reads, *step.writes) if r.space == "GM"]
+            if not gm:
+                return step.cycles, args
+            nbytes = int(args.get("charged_bytes", step.bytes))
+            # same-address lines only for dense transfers: a strided DMA's bounding range
+            # would claim lines it never touches
+            dense = [(r.start, r.end) for r in gm if r.end - r.start <= 2 * max(step.bytes, 1)]
+            latency = int(args.get("latency_cycles", 0))
+            cycles = chip.transfer(self.core, start, step.cycles, latency, nbytes, dense)
+        if cycles != step.cycles:
+            args = {**args, "planned_cycles": step.cycles}
+        return cycles, args
 
     @staticmethod
     def _maybe_commit(state: InstrState) -> None:
@@ -472,6 +502,7 @@ class Simulation:
     failure: Failure | None = None
     stuck: list[str] = field(default_factory=list)
     leftovers: list[tuple[int, Finding]] = field(default_factory=list)
+    chip: ChipMemory | None = None  # the shared GM model (its traffic and lane)
 
     @property
     def deadlock(self) -> str | None:
@@ -479,6 +510,14 @@ class Simulation:
         if not self.stuck:
             return None
         return f"deadlock at cycle {self.cycles}: " + "; ".join(self.stuck)
+
+
+def _chip(ctxs: list[ExecContext]) -> ChipMemory | None:
+    """The chip's shared memory model of the device config ([timing.chip]), if any."""
+    config = getattr(ctxs[0], "config", None) if ctxs else None
+    timing = getattr(config, "timing", None)
+    chip = getattr(timing, "chip", None)
+    return ChipMemory(chip) if chip is not None else None
 
 
 def simulate(
@@ -498,8 +537,10 @@ def simulate(
     trace = Trace()
     failure: list[Failure] = []
     abort = env.event()
+    chip = _chip(ctxs)
+    trace.chip = chip
     cores = [
-        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress)
+        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip)
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
     ]
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a
@@ -507,7 +548,7 @@ def simulate(
     with contextlib.suppress(RuntimeError):
         env.run(until=abort)
     states = [s for c in cores for s in c.states]
-    sim = Simulation(int(env.now), cores, trace, states)
+    sim = Simulation(int(env.now), cores, trace, states, chip=chip)
     if failure:
         if not isinstance(failure[0].error, PtoSimError):
             raise failure[0].error

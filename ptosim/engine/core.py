@@ -20,6 +20,7 @@ from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
 from .chip import ChipMemory
+from .ffts import Ffts, Post
 
 PIPES = QUEUE_PIPES
 FLAG_UNCONSUMED = "F201"
@@ -86,9 +87,11 @@ class CoreEngine:
         abort: simpy.Event,
         progress=None,
         chip: ChipMemory | None = None,
+        ffts: Ffts | None = None,
     ):
         self.env = env
         self.chip = chip
+        self.ffts = ffts
         self.abort = abort
         self.progress = progress
         self.core = core
@@ -213,6 +216,8 @@ class CoreEngine:
         step = entry[0]
         if step.kind is StepKind.WAIT_FLAG:
             yield from self._wait(ps, step, state)
+        elif step.kind is StepKind.CROSS_WAIT:
+            yield from self._cross_wait(ps, step, state)
         if step.resolve is not None:
             self.ctx.instr = state.instr
             try:
@@ -230,6 +235,11 @@ class CoreEngine:
         end = env.now
         if step.kind is StepKind.SET_FLAG:
             self._post(ps, step, state, start)
+        elif step.kind is StepKind.CROSS_SET:
+            _, mode, flag = step.flag
+            self.ffts.post(
+                self.core, mode, flag, Post(start, self.core, state.instr.position, ps.pipe.name)
+            )
         self._mark_busy(ps, start, end - start)
         if state.start is None:
             state.start = start
@@ -372,6 +382,33 @@ class CoreEngine:
                 )
             )
 
+    def _cross_wait(self, ps: PipeState, step: Step, state: InstrState):
+        """wait_flag_dev: block until a round of the core's FFTS flag completed."""
+        flag = step.flag[2]
+        t0 = self.env.now
+        ps.blocked = f"wait_flag_dev(flag {flag})"
+        ps.blocked_instr = state.instr
+        ps.blocked_key = step.flag
+        ps.blocked_since = t0
+        posts = yield from self.ffts.wait(self.core, flag)
+        ps.blocked = None
+        ps.blocked_instr = None
+        ps.blocked_key = None
+        if self.env.now > t0:
+            last = max(posts, key=lambda p: (p.time, p.core))
+            self.trace.waits.append(
+                WaitRecord(
+                    self.core,
+                    ps.pipe.name,
+                    state.instr.position,
+                    state.instr.opcode,
+                    f"wait_flag_dev(flag {flag}) (released by core {last.core})",
+                    t0,
+                    self.env.now,
+                    last.instr,
+                )
+            )
+
     def _all_idle(self) -> bool:
         return all(
             not ps.busy and not ps.queue for p, ps in self.pipes.items() if p is not Pipe.PIPE_S
@@ -417,7 +454,9 @@ class CoreEngine:
                 i = ps.blocked_instr
                 where = f"{i.label} ({i.source})" if i is not None else "?"
                 extra = ""
-                if ps.blocked.startswith("wait_flag"):
+                if ps.blocked.startswith("wait_flag_dev"):
+                    extra = ": " + self.ffts.missing(self.core, ps.blocked_key[2])
+                elif ps.blocked.startswith("wait_flag"):
                     extra = (
                         f": no set_flag{ps.blocked[9:]} is pending and no queued or "
                         "unissued work will post it" + self._other_ids_pending(ps.blocked_key)
@@ -539,8 +578,11 @@ def simulate(
     abort = env.event()
     chip = _chip(ctxs)
     trace.chip = chip
+    ffts = Ffts(env, len(programs))
     cores = [
-        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip)
+        CoreEngine(
+            env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip, ffts
+        )
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
     ]
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a

@@ -74,7 +74,15 @@ from .isa.rowexpand import (
     TROWEXPANDSUB,
 )
 from .isa.scatter import MSCATTER
-from .isa.sync import pipe_barrier, set_flag, wait_flag
+from .isa.sync import (
+    SyncAll,
+    ffts_config,
+    ffts_cross_core_sync,
+    pipe_barrier,
+    set_flag,
+    wait_flag,
+    wait_flag_dev,
+)
 from .isa.tscatter import TSCATTER
 from .memory import GmBuffer
 from .program import Kernel, get_block_idx, get_block_num, kernel
@@ -117,6 +125,10 @@ __all__ = [
     "set_flag",
     "wait_flag",
     "pipe_barrier",
+    "ffts_cross_core_sync",
+    "wait_flag_dev",
+    "SyncAll",
+    "ffts_config",
     "TileType",
     "BLayout",
     "SLayout",

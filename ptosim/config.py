@@ -148,6 +148,21 @@ class SimtTimingConfig(_Strict):
     scan_iteration_cycles: int = Field(gt=0)
 
 
+class ChipConfig(_Strict):
+    """The chip's shared memory system for multi-core launches (ptosim/engine/chip.py).
+
+    Every core's GM traffic (DMA transfers, SIMT GM sectors) shares ``gm_bw_bytes_per_cycle``,
+    booked in a calendar of ``window_cycles``-long windows. Different cores touching the same
+    ``same_address_bytes`` GM line serialise: each access holds the line for
+    ``same_address_cycles``.
+    """
+
+    gm_bw_bytes_per_cycle: float = Field(gt=0)
+    window_cycles: int = Field(gt=0)
+    same_address_bytes: int = Field(gt=0)
+    same_address_cycles: int = Field(ge=0)
+
+
 class TimingConfig(_Strict):
     clock_ghz: float = Field(gt=0)
     scalar: ScalarConfig
@@ -155,6 +170,7 @@ class TimingConfig(_Strict):
     mte3: DmaConfig
     vector: VectorConfig
     simt: SimtTimingConfig | None = None
+    chip: ChipConfig | None = None  # None: the cores do not share GM bandwidth (no limit)
 
 
 class DeviceConfig(_Strict):

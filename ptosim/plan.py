@@ -28,6 +28,8 @@ class StepKind(enum.Enum):
     SET_FLAG = "set_flag"
     WAIT_FLAG = "wait_flag"
     BARRIER = "barrier"  # pipe_barrier(P): drain P (PIPE_ALL: every pipe, run by PIPE_S)
+    CROSS_SET = "cross_set"  # ffts_cross_core_sync: post to the cores of a group (FFTS)
+    CROSS_WAIT = "cross_wait"  # wait_flag_dev: wait for this core's FFTS flag (PIPE_S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,22 @@ def wait_flag_step(src: Pipe, dst: Pipe, event_id: int, cycles: int, label: str 
         flag=(src, dst, event_id),
         data=False,
     )
+
+
+def cross_set_step(instr, cycles: int) -> Step:
+    """ffts_cross_core_sync: posts FFTS flag ``(mode, flag_id)`` at the end of its pipe's work."""
+    return Step(
+        instr.pipe, StepKind.CROSS_SET, cycles, instr.describe(),
+        flag=("FFTS", instr.mode, instr.flag_id), data=False,
+    )  # fmt: skip
+
+
+def cross_wait_step(instr, cycles: int) -> Step:
+    """wait_flag_dev: the scalar pipe waits for this core's FFTS flag (blocks all issue)."""
+    return Step(
+        Pipe.PIPE_S, StepKind.CROSS_WAIT, cycles, instr.describe(),
+        flag=("FFTS", None, instr.flag_id), data=False,
+    )  # fmt: skip
 
 
 def handshake(src: Pipe, dst: Pipe, cycles: int) -> list[Step]:

@@ -170,6 +170,7 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
     busy = sorted(result.pipe_busy.items(), key=lambda kv: _pipe_order(kv[0]))
     out.write("pipe busy (cycles, all cores): " + ", ".join(f"{k}={v}" for k, v in busy if v))
     out.write("\n")
+    _write_chip(out, result, ghz)
     kinds = _kind_rows(result)
     if kinds:
         out.write("by instruction kind (count, summed span, bytes, bandwidth over the span):\n")
@@ -203,6 +204,32 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
     else:
         out.write("findings: none\n")
     return out.getvalue().rstrip("\n")
+
+
+def _write_chip(out, result, ghz: float, top: int = 8) -> None:
+    """Chip-level and per-core achieved GM bandwidth (the shared memory system, engine/chip),
+    for multi-core launches (one core's bandwidth is the per-kind lines below)."""
+    chip = getattr(result.trace, "chip", None)
+    if chip is None or len(result.blocks) < 2 or not chip.traffic:
+        return
+    a = chip.achieved(result.cycles)
+    out.write(
+        f"chip GM: {a['bytes']} B, achieved {a['run']:.1f} B/cycle over the run "
+        f"({a['run'] * ghz:.2f} GB/s), {a['span']:.1f} B/cycle while GM was in use, "
+        f"peak window {a['peak_window']:.1f} B/cycle; limit {a['limit']:.1f} B/cycle "
+        f"({a['limit'] * ghz:.2f} GB/s)\n"
+    )
+    rows = sorted(chip.traffic.items())
+    out.write("per core GM (bytes, B/cycle over the run, transfers throttled / serialised):\n")
+    shown = rows if len(rows) <= top else rows[: top - 1] + rows[-1:]
+    for core, t in shown:
+        if len(rows) > top and core == rows[-1][0]:
+            out.write(f"  ... {len(rows) - top} more core(s)\n")
+        rate = t.bytes / result.cycles if result.cycles else 0.0
+        out.write(
+            f"  core {core:<3} {t.bytes:>11} B {rate:8.1f} B/cycle ({rate * ghz:.2f} GB/s) "
+            f"{t.throttled} / {t.serialised}\n"
+        )
 
 
 def _write_path(out, path: list[PathSegment], top: int) -> None:

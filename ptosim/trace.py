@@ -80,3 +80,4 @@ class Trace:
     waits: list[WaitRecord] = field(default_factory=list)
     findings: list[FindingMark] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early (the deadlock report), else None
+    chip: object | None = None  # engine.chip.ChipMemory: the chip's shared GM traffic and lane

@@ -137,6 +137,7 @@ def chrome_trace(result) -> dict:
                 "tid": _tid(f.wait_pipe),
             }
         )
+    events += chip_events(result, cores)
     events += finding_events(trace.findings, first_flow_id=len(trace.flows))
     other = {
         "generator": "ptosim",
@@ -149,6 +150,51 @@ def chrome_trace(result) -> dict:
     if trace.stopped is not None:  # a deadlocked run: the trace ends at the stuck state
         other["deadlock"] = trace.stopped
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}
+
+
+CHIP_LANE = "GM (chip)"
+
+
+def chip_events(result, cores: list[int]) -> list[dict]:
+    """The chip-level lane: GM bytes per cycle booked in each stretch of time (all cores), as
+    slices of a ``chip`` process after the cores."""
+    chip = getattr(result.trace, "chip", None)
+    if chip is None or not chip.traffic:
+        return []
+    pid = (max(cores) + 1) if cores else 0
+    tid = _tid(CHIP_LANE)
+    events = [
+        {"name": "process_name", "ph": "M", "pid": pid, "tid": 0, "args": {"name": "chip"}},
+        {
+            "name": "process_sort_index",
+            "ph": "M",
+            "pid": pid,
+            "tid": 0,
+            "args": {"sort_index": pid},
+        },
+        {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": CHIP_LANE}},
+    ]
+    limit = chip.cfg.gm_bw_bytes_per_cycle
+    for start, cycles, nbytes in chip.lane_runs():
+        rate = nbytes / cycles
+        events.append(
+            {
+                "name": f"GM {rate:.0f} B/cycle",
+                "cat": "chip",
+                "ph": "X",
+                "ts": start,
+                "dur": cycles,
+                "pid": pid,
+                "tid": tid,
+                "args": {
+                    "instruction": "chip GM traffic (all cores)",
+                    "bytes": round(nbytes),
+                    "bytes_per_cycle": round(rate, 3),
+                    "limit_bytes_per_cycle": limit,
+                },
+            }
+        )
+    return events
 
 
 def finding_events(marks, first_flow_id: int) -> list[dict]:
@@ -200,9 +246,18 @@ def summary_rows(result) -> list[dict]:
     stalls: dict = {}
     for w in result.trace.waits:
         stalls[(w.core, w.pipe)] = stalls.get((w.core, w.pipe), 0) + (w.end - w.start)
+    gm_bytes: dict = {}
+    for e in result.trace.events:
+        if e.kind == "dma" and "gm" in e.args:
+            gm_bytes[(e.core, e.pipe)] = gm_bytes.get((e.core, e.pipe), 0) + e.bytes
+    chip = getattr(result.trace, "chip", None)
+    cycles = result.cycles or 0
+    core_bytes = {c: t.bytes for c, t in chip.traffic.items()} if chip is not None else {}
+    chip_rate = chip.achieved(cycles)["run"] if chip is not None else 0.0
     rows = []
     for (core, pipe), ps in sorted(result.pipes.items(), key=lambda kv: (kv[0][0], _tid(kv[0][1]))):
         active = 0 if ps.first is None else ps.last - ps.first
+        core_rate = core_bytes.get(core, 0) / cycles if cycles else 0.0
         rows.append(
             {
                 "core": core,
@@ -213,6 +268,10 @@ def summary_rows(result) -> list[dict]:
                 "first_cycle": "" if ps.first is None else ps.first,
                 "last_cycle": "" if ps.first is None else ps.last,
                 "utilisation": f"{ps.busy_cycles / result.cycles:.4f}" if result.cycles else "0",
+                # achieved GM bandwidth over the run: this pipe's DMAs, the core, the chip
+                "gm_bytes": gm_bytes.get((core, pipe), 0),
+                "core_gm_bytes_per_cycle": f"{core_rate:.3f}",
+                "chip_gm_bytes_per_cycle": f"{chip_rate:.3f}",
             }
         )
     return rows

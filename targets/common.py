@@ -5,8 +5,15 @@ from __future__ import annotations
 from ptosim.enums import Pipe
 from ptosim.errors import UnsupportedError
 from ptosim.isa.data import TAssign
-from ptosim.isa.sync import PipeBarrier, SetFlag, WaitFlag
-from ptosim.plan import Step, StepKind, set_flag_step, wait_flag_step
+from ptosim.isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ptosim.plan import (
+    Step,
+    StepKind,
+    cross_set_step,
+    cross_wait_step,
+    set_flag_step,
+    wait_flag_step,
+)
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {
@@ -41,6 +48,10 @@ def plan_sync(instr, ctx) -> list[Step] | None:
                 data=False,
             )
         ]
+    if isinstance(instr, FftsCrossCoreSync):
+        return [cross_set_step(instr, s.flag_cycles)]
+    if isinstance(instr, WaitFlagDev):
+        return [cross_wait_step(instr, s.flag_cycles)]
     if isinstance(instr, TAssign):  # an address constant in a register
         return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, "TASSIGN", data=False)]
     return None

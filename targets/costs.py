@@ -55,6 +55,10 @@ def dma_step(
 ) -> Step:
     """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM)."""
     info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(gm), "ub": str(ub)}
+    # the chip's shared memory system needs the fixed latency apart from the transfer time
+    # (engine/chip.py): the charged bytes move at the core's rate after the latency
+    info["latency_cycles"] = cfg.latency_cycles
+    info["charged_bytes"] = n_burst * ceil_div(len_bytes, cfg.granule_bytes) * cfg.granule_bytes
     if gm_starts_bytes is not None:
         info["gm_requests"] = gm_requests(cfg, np.asarray(gm_starts_bytes), len_bytes)
     if args:

@@ -131,7 +131,9 @@ def test_two_tloads_serialise_on_mte2_and_blocks_run_concurrently():
     single = la.end - la.start
     assert run.cycles >= 2 * single
     four = dev.run(two, src, block_dim=4)
-    assert four.cycles == run.cycles  # one core per block: no interference modelled yet
+    # the blocks run concurrently (well below 4x); reading the same GM lines they serialise a
+    # little on them (the chip's memory system, tests/test_chip.py)
+    assert run.cycles < four.cycles < 2 * run.cycles
     assert len({c for c, _ in four.pipes}) == 4
 
 

@@ -16,6 +16,10 @@ Components (one integer each):
   (and ``pipe_barrier(PIPE_ALL)``) publish it. This is why the library ends its scalar bodies
   with S->V / S->MTE2 / S->MTE3 flags.
 
+Across cores: ``ffts_cross_core_sync`` / ``wait_flag_dev`` rounds (engine/ffts.py) carry each
+posting core's clock (and what it knew of other cores) to the waiting cores; the cores' queues
+are executed together so a round completes only once all its posts ran (:func:`all_clocks`).
+
 Flags count: the n-th ``wait_flag`` on (src, dst, id) consumes the n-th post (the reference cost
 model's counting channels), so the pairing is structural too (:func:`flag_pairs`).
 """
@@ -46,26 +50,84 @@ def done_index(pipe: Pipe) -> int:
 @dataclass
 class Clocks:
     """Vector clock of every issued step (``NEVER`` for steps a deadlock kept from running),
-    and the logical execution order (issued indices, in the order they ran)."""
+    and the logical execution order (issued indices, in the order they ran).
+
+    ``xk`` (cross-core knowledge) maps, per step, another core to the vector clock of that
+    core's steps known complete through FFTS flags (ffts_cross_core_sync / wait_flag_dev)
+    and, transitively, the flags that carried them (empty without cross-core flags)."""
 
     vcs: list[np.ndarray]
     order: list[int]
+    xk: list[dict] | None = None
 
 
-def vector_clocks(issued: list) -> Clocks:
-    """Logical execution of the pipe queues of one core (no time in it)."""
-    n = len(issued)
-    vcs: list[np.ndarray | None] = [None] * n
-    order: list[int] = []
-    pipe_vc = {p: np.zeros(WIDTH, dtype=np.int64) for p in PIPES}
-    queues = {p: deque() for p in PIPES if p is not Pipe.PIPE_S}
-    posts: dict[tuple, deque] = {}
-    published = 0  # PIPE_S count last made visible to later-issued work (PIPE_ALL)
-    cursor = 0
+EMPTY: dict = {}
 
-    def run(i: int, pipe: Pipe, extra: np.ndarray | None) -> None:
+
+def merge_knowledge(a: dict, b: dict) -> dict:
+    """Cross-core knowledge of both (component-wise max per core); never mutates its inputs."""
+    if not b or a is b:
+        return a
+    if not a:
+        return b
+    out = dict(a)
+    for core, vc in b.items():
+        old = out.get(core)
+        out[core] = vc if old is None or old is vc else np.maximum(old, vc)
+    return out
+
+
+class _Ffts:
+    """Logical FFTS rounds (engine/ffts.py): a round completes when every core of the group
+    posted; its payload is the merged knowledge of the posts."""
+
+    def __init__(self, cores: list[int]):
+        self.cores = cores
+        self.rounds: dict[tuple, dict[int, deque]] = {}
+        self.sems: dict[tuple[int, int], deque] = {}
+
+    def group(self, core: int, mode: int) -> tuple[int, ...]:
+        if mode == 0:
+            return tuple(self.cores)
+        return (core & ~1, core | 1)
+
+    def post(self, core: int, mode: int, flag: int, payload: dict) -> None:
+        members = self.group(core, mode)
+        queues = self.rounds.setdefault((members, flag), {m: deque() for m in members})
+        queues[core].append(payload)
+        if all(queues.values()):
+            merged = EMPTY
+            for m in members:
+                merged = merge_knowledge(merged, queues[m].popleft())
+            for m in members:
+                self.sems.setdefault((m, flag), deque()).append(merged)
+
+    def ready(self, core: int, flag: int) -> bool:
+        return bool(self.sems.get((core, flag)))
+
+    def take(self, core: int, flag: int) -> dict:
+        return self.sems[(core, flag)].popleft()
+
+
+class _Core:
+    """The logical execution of one core's pipe queues (no time in it)."""
+
+    def __init__(self, core: int, issued: list, ffts: _Ffts):
+        self.core, self.issued, self.ffts = core, issued, ffts
+        n = len(issued)
+        self.vcs: list[np.ndarray | None] = [None] * n
+        self.xk: list[dict] = [EMPTY] * n
+        self.order: list[int] = []
+        self.pipe_vc = {p: np.zeros(WIDTH, dtype=np.int64) for p in PIPES}
+        self.pipe_xk = {p: EMPTY for p in PIPES}
+        self.queues = {p: deque() for p in PIPES if p is not Pipe.PIPE_S}
+        self.posts: dict[tuple, deque] = {}
+        self.published = 0  # PIPE_S count last made visible to later-issued work (PIPE_ALL)
+        self.cursor = 0
+
+    def run(self, i: int, pipe: Pipe, extra: np.ndarray | None, extra_xk: dict) -> None:
         k = INDEX[pipe]
-        mine = pipe_vc[pipe]
+        mine = self.pipe_vc[pipe]
         vc = mine.copy()
         if extra is not None:
             np.maximum(vc, extra, out=vc)
@@ -73,58 +135,104 @@ def vector_clocks(issued: list) -> Clocks:
             d = N_PIPES + k
             vc[d] = max(mine[d], extra[k])
         vc[k] += 1
-        step: Step = issued[i][0]
+        step: Step = self.issued[i][0]
         if pipe is Pipe.PIPE_S:
             vc[ISSUE] = vc[S]
         if step.kind is StepKind.BARRIER:  # pipe_barrier(P): every earlier P step is complete
             vc[N_PIPES + k] = vc[k]
-        vcs[i] = vc
-        pipe_vc[pipe] = vc
-        order.append(i)
+        xk = merge_knowledge(self.pipe_xk[pipe], extra_xk)
+        self.vcs[i] = vc
+        self.xk[i] = xk
+        self.pipe_vc[pipe] = vc
+        self.pipe_xk[pipe] = xk
+        self.order.append(i)
         if step.kind is StepKind.SET_FLAG:
-            posts.setdefault(step.flag, deque()).append(vc)
+            self.posts.setdefault(step.flag, deque()).append((vc, xk))
+        elif step.kind is StepKind.CROSS_SET:
+            _, mode, flag = step.flag
+            self.ffts.post(self.core, mode, flag, merge_knowledge(xk, {self.core: vc}))
 
-    def wait_ready(step: Step) -> bool:
-        return step.kind is not StepKind.WAIT_FLAG or bool(posts.get(step.flag))
+    def ready(self, step: Step) -> bool:
+        if step.kind is StepKind.WAIT_FLAG:
+            return bool(self.posts.get(step.flag))
+        if step.kind is StepKind.CROSS_WAIT:
+            return self.ffts.ready(self.core, step.flag[2])
+        return True
 
+    def advance(self) -> bool:
+        """Run what can run now; True when something ran."""
+        issued, progress, any_progress = self.issued, True, False
+        while progress:
+            progress = False
+            while self.cursor < len(issued):  # the scalar pipe: its own steps, PIPE_ALL, issue
+                step: Step = issued[self.cursor][0]
+                if step.pipe is Pipe.PIPE_S:
+                    if not self.ready(step):
+                        break
+                    extra, extra_xk = None, EMPTY
+                    if step.kind is StepKind.WAIT_FLAG:
+                        extra, extra_xk = self.posts[step.flag].popleft()
+                    elif step.kind is StepKind.CROSS_WAIT:
+                        extra_xk = self.ffts.take(self.core, step.flag[2])
+                    self.run(self.cursor, Pipe.PIPE_S, extra, extra_xk)
+                elif step.pipe is Pipe.PIPE_ALL:
+                    if any(self.queues.values()):
+                        break
+                    everything = np.max(np.stack(list(self.pipe_vc.values())), axis=0)
+                    for p in PIPES:  # every pipe is drained: all of its steps are complete
+                        everything[N_PIPES + INDEX[p]] = everything[INDEX[p]]
+                    every_xk = EMPTY
+                    for p in PIPES:
+                        every_xk = merge_knowledge(every_xk, self.pipe_xk[p])
+                    self.run(self.cursor, Pipe.PIPE_S, everything, every_xk)
+                    self.published = int(self.pipe_vc[Pipe.PIPE_S][S])
+                else:
+                    issue_vc = self.pipe_vc[Pipe.PIPE_S].copy()
+                    issue_vc[S] = self.published  # scalar writes are not published by issuing
+                    self.queues[step.pipe].append(
+                        (self.cursor, issue_vc, self.pipe_xk[Pipe.PIPE_S])
+                    )
+                self.cursor += 1
+                progress = True
+            for pipe, q in self.queues.items():
+                while q:
+                    i, issue_vc, issue_xk = q[0]
+                    step = issued[i][0]
+                    if not self.ready(step):
+                        break
+                    q.popleft()
+                    extra, extra_xk = issue_vc, issue_xk
+                    if step.kind is StepKind.WAIT_FLAG:
+                        post_vc, post_xk = self.posts[step.flag].popleft()
+                        extra = np.maximum(issue_vc, post_vc)
+                        extra_xk = merge_knowledge(issue_xk, post_xk)
+                    self.run(i, pipe, extra, extra_xk)
+                    progress = True
+            any_progress |= progress
+        return any_progress
+
+    def clocks(self) -> Clocks:
+        never = np.full(WIDTH, NEVER, dtype=np.int64)
+        vcs = [vc if vc is not None else never for vc in self.vcs]
+        return Clocks(vcs, self.order, self.xk)
+
+
+def all_clocks(cores: list[tuple[int, list]]) -> dict[int, Clocks]:
+    """Logical execution of every core's queues together (FFTS flags order steps across
+    cores): core id -> its Clocks."""
+    ffts = _Ffts([core for core, _ in cores])
+    runners = [_Core(core, issued, ffts) for core, issued in cores]
     progress = True
     while progress:
         progress = False
-        while cursor < n:  # the scalar pipe: its own steps, PIPE_ALL barriers and the issuing
-            step: Step = issued[cursor][0]
-            if step.pipe is Pipe.PIPE_S:
-                if not wait_ready(step):
-                    break
-                extra = posts[step.flag].popleft() if step.kind is StepKind.WAIT_FLAG else None
-                run(cursor, Pipe.PIPE_S, extra)
-            elif step.pipe is Pipe.PIPE_ALL:
-                if any(queues.values()):
-                    break
-                everything = np.max(np.stack(list(pipe_vc.values())), axis=0)
-                for p in PIPES:  # every pipe is drained: all of its steps are complete
-                    everything[N_PIPES + INDEX[p]] = everything[INDEX[p]]
-                run(cursor, Pipe.PIPE_S, everything)
-                published = int(pipe_vc[Pipe.PIPE_S][S])
-            else:
-                issue_vc = pipe_vc[Pipe.PIPE_S].copy()
-                issue_vc[S] = published  # scalar writes are not published by issuing
-                queues[step.pipe].append((cursor, issue_vc))
-            cursor += 1
-            progress = True
-        for pipe, q in queues.items():
-            while q:
-                i, issue_vc = q[0]
-                step = issued[i][0]
-                if not wait_ready(step):
-                    break
-                q.popleft()
-                extra = issue_vc
-                if step.kind is StepKind.WAIT_FLAG:
-                    extra = np.maximum(issue_vc, posts[step.flag].popleft())
-                run(i, pipe, extra)
-                progress = True
-    never = np.full(WIDTH, NEVER, dtype=np.int64)
-    return Clocks([vc if vc is not None else never for vc in vcs], order)
+        for r in runners:
+            progress |= r.advance()
+    return {r.core: r.clocks() for r in runners}
+
+
+def vector_clocks(issued: list) -> Clocks:
+    """Logical execution of the pipe queues of one core (no time in it)."""
+    return all_clocks([(0, issued)])[0]
 
 
 def flag_pairs(issued: list) -> dict[int, int]:

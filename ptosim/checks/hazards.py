@@ -11,8 +11,9 @@ Findings:
 - F203 race: two pipes of one core access overlapping UB/L1/GM bytes, one writes, nothing orders
   them. One finding per pair of instructions, with a fix (:mod:`ptosim.checks.fixes`).
 - F206 DMA reorder: two DMAs of one MTE pipe write overlapping GM with no barrier between them.
-- F205 cross-core race: blocks (cores) are not synchronised with each other. Hardware atomics of
-  the same op commute and never race (MSCATTER Row Add on a2a3, every a5 atomic).
+- F205 cross-core race: two cores access overlapping GM, one writes, and no FFTS flag chain
+  (ffts_cross_core_sync / wait_flag_dev, SyncAll) orders them. Hardware atomics of the same op
+  commute and never race (MSCATTER Row Add on a2a3, every a5 atomic).
 - F201 unconsumed set, F202 event misuse (:mod:`ptosim.checks.flags`).
 
 Cost: the accesses are swept once, in a logical execution order, over an interval map per memory
@@ -56,6 +57,7 @@ class Access:
     ranges: list[tuple[int, int]] = field(default_factory=list)
     first_vc: np.ndarray | None = None
     last_vc: np.ndarray | None = None
+    first_xk: dict | None = None  # cross-core knowledge at its first step (clocks.Clocks.xk)
     first_issue: int = 0
     rank: int = 0  # place of its first step in the logical execution
 
@@ -79,9 +81,11 @@ class CoreView:
     set_wait: dict | None = None  # issued index of a set -> of the wait that consumes it
 
 
-def core_view(core: int, issued: list, target: str) -> CoreView:
-    clocks = C.vector_clocks(issued)
+def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = None) -> CoreView:
+    if clocks is None:
+        clocks = C.vector_clocks(issued)
     vcs = clocks.vcs
+    xks = clocks.xk or [C.EMPTY] * len(issued)
     rank = np.full(len(issued), len(issued) * 2, dtype=np.int64)
     for r, i in enumerate(clocks.order):
         rank[i] = r
@@ -105,7 +109,7 @@ def core_view(core: int, issued: list, target: str) -> CoreView:
                 if acc is None:
                     acc = table[k] = Access(
                         core, instr, pipe, reg.space, writes, atomic,
-                        first_vc=vcs[i], first_issue=i, rank=int(rank[i]),
+                        first_vc=vcs[i], first_xk=xks[i], first_issue=i, rank=int(rank[i]),
                     )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
@@ -131,6 +135,16 @@ def happens_before(a: Access, b: Access) -> bool:
         return bool(a.last_vc[C.INDEX[a.pipe]] <= b.first_vc[C.done_index(a.pipe)])
     k = _component(a)
     return bool(a.last_vc[k] <= b.first_vc[k])
+
+
+def cross_happens_before(a: Access, b: Access) -> bool:
+    """``a`` (one core) completes before ``b`` (another core) starts: an FFTS flag chain
+    carried a clock of ``a``'s core that counts ``a`` to ``b``'s core."""
+    know = b.first_xk.get(a.core) if b.first_xk else None
+    if know is None:
+        return False
+    k = _component(a)
+    return bool(a.last_vc[k] <= know[k])
 
 
 def _commute(a: Access, b: Access) -> bool:
@@ -173,7 +187,8 @@ def _sweep(views: list[CoreView]):
                             if not (a.writes or b.writes) or _commute(a, b):
                                 continue
                             if owner[0] != b.core:
-                                yield "cross", a, b, s_lo, s_hi
+                                if not (cross_happens_before(a, b) or cross_happens_before(b, a)):
+                                    yield "cross", a, b, s_lo, s_hi
                             elif owner != mine:
                                 if not happens_before(a, b):
                                     yield "race", a, b, s_lo, s_hi
@@ -198,7 +213,8 @@ def analyse(
 ) -> list[Finding]:
     """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
     ``complete`` is False for the partial record of a run that stopped early (no F201 then)."""
-    views = [core_view(core, issued, target) for core, issued in cores]
+    clocks = C.all_clocks(cores)  # together: FFTS flags order steps across cores
+    views = [core_view(core, issued, target, clocks[core]) for core, issued in cores]
     findings: list[Finding] = []
     races: dict[tuple, list[_Pair]] = {}
     reorders: dict[tuple, _Pair] = {}
@@ -421,7 +437,8 @@ def _cross_finding(p: _Pair) -> Finding:
         CROSS_CORE,
         "cross-core-race",
         f"core {a.core} {_label(a.instr)} and core {b.core} {_label(b.instr)} both touch "
-        f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic); "
-        "blocks are not synchronised with each other: give each block its own GM slice",
+        f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic), and "
+        "no cross-core flag orders them: give each block its own GM slice, or order them "
+        "with ffts_cross_core_sync / wait_flag_dev (or SyncAll) between the two accesses",
         (a.instr.position, b.instr.position),
     )

@@ -13,8 +13,16 @@ verdict is the portable one: a kernel clean on cpu is ordered by its own flags o
 from __future__ import annotations
 
 from ..isa.data import TAssign
-from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
-from ..plan import Region, Step, StepKind, set_flag_step, wait_flag_step
+from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ..plan import (
+    Region,
+    Step,
+    StepKind,
+    cross_set_step,
+    cross_wait_step,
+    set_flag_step,
+    wait_flag_step,
+)  # fmt: skip
 from ..tensors import GmRef, TileRef
 
 
@@ -49,6 +57,10 @@ def structural_issued(program) -> list[list]:
             step = wait_flag_step(instr.src, instr.dst, instr.event_id, 0, instr.describe())
         elif isinstance(instr, PipeBarrier):
             step = Step(instr.pipe, StepKind.BARRIER, 0, f"pipe_barrier({instr.pipe.name})")
+        elif isinstance(instr, FftsCrossCoreSync):
+            step = cross_set_step(instr, 0)
+        elif isinstance(instr, WaitFlagDev):
+            step = cross_wait_step(instr, 0)
         elif isinstance(instr, TAssign):
             continue
         else:

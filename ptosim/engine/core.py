@@ -19,6 +19,8 @@ from ..plan import Deferred, Step, StepKind
 from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
+from .chip import ChipMemory
+from .ffts import Ffts, Post
 
 PIPES = QUEUE_PIPES
 FLAG_UNCONSUMED = "F201"
@@ -84,8 +86,12 @@ class CoreEngine:
         failure: list[Failure],
         abort: simpy.Event,
         progress=None,
+        chip: ChipMemory | None = None,
+        ffts: Ffts | None = None,
     ):
         self.env = env
+        self.chip = chip
+        self.ffts = ffts
         self.abort = abort
         self.progress = progress
         self.core = core
@@ -210,6 +216,8 @@ class CoreEngine:
         step = entry[0]
         if step.kind is StepKind.WAIT_FLAG:
             yield from self._wait(ps, step, state)
+        elif step.kind is StepKind.CROSS_WAIT:
+            yield from self._cross_wait(ps, step, state)
         if step.resolve is not None:
             self.ctx.instr = state.instr
             try:
@@ -221,11 +229,17 @@ class CoreEngine:
             state.began = True
             state.pending = self._begin(state.instr, ps.pipe)
         start = env.now
-        if step.cycles:
-            yield env.timeout(step.cycles)
+        cycles, args = self._chip_cycles(step, start)
+        if cycles:
+            yield env.timeout(cycles)
         end = env.now
         if step.kind is StepKind.SET_FLAG:
             self._post(ps, step, state, start)
+        elif step.kind is StepKind.CROSS_SET:
+            _, mode, flag = step.flag
+            self.ffts.post(
+                self.core, mode, flag, Post(start, self.core, state.instr.position, ps.pipe.name)
+            )
         self._mark_busy(ps, start, end - start)
         if state.start is None:
             state.start = start
@@ -243,7 +257,7 @@ class CoreEngine:
                 instr.position,
                 instr.opcode,
                 step.bytes,
-                step.args,
+                args,
             )
         )
         for thread, name, offset, cycles, args in step.sub:
@@ -264,6 +278,32 @@ class CoreEngine:
         if step.data:
             state.data_steps -= 1
             self._maybe_commit(state)
+
+    def _chip_cycles(self, step: Step, start: int) -> tuple[int, dict]:
+        """The step's cycles with the chip's shared GM (engine/chip.py): a DMA or a SIMT launch
+        that touches GM books its bytes; the planned cycles when there is no chip model."""
+        chip = self.chip
+        if chip is None or step.kind not in (StepKind.DMA, StepKind.SIMT):
+            return step.cycles, step.args
+        args = step.args
+        if step.kind is StepKind.SIMT:  # approximately: its GM sectors spread over the launch
+            nbytes = int(args.get("gm_sector_bytes", 0))
+            if not nbytes:
+                return step.cycles, args
+            cycles = chip.transfer(self.core, start, step.cycles, 0, nbytes)
+        else:
+            gm = [r for r in (*step.reads, *step.writes) if r.space == "GM"]
+            if not gm:
+                return step.cycles, args
+            nbytes = int(args.get("charged_bytes", step.bytes))
+            # same-address lines only for dense transfers: a strided DMA's bounding range
+            # would claim lines it never touches
+            dense = [(r.start, r.end) for r in gm if r.end - r.start <= 2 * max(step.bytes, 1)]
+            latency = int(args.get("latency_cycles", 0))
+            cycles = chip.transfer(self.core, start, step.cycles, latency, nbytes, dense)
+        if cycles != step.cycles:
+            args = {**args, "planned_cycles": step.cycles}
+        return cycles, args
 
     @staticmethod
     def _maybe_commit(state: InstrState) -> None:
@@ -342,6 +382,33 @@ class CoreEngine:
                 )
             )
 
+    def _cross_wait(self, ps: PipeState, step: Step, state: InstrState):
+        """wait_flag_dev: block until a round of the core's FFTS flag completed."""
+        flag = step.flag[2]
+        t0 = self.env.now
+        ps.blocked = f"wait_flag_dev(flag {flag})"
+        ps.blocked_instr = state.instr
+        ps.blocked_key = step.flag
+        ps.blocked_since = t0
+        posts = yield from self.ffts.wait(self.core, flag)
+        ps.blocked = None
+        ps.blocked_instr = None
+        ps.blocked_key = None
+        if self.env.now > t0:
+            last = max(posts, key=lambda p: (p.time, p.core))
+            self.trace.waits.append(
+                WaitRecord(
+                    self.core,
+                    ps.pipe.name,
+                    state.instr.position,
+                    state.instr.opcode,
+                    f"wait_flag_dev(flag {flag}) (released by core {last.core})",
+                    t0,
+                    self.env.now,
+                    last.instr,
+                )
+            )
+
     def _all_idle(self) -> bool:
         return all(
             not ps.busy and not ps.queue for p, ps in self.pipes.items() if p is not Pipe.PIPE_S
@@ -387,7 +454,9 @@ class CoreEngine:
                 i = ps.blocked_instr
                 where = f"{i.label} ({i.source})" if i is not None else "?"
                 extra = ""
-                if ps.blocked.startswith("wait_flag"):
+                if ps.blocked.startswith("wait_flag_dev"):
+                    extra = ": " + self.ffts.missing(self.core, ps.blocked_key[2])
+                elif ps.blocked.startswith("wait_flag"):
                     extra = (
                         f": no set_flag{ps.blocked[9:]} is pending and no queued or "
                         "unissued work will post it" + self._other_ids_pending(ps.blocked_key)
@@ -472,6 +541,7 @@ class Simulation:
     failure: Failure | None = None
     stuck: list[str] = field(default_factory=list)
     leftovers: list[tuple[int, Finding]] = field(default_factory=list)
+    chip: ChipMemory | None = None  # the shared GM model (its traffic and lane)
 
     @property
     def deadlock(self) -> str | None:
@@ -479,6 +549,14 @@ class Simulation:
         if not self.stuck:
             return None
         return f"deadlock at cycle {self.cycles}: " + "; ".join(self.stuck)
+
+
+def _chip(ctxs: list[ExecContext]) -> ChipMemory | None:
+    """The chip's shared memory model of the device config ([timing.chip]), if any."""
+    config = getattr(ctxs[0], "config", None) if ctxs else None
+    timing = getattr(config, "timing", None)
+    chip = getattr(timing, "chip", None)
+    return ChipMemory(chip) if chip is not None else None
 
 
 def simulate(
@@ -498,8 +576,13 @@ def simulate(
     trace = Trace()
     failure: list[Failure] = []
     abort = env.event()
+    chip = _chip(ctxs)
+    trace.chip = chip
+    ffts = Ffts(env, len(programs))
     cores = [
-        CoreEngine(env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress)
+        CoreEngine(
+            env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip, ffts
+        )
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
     ]
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a
@@ -507,7 +590,7 @@ def simulate(
     with contextlib.suppress(RuntimeError):
         env.run(until=abort)
     states = [s for c in cores for s in c.states]
-    sim = Simulation(int(env.now), cores, trace, states)
+    sim = Simulation(int(env.now), cores, trace, states, chip=chip)
     if failure:
         if not isinstance(failure[0].error, PtoSimError):
             raise failure[0].error

@@ -1,4 +1,5 @@
-"""Synchronisation: set_flag, wait_flag, pipe_barrier.
+"""Synchronisation: set_flag, wait_flag, pipe_barrier; across cores ffts_cross_core_sync,
+wait_flag_dev and SyncAll.
 
 In program order (cpu target, functional runs) they have no effect on data; the timed engine
 gives them their meaning (DESIGN.md section 4).
@@ -124,3 +125,131 @@ def wait_flag(src_pipe, dst_pipe, event_id) -> None:
 def pipe_barrier(pipe) -> None:
     """Drain ``pipe`` before later work on it (PIPE_ALL: drain every pipe)."""
     emit(PipeBarrier(Pipe.parse(pipe, "pipe_barrier")))
+
+
+# -- cross-core synchronisation (FFTS) --------------------------------------------------------
+# The vendor kernels use the CCE intrinsics ``ffts_cross_core_sync(pipe, config)`` and
+# ``wait_flag_dev(flag_id)`` (reference/semantics.md, cxx_frontend inventory); ``config`` is
+# AscendC's ``GetffstMsg(mode, flag_id)`` = 1 | mode << 4 | flag_id << 8. Modes (AscendC
+# CrossCoreSetFlag): 0 = all cores of the launch, 1 = the two vector cores of one AI-core group
+# (blocks 2g and 2g + 1); a wait returns once every core of the group has set the flag (one
+# round per wait). Mode 2 (cube <-> vector) needs a cube core, which ptosim does not simulate.
+FFTS_FLAGS = 16  # reference/semantics.md: 16 semaphores per core (a 4-bit counter each)
+FFTS_MODES = (0, 1)
+SYNC_ALL_FLAG = 14  # the flag id AscendC's SyncAll uses for vector-only kernels (SYNC_AIV_ONLY_ALL)
+
+
+def ffts_config(mode: int, flag_id: int) -> int:
+    """The ``config`` operand of ffts_cross_core_sync (AscendC ``GetffstMsg``)."""
+    return 1 | (int(mode) << 4) | (int(flag_id) << 8)
+
+
+class FftsCrossCoreSync(Instruction):
+    """Post FFTS flag ``flag_id`` to the cores of a group once earlier ``pipe`` work is done."""
+
+    opcode = "FFTS_CROSS_CORE_SYNC"
+
+    def __init__(self, pipe: Pipe, config: int):
+        self.pipe, self.config = pipe, config
+        self.mode, self.flag_id = (config >> 4) & 0xF, (config >> 8) & 0xF
+
+    @property
+    def nominal_pipe(self) -> Pipe:  # type: ignore[override]
+        return self.pipe
+
+    def validate(self, arch: Arch) -> None:
+        self.require(
+            self.pipe in _FLAG_PIPES, "pipe", "flag-pipe", "a single pipe (not PIPE_ALL)",
+            self.pipe.name,
+        )  # fmt: skip
+        self.require(
+            self.config >> 12 == 0 and self.config & 1,
+            "config",
+            "ffts-config",
+            "1 | mode << 4 | flag_id << 8 (ffts_config(mode, flag_id))",
+            hex(self.config),
+        )
+        self.require(
+            self.mode in FFTS_MODES,
+            "config",
+            "ffts-mode",
+            "mode 0 (all cores) or 1 (the vector-core pair of a group); mode 2 needs a cube "
+            "core, which ptosim does not simulate",
+            self.mode,
+        )
+
+    def execute(self, ctx) -> None:
+        """No data effect."""
+
+    def describe(self) -> str:
+        return f"ffts_cross_core_sync({self.pipe.name}, mode {self.mode}, flag {self.flag_id})"
+
+
+class WaitFlagDev(Instruction):
+    """Block the core's issue (PIPE_S) until its FFTS flag ``flag_id`` is set, consuming it."""
+
+    opcode = "WAIT_FLAG_DEV"
+
+    def __init__(self, flag_id: int):
+        self.flag_id = flag_id
+
+    @property
+    def nominal_pipe(self) -> Pipe:  # type: ignore[override]
+        return Pipe.PIPE_S
+
+    def validate(self, arch: Arch) -> None:
+        self.require(
+            0 <= self.flag_id < FFTS_FLAGS, "flag_id", "ffts-flag-range",
+            f"0..{FFTS_FLAGS - 1}", self.flag_id,
+        )  # fmt: skip
+
+    def execute(self, ctx) -> None:
+        """No data effect."""
+
+    def describe(self) -> str:
+        return f"wait_flag_dev(flag {self.flag_id})"
+
+
+def _int(value, what: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise KernelError(f"{what} must be an integer, got {value!r}") from None
+
+
+@instruction(
+    family="synchronisation",
+    summary="post an FFTS flag to the cores of a group (cross-core)",
+    dtypes=_NO_DATA,
+)
+def ffts_cross_core_sync(pipe, config) -> None:
+    """Post FFTS flag ``(config >> 8) & 15`` to every core of the group of mode
+    ``(config >> 4) & 15`` once all earlier ``pipe`` work has finished (build ``config`` with
+    ``ffts_config(mode, flag_id)``)."""
+    emit(
+        FftsCrossCoreSync(
+            Pipe.parse(pipe, "ffts_cross_core_sync pipe"),
+            _int(config, "ffts_cross_core_sync config"),
+        )
+    )
+
+
+@instruction(
+    family="synchronisation",
+    summary="block the core until its FFTS flag is set (cross-core)",
+    dtypes=_NO_DATA,
+)
+def wait_flag_dev(flag_id) -> None:
+    """Block this core's issue until every core of the group has posted ``flag_id``."""
+    emit(WaitFlagDev(_int(flag_id, "wait_flag_dev flag_id")))
+
+
+@instruction(
+    family="synchronisation", summary="barrier of all cores of the launch", dtypes=_NO_DATA
+)
+def SyncAll() -> None:  # noqa: N802 - the AscendC name
+    """All-core barrier, as AscendC's SyncAll for vector kernels: drain every pipe, post FFTS
+    flag 14 in mode 0 from MTE3, wait for it."""
+    emit(PipeBarrier(Pipe.PIPE_ALL))
+    emit(FftsCrossCoreSync(Pipe.PIPE_MTE3, ffts_config(0, SYNC_ALL_FLAG)))
+    emit(WaitFlagDev(SYNC_ALL_FLAG))

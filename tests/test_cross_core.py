@@ -1,0 +1,132 @@
+"""Cross-core synchronisation: FFTS flags (ffts_cross_core_sync / wait_flag_dev) and SyncAll
+order GM accesses of different cores, in the engine and in the happens-before analysis; a
+missing flag is an F205 naming both cores; a wait no round will complete is a deadlock naming
+the cores."""
+
+import numpy as np
+import pytest
+
+import ptosim as pto
+
+N = 64  # float32 elements one block writes
+
+
+def _relay_kernel(sync: str):
+    """Block 0 writes ``mid``; block 1 reads it back and writes ``out`` (a producer and a
+    consumer of one GM buffer). ``sync``: "pair" (mode-1 flags), "all" (SyncAll), "early"
+    (mode-1 flags before the producer's store), "none"."""
+
+    @pto.kernel
+    def relay(src, mid, out):
+        t = pto.Tile("Vec", "float32", 1, N)
+        b = pto.get_block_idx()
+        if sync == "early":  # the flags sit before the producer's store: they order nothing
+            pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(1, 3))
+            pto.wait_flag_dev(3)
+        if b == 0:
+            pto.TLOAD(t, pto.GlobalTensor(src, (1, N)))
+            pto.set_flag("MTE2", "MTE3", 0)
+            pto.wait_flag("MTE2", "MTE3", 0)
+            pto.TSTORE(pto.GlobalTensor(mid, (1, N)), t)
+        if sync == "pair":
+            pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(1, 3))
+            pto.wait_flag_dev(3)
+        elif sync == "all":
+            pto.SyncAll()
+        if b == 1:
+            pto.TLOAD(t, pto.GlobalTensor(mid, (1, N)))
+            pto.set_flag("MTE2", "MTE3", 0)
+            pto.wait_flag("MTE2", "MTE3", 0)
+            pto.TSTORE(pto.GlobalTensor(out, (1, N)), t)
+
+    return relay
+
+
+def _run(device: str, sync: str, block_dim: int = 2):
+    dev = pto.Device(device)
+    host = np.arange(N, dtype=np.float32).reshape(1, N) + 1
+    src, mid = dev.gm_array(host), dev.gm_zeros((1, N), "float32")
+    out = dev.gm_zeros((1, N), "float32")
+    run = dev.run(_relay_kernel(sync), src, mid, out, block_dim=block_dim)
+    return run, host, out.numpy()
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2", "950pr"])
+@pytest.mark.parametrize("sync", ["pair", "all"])
+def test_cross_core_flags_order_gm_accesses(device, sync):
+    run, host, out = _run(device, sync)
+    assert not [f for f in run.findings if f.code == "F205"], run.findings
+    assert np.array_equal(out, host)  # block 1 read what block 0 stored
+    if device != "cpu":
+        store = next(s for s in run.instructions if s.instr.opcode == "TSTORE")
+        loads = [s for s in run.instructions if s.instr.opcode == "TLOAD"]
+        assert loads[-1].start >= store.end  # the consumer's load waits for the store
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2"])
+@pytest.mark.parametrize("sync", ["none", "early"])
+def test_missing_cross_core_flag_is_a_cross_core_race_naming_both_cores(device, sync):
+    run, _, _ = _run(device, sync)
+    f205 = [f for f in run.findings if f.code == "F205"]
+    assert len(f205) == 1
+    assert "core 0" in f205[0].message and "core 1" in f205[0].message
+    if device == "a2":  # unsynchronised, the consumer loads before the producer stored
+        store = next(s for s in run.instructions if s.instr.opcode == "TSTORE")
+        loads = [s for s in run.instructions if s.instr.opcode == "TLOAD"]
+        assert loads[-1].start < store.end
+
+
+def test_sync_all_orders_every_core_after_the_slowest():
+    """Four blocks: block 0 stores late; after SyncAll every block reads block 0's data."""
+
+    @pto.kernel
+    def k(src, mid, out):
+        t = pto.Tile("Vec", "float32", 1, N)
+        b = pto.get_block_idx()
+        if b == 0:
+            big = pto.Tile("Vec", "float32", 64, 128)
+            pto.TLOAD(big, pto.GlobalTensor(src, (64, 128)))  # a long load first
+            pto.TLOAD(t, pto.GlobalTensor(src, (1, N)))
+            pto.set_flag("MTE2", "MTE3", 0)
+            pto.wait_flag("MTE2", "MTE3", 0)
+            pto.TSTORE(pto.GlobalTensor(mid, (1, N)), t)
+        pto.SyncAll()
+        pto.TLOAD(t, pto.GlobalTensor(mid, (1, N)))
+        pto.set_flag("MTE2", "MTE3", 0)
+        pto.wait_flag("MTE2", "MTE3", 0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, N), offset=b * N), t)
+
+    dev = pto.Device("a2")
+    host = np.arange(64 * 128, dtype=np.float32).reshape(64, 128)
+    src, mid = dev.gm_array(host), dev.gm_zeros((1, N), "float32")
+    out = dev.gm_zeros((4, N), "float32")
+    run = dev.run(k, src, mid, out, block_dim=4)
+    assert not [f for f in run.findings if f.code == "F205"], run.findings
+    assert np.array_equal(out.numpy(), np.tile(host[0, :N], (4, 1)))
+
+
+def test_cross_core_wait_without_set_is_a_deadlock_naming_the_cores():
+    @pto.kernel
+    def k(src):
+        if pto.get_block_idx() == 1:
+            pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(1, 2))
+        pto.wait_flag_dev(2)
+
+    dev = pto.Device("a2")
+    src = dev.gm_zeros((1, N), "float32")
+    with pytest.raises(pto.DeadlockError) as err:
+        dev.run(k, src, block_dim=2)
+    text = str(err.value)
+    assert "core 0 PIPE_S blocked in wait_flag_dev(flag 2)" in text
+    assert "core 1 PIPE_S blocked in wait_flag_dev(flag 2)" in text
+    assert "lacks ffts_cross_core_sync(flag 2) from core(s) 0" in text
+
+
+def test_ffts_config_is_validated():
+    @pto.kernel
+    def k(src):
+        pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(2, 1))
+
+    dev = pto.Device("a2")
+    with pytest.raises(pto.PtoSimError, match="ffts-mode"):
+        dev.run(k, dev.gm_zeros((1, N), "float32"))

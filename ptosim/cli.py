@@ -72,20 +72,29 @@ def _cmd_demo(args) -> int:
     return 0 if run_demo() else 1
 
 
-def _progress_printer():
-    """A callback printing simulation progress on stderr when it is a terminal."""
-    if not sys.stderr.isatty():
-        return None
+class _Progress:
+    """Progress of a long run on stderr (a terminal only): the phase, and the simulated
+    instruction count while simulating."""
 
-    def show(done: int, total: int) -> None:
+    def __init__(self):
+        self.name = "simulating"
+
+    def phase(self, name: str) -> None:
+        self.name = name
+        print(f"\rptosim: {name}...{' ' * 30}", end="", file=sys.stderr, flush=True)
+
+    def __call__(self, done: int, total: int) -> None:
         print(
-            f"\rptosim: simulating... {done}/{total} instructions",
+            f"\rptosim: {self.name}... {done}/{total} instructions",
             end="",
             file=sys.stderr,
             flush=True,
         )
 
-    return show
+
+def _progress_printer():
+    """A progress reporter on stderr when it is a terminal, else None."""
+    return _Progress() if sys.stderr.isatty() else None
 
 
 def _overrides(pairs) -> dict:

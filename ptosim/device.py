@@ -124,7 +124,9 @@ class Device:
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
             block_dim: number of blocks (cores); ``pto.get_block_idx()`` tells them apart.
-            progress: optional callable(done, total) called now and then during long runs.
+            progress: optional callable(done, total) called now and then while simulating; if
+                it also has a ``phase(name)`` method, that is called as each phase starts
+                (recording each block, simulating, analysing).
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
@@ -144,18 +146,22 @@ class Device:
             raise KernelError(f"run: strict must be True or False, got {strict!r}")
         if progress is not None and not callable(progress):
             raise KernelError(f"run: progress must be a callable(done, total), got {progress!r}")
-        programs = [
-            record(
-                kernel,
-                self.arch,
-                args,
-                kwargs,
-                block_idx=b,
-                block_num=block_dim,
-                dyn_ubuf_size=dyn_ubuf_size,
+        phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
+        programs = []
+        for b in range(block_dim):
+            if phase is not None:
+                phase(f"recording block {b + 1}/{block_dim}")
+            programs.append(
+                record(
+                    kernel,
+                    self.arch,
+                    args,
+                    kwargs,
+                    block_idx=b,
+                    block_num=block_dim,
+                    dyn_ubuf_size=dyn_ubuf_size,
+                )
             )
-            for b in range(block_dim)
-        ]
         result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
             raise FindingsError(result.findings)

@@ -317,13 +317,20 @@ def run_blocks(
         from .checks.hazards import analyse
         from .checks.structural import structural_issued
 
+        if progress is not None and getattr(progress, "phase", None) is not None:
+            progress.phase("analysing")
         cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
         findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
         return RunResult(config.name, config, blocks, findings)
     from .engine import stops
     from .engine.core import simulate
 
+    phase = getattr(progress, "phase", None)
+    if phase is not None:
+        phase("simulating")
     sim = simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+    if phase is not None:
+        phase("analysing")
     # (finding, reporting core): semantic findings, live tile overlaps, unconsumed posts
     reported: list[tuple[Finding, int | None]] = [
         (f, core) for core, ctx in enumerate(ctxs) for f in ctx.findings

@@ -78,3 +78,36 @@ def test_the_critical_path_follows_the_slow_pipe():
     assert on_v == max(
         sum(seg.end - seg.start for seg in path if seg.pipe == p) for p in {s.pipe for s in path}
     )
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2"])
+def test_progress_reports_every_phase(device):
+    class Recorder:
+        def __init__(self):
+            self.phases, self.counts = [], []
+
+        def phase(self, name):
+            self.phases.append(name)
+
+        def __call__(self, done, total):
+            self.counts.append((done, total))
+
+    rec = Recorder()
+    dev = pto.Device(device)
+    x = dev.gm_array(np.ones((16, 16), np.float32))
+    y = dev.gm_zeros((16, 16), "float32")
+
+    @pto.kernel
+    def k(x, y):
+        t = pto.Tile("Vec", "float32", 16, 16)
+        pto.TLOAD(t, pto.GlobalTensor(x, shape=(1, 1, 1, 16, 16)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(y, shape=(1, 1, 1, 16, 16)), t)
+
+    dev.run(k, x, y, block_dim=2, progress=rec)
+    assert rec.phases[:2] == ["recording block 1/2", "recording block 2/2"]
+    assert rec.phases[-1] == "analysing"
+    if device != "cpu":
+        assert "simulating" in rec.phases
+    assert rec.counts  # the simulation (or the program-order run) reported counts

@@ -6,7 +6,7 @@ from ptosim.enums import Pipe
 from ptosim.errors import UnsupportedError
 from ptosim.isa.data import TAssign
 from ptosim.isa.sync import PipeBarrier, SetFlag, WaitFlag
-from ptosim.plan import Step, StepKind, set_flag_step, wait_flag_step
+from ptosim.plan import Deferred, Step, StepKind, merge_steps, set_flag_step, wait_flag_step
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {
@@ -63,4 +63,21 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
             f"an instruction with an {device_family} timing plan", instr.opcode,
             target=target, position=instr.position, source=instr.source,
         )  # fmt: skip
-    return fn(instr, ctx)
+    return _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
+
+
+def _merged(steps: list, issue_cycles: int) -> list:
+    """``steps`` with runs of same-pipe steps merged (plan.merge_steps: same cycles, far fewer
+    engine events), also in the parts a Deferred builds later."""
+    out = merge_steps(steps, issue_cycles)
+    for k, st in enumerate(out):
+        if isinstance(st, Deferred):
+            out[k] = Deferred(_merging(st.build, issue_cycles), st.label)
+    return out
+
+
+def _merging(build, issue_cycles: int):
+    def merged_build(ctx) -> list:
+        return _merged(build(ctx), issue_cycles)
+
+    return merged_build

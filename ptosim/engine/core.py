@@ -236,15 +236,16 @@ class CoreEngine:
         state.end = max(state.end, end)
         state.bytes += step.bytes
         instr = state.instr
+        pipe_name = ps.pipe._name_  # the plain attribute (Enum.name is a slower descriptor)
         for part, at in _slices(step, start, end):
             self.trace.events.append(
                 TraceEvent(
                     self.core,
-                    ps.pipe.name,
+                    pipe_name,
                     part.label,
                     at,
                     part.cycles if part is not step else end - start,
-                    part.kind.value,
+                    part.kind._value_,
                     instr.position,
                     instr.opcode,
                     part.bytes,

@@ -8,6 +8,7 @@ from . import dtypes as D
 from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
 from .errors import FindingsError, KernelError
+from .gcpause import gc_paused
 from .isa.base import Arch
 from .memory import GlobalMemory, GmBuffer
 from .program import Kernel, record
@@ -144,19 +145,20 @@ class Device:
             raise KernelError(f"run: strict must be True or False, got {strict!r}")
         if progress is not None and not callable(progress):
             raise KernelError(f"run: progress must be a callable(done, total), got {progress!r}")
-        programs = [
-            record(
-                kernel,
-                self.arch,
-                args,
-                kwargs,
-                block_idx=b,
-                block_num=block_dim,
-                dyn_ubuf_size=dyn_ubuf_size,
-            )
-            for b in range(block_dim)
-        ]
-        result = run_blocks(programs, self.config, self.gm, progress)
+        with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
+            programs = [
+                record(
+                    kernel,
+                    self.arch,
+                    args,
+                    kwargs,
+                    block_idx=b,
+                    block_num=block_dim,
+                    dyn_ubuf_size=dyn_ubuf_size,
+                )
+                for b in range(block_dim)
+            ]
+            result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
             raise FindingsError(result.findings)
         return result

@@ -2,10 +2,15 @@
 
 Run:  python benchmarks/bench_scale.py [--quick] [--before DIR]
 
-``--before DIR`` measures another checkout too (e.g. ``git archive <commit> | tar -x -C DIR``)
-and prints both side by side.
+``--before DIR`` measures another checkout too and prints both side by side. An export needs
+its ``ptosim/targets`` link (the checkout has it; ``git archive`` does not)::
 
-Three measurements (not part of the test suite: timing on a shared machine is noisy):
+    git archive <commit> | tar -x -C DIR && ln -s ../targets DIR/ptosim/targets
+
+Without it ``ptosim.targets`` would come from another installed tree; the run refuses that.
+
+Three measurements (not part of the test suite: timing on a shared machine is noisy), each
+run in a fresh interpreter:
 
 1. A ping-pong loop (the structure of examples/pingpong_row_scale.py: TLOAD x, TLOAD scales
    -> TROWEXPANDMUL -> TSTORE, two buffers, two event ids) of N and 10 N iterations on a2 and
@@ -159,6 +164,20 @@ def timed(device: str, build, *args) -> tuple[float, int]:
     return wall, run.cycles
 
 
+CASES = {"pingpong": pingpong, "embedding": embedding, "row_gather": row_gather}
+
+
+def isolated(device: str, case: str, *args) -> tuple[float, int]:
+    """``timed`` in a fresh interpreter of the same checkout: a run measured after several
+    long runs in one process was up to 2x slower (heap growth), whichever tree."""
+    cmd = [sys.executable, __file__, "--case", json.dumps([device, case, *args])]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode:
+        raise SystemExit(f"{device} {case} {args} failed:\n{res.stderr}")
+    wall, cycles = json.loads(res.stdout.strip().splitlines()[-1])
+    return wall, cycles
+
+
 def measure(quick: bool) -> list[tuple[str, str, str, int, float]]:
     """Rows (measurement, device, size, cycles, wall seconds) of the three measurements."""
     small = 100 if quick else 1000
@@ -166,12 +185,12 @@ def measure(quick: bool) -> list[tuple[str, str, str, int, float]]:
     rows = []
     for device in ("a2", "950pr"):
         for n in (small, 10 * small):
-            t, c = timed(device, pingpong, n)
+            t, c = isolated(device, "pingpong", n)
             rows.append(("ping-pong loop", device, f"{n} iterations", c, t))
-    t, c = timed("950pr", embedding, cores, tiles)
+    t, c = isolated("950pr", "embedding", cores, tiles)
     rows.append(("embedding 4096x1024", "950pr", f"{cores} cores, {tiles} MGATHERs", c, t))
     for device in ("a2", "950pr"):
-        t, c = timed(device, row_gather)
+        t, c = isolated(device, "row_gather")
         rows.append(("MGATHER Row 128x256", device, "1", c, t))
     return rows
 
@@ -189,6 +208,19 @@ def _derived(rows) -> list[tuple[str, float]]:
     return out
 
 
+def _check_checkout() -> None:
+    """Refuse to measure a checkout whose ``ptosim.targets`` lives elsewhere."""
+    import ptosim.targets
+
+    root = Path(pto.__file__).resolve().parent.parent
+    where = Path(ptosim.targets.__file__).resolve()
+    if root not in where.parents:
+        raise SystemExit(
+            f"ptosim from {root} but ptosim.targets from {where.parent}: "
+            f"run `ln -s ../targets {root}/ptosim/targets`"
+        )
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller sizes (about 10 s in total)")
@@ -199,15 +231,24 @@ def main(argv=None) -> None:
         "a subprocess, and print both side by side with the speed-up",
     )
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
+    ap.add_argument("--case", help=argparse.SUPPRESS)  # one measurement, for isolated()
     args = ap.parse_args(argv)
+    if args.case:
+        device, case, *rest = json.loads(args.case)
+        timed(device, row_gather)  # warm-up: the first run imports the target's modules
+        print(json.dumps(timed(device, CASES[case], *rest)))
+        return
     if args.json:
+        _check_checkout()
         print(json.dumps(measure(args.quick)))
         return
     before = None
     if args.before:
         env = dict(os.environ, PYTHONPATH=str(Path(args.before).resolve()))
         cmd = [sys.executable, __file__, "--json"] + (["--quick"] if args.quick else [])
-        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if res.returncode:
+            raise SystemExit(f"--before {args.before} failed:\n{res.stderr}")
         before = json.loads(res.stdout.strip().splitlines()[-1])
     rows = measure(args.quick)
     if before is None:

@@ -8,6 +8,7 @@ from . import dtypes as D
 from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
 from .errors import FindingsError, KernelError
+from .gcpause import gc_paused
 from .isa.base import Arch
 from .memory import GlobalMemory, GmBuffer
 from .program import Kernel, record
@@ -147,22 +148,23 @@ class Device:
         if progress is not None and not callable(progress):
             raise KernelError(f"run: progress must be a callable(done, total), got {progress!r}")
         phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
-        programs = []
-        for b in range(block_dim):
-            if phase is not None:
-                phase(f"recording block {b + 1}/{block_dim}")
-            programs.append(
-                record(
-                    kernel,
-                    self.arch,
-                    args,
-                    kwargs,
-                    block_idx=b,
-                    block_num=block_dim,
-                    dyn_ubuf_size=dyn_ubuf_size,
+        with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
+            programs = []
+            for b in range(block_dim):
+                if phase is not None:
+                    phase(f"recording block {b + 1}/{block_dim}")
+                programs.append(
+                    record(
+                        kernel,
+                        self.arch,
+                        args,
+                        kwargs,
+                        block_idx=b,
+                        block_num=block_dim,
+                        dyn_ubuf_size=dyn_ubuf_size,
+                    )
                 )
-            )
-        result = run_blocks(programs, self.config, self.gm, progress)
+            result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
             raise FindingsError(result.findings)
         return result

@@ -75,6 +75,9 @@ class Step:
         args: extra trace arguments (repeats, elements, nBurst ...).
         sub: events inside the step, shown on their own trace threads (the warp schedulers of
             a SIMT launch), with start offsets relative to the step start.
+        parts: for a step ``merge_steps`` built from consecutive plan steps: those steps, in
+            order. They run back to back; the engine charges the scalar pipe one issue per part
+            and traces one slice per part, as if they had been issued one by one.
         resolve: for work whose cost depends on data the executing pipe reads when it starts
             (a SIMT launch reads its index tile then): called with the execution context when
             the step starts on its pipe, before the instruction's data window opens; returns the
@@ -93,6 +96,84 @@ class Step:
     args: dict = field(default_factory=dict)
     sub: tuple = ()  # (thread, name, start offset, cycles, args) events inside the step (SIMT)
     resolve: Callable | None = None  # resolve(ctx) -> Step, called when the step starts
+    parts: tuple = ()  # the plan steps a merged step stands for (merge_steps), back to back
+
+
+# Kinds a merged step may have: one pipe's plain work. Flags, barriers (they order other work)
+# and SIMT launches (resolved at their start, with sub events) stay single steps.
+# DMA steps are not merged: the chip memory system books each DMA's bytes after its own
+# latency (ptosim/engine/chip.py), so a merged run of DMAs would be charged one latency.
+_MERGEABLE = (StepKind.SCALAR, StepKind.VECTOR)
+# False: merge_steps returns the plan unchanged (to compare merged and unmerged runs).
+MERGE_STEPS = True
+
+
+def _mergeable(step) -> bool:
+    return (
+        type(step) is Step
+        and step.kind in _MERGEABLE
+        and step.pipe is not Pipe.PIPE_ALL
+        and step.flag is None
+        and step.resolve is None
+        and not step.sub
+        and not step.parts
+    )
+
+
+def merge_steps(steps: list, issue_cycles: int) -> list:
+    """The plan ``steps`` with each run of consecutive mergeable steps on one pipe (same kind,
+    same ``data``) replaced by one Step: cycles and bytes summed, regions concatenated, and the
+    original steps kept in ``parts`` (the engine traces one slice per part).
+
+    Why the cycles cannot change: steps of one pipe run in order, so a run of parts issued back
+    to back ends at the same cycle as one step of the summed cycles, provided each part but the
+    last lasts at least ``issue_cycles`` (then the pipe never waits for the scalar unit to issue
+    the next part; a shorter part ends a run). The engine still charges the scalar pipe one
+    issue per part (``Step.parts``), enqueueing the merged step after the first. The hazard
+    analysis sees the same accesses: no flag or barrier sits inside a run, so no other pipe can
+    observe a point inside it, and an instruction's accesses per pipe are merged anyway.
+    """
+    if not MERGE_STEPS:
+        return list(steps)
+    out: list = []
+    run: list[Step] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            out.append(_merged(tuple(run)))
+        run.clear()
+
+    for step in steps:
+        if not _mergeable(step):
+            flush()
+            out.append(step)
+            continue
+        if run:
+            prev = run[-1]
+            same = prev.pipe is step.pipe and prev.kind is step.kind and prev.data == step.data
+            if not same or (step.pipe is not Pipe.PIPE_S and prev.cycles < issue_cycles):
+                flush()
+        run.append(step)
+    flush()
+    return out
+
+
+def _merged(parts: tuple[Step, ...]) -> Step:
+    first = parts[0]
+    return Step(
+        first.pipe,
+        first.kind,
+        sum(p.cycles for p in parts),
+        f"{first.label} .. {parts[-1].label} ({len(parts)} steps)",
+        bytes=sum(p.bytes for p in parts),
+        reads=tuple(r for p in parts for r in p.reads),
+        writes=tuple(r for p in parts for r in p.writes),
+        data=first.data,
+        args={"merged": len(parts)},
+        parts=parts,
+    )
 
 
 @dataclass(slots=True)

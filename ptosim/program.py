@@ -38,12 +38,29 @@ class Program:
         return len(self.instructions)
 
 
+# code file name -> its base name when it lies outside the ptosim package, else None (one
+# abspath per file instead of one per frame walked per recorded instruction)
+_OUTSIDE: dict[str, str | None] = {}
+
+
+def _outside(co_filename: str) -> str | None:
+    filename = os.path.abspath(co_filename)
+    if filename.startswith(_PKG_DIR + os.sep):
+        base = None
+    else:
+        base = os.path.basename(filename)
+    _OUTSIDE[co_filename] = base
+    return base
+
+
 def _caller_source() -> str | None:
     frame = sys._getframe(1)
+    outside = _OUTSIDE
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PKG_DIR + os.sep):
-            return f"{os.path.basename(filename)}:{frame.f_lineno}"
+        co_filename = frame.f_code.co_filename
+        base = outside[co_filename] if co_filename in outside else _outside(co_filename)
+        if base is not None:
+            return f"{base}:{frame.f_lineno}"
         frame = frame.f_back
     return None
 

@@ -7,13 +7,25 @@ from ptosim.errors import UnsupportedError
 from ptosim.isa.data import TAssign
 from ptosim.isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ptosim.plan import (
+    Deferred,
     Step,
     StepKind,
     cross_set_step,
     cross_wait_step,
+    merge_steps,
     set_flag_step,
     wait_flag_step,
 )
+from ptosim.tensors import TileRef
+
+# Plans of one run are memoised by instruction signature (``PLAN_CACHE``; False: plan every
+# instruction). A plan is a pure function of the instruction's operands and the config, except
+# the data-dependent ones: the indexed instructions of these modules, and any plan with a
+# Deferred part, a Step.resolve or a SIMT launch, are never cached.
+PLAN_CACHE = True
+_UNCACHED_MODULES = ("ptosim.isa.gather", "ptosim.isa.scatter", "ptosim.isa.tscatter")
+_NOT_OPERANDS = ("position", "source", "_arch", "_bursts")
+_PLAN_CACHE_SIZE = 4096  # plans per core before the cache starts over
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {
@@ -74,4 +86,63 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
             f"an instruction with an {device_family} timing plan", instr.opcode,
             target=target, position=instr.position, source=instr.source,
         )  # fmt: skip
-    return fn(instr, ctx)
+    key = _plan_key(instr) if PLAN_CACHE else None
+    if key is None:
+        return _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
+    cache = _plan_cache(ctx)
+    steps = cache.get(key)
+    if steps is None:
+        steps = _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
+        if all(_static(st) for st in steps):
+            if len(cache) > _PLAN_CACHE_SIZE:  # operands that never repeat (GM offsets)
+                cache.clear()
+                cache["config"] = ctx.config
+            cache[key] = steps
+    return list(steps)
+
+
+def _plan_key(instr) -> tuple | None:
+    """The signature of ``instr``'s plan: its type and operands (tile operands with their
+    resolved addresses), or None when it is not cacheable."""
+    if type(instr).__module__ in _UNCACHED_MODULES:
+        return None
+    items = tuple(
+        (name, value, value.address if type(value) is TileRef else None)
+        for name, value in vars(instr).items()
+        if name not in _NOT_OPERANDS
+    )
+    key = (type(instr), items)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable operand (a list, an array): plan it every time
+        return None
+    return key
+
+
+def _plan_cache(ctx) -> dict:
+    """The plan cache of ``ctx`` for its current config."""
+    cache = getattr(ctx, "plan_cache", None)
+    if cache is None or cache.get("config") is not ctx.config:
+        cache = ctx.plan_cache = {"config": ctx.config}
+    return cache
+
+
+def _static(st) -> bool:
+    return type(st) is Step and st.resolve is None and st.kind is not StepKind.SIMT
+
+
+def _merged(steps: list, issue_cycles: int) -> list:
+    """``steps`` with runs of same-pipe steps merged (plan.merge_steps: same cycles, far fewer
+    engine events), also in the parts a Deferred builds later."""
+    out = merge_steps(steps, issue_cycles)
+    for k, st in enumerate(out):
+        if isinstance(st, Deferred):
+            out[k] = Deferred(_merging(st.build, issue_cycles), st.label)
+    return out
+
+
+def _merging(build, issue_cycles: int):
+    def merged_build(ctx) -> list:
+        return _merged(build(ctx), issue_cycles)
+
+    return merged_build

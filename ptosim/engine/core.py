@@ -178,6 +178,10 @@ class CoreEngine:
                     target.queue.append((entry, state))
                     if target.wakeup is not None and not target.wakeup.triggered:
                         target.wakeup.succeed()
+                    if step.parts and self.issue_cycles:  # a merged step: issue its other parts
+                        more = self.issue_cycles * (len(step.parts) - 1)
+                        self._mark_busy(s, self.env.now, more)
+                        yield self.env.timeout(more)
         self.scalar_done = True
         self._notify_idle()
 
@@ -246,20 +250,22 @@ class CoreEngine:
         state.end = max(state.end, end)
         state.bytes += step.bytes
         instr = state.instr
-        self.trace.events.append(
-            TraceEvent(
-                self.core,
-                ps.pipe.name,
-                step.label,
-                start,
-                end - start,
-                step.kind.value,
-                instr.position,
-                instr.opcode,
-                step.bytes,
-                args,
+        pipe_name = ps.pipe._name_  # the plain attribute (Enum.name is a slower descriptor)
+        for part, at in _slices(step, start, end):
+            self.trace.events.append(
+                TraceEvent(
+                    self.core,
+                    pipe_name,
+                    part.label,
+                    at,
+                    part.cycles if part is not step else end - start,
+                    part.kind._value_,
+                    instr.position,
+                    instr.opcode,
+                    part.bytes,
+                    part.args if part is not step else args,  # args: with the chip's stretch
+                )
             )
-        )
         for thread, name, offset, cycles, args in step.sub:
             self.trace.events.append(
                 TraceEvent(
@@ -461,7 +467,8 @@ class CoreEngine:
                         f": no set_flag{ps.blocked[9:]} is pending and no queued or "
                         "unissued work will post it" + self._other_ids_pending(ps.blocked_key)
                     )
-                queued = f"; {len(ps.queue)} more step(s) queued behind it" if ps.queue else ""
+                n = sum(len(e[0].parts) or 1 for e, _ in ps.queue)  # plan steps, merged or not
+                queued = f"; {n} more step(s) queued behind it" if ps.queue else ""
                 out.append(
                     f"core {self.core} {p.name} blocked in {ps.blocked} of {where}{extra}{queued}"
                 )
@@ -519,6 +526,18 @@ class CoreEngine:
                     )
                 )
         return out
+
+
+def _slices(step: Step, start: int, end: int):
+    """(step, start) of each trace slice of ``step``: one per part of a merged step (they ran
+    back to back, plan.merge_steps), else the step itself."""
+    if not step.parts:
+        return ((step, start),)
+    out = []
+    for part in step.parts:
+        out.append((part, start))
+        start += part.cycles
+    return out
 
 
 @dataclass

@@ -35,6 +35,11 @@ Speed (the model is the one above; the cycles are the same as a per-issue simpy 
   then; picking a warp compares the stored times instead of recomputing gates.
 - The schedulers are plain generators driven by a small event heap ordered like simpy's queue
   (time, priority, insertion order), so they interleave exactly as simpy processes would.
+- The schedule is a pure function of the config, of what the schedulers read of each warp op
+  (kind, lanes, cycles, async_load, uses_load, whether it has store tags) and of the launch
+  statistics. Launches with the same such signature (the 256 Row gathers of an embedding differ
+  only in their row ids) reuse the first one's schedule (:data:`MEMO`); the event names (op
+  labels) and the store tags are taken from the new launch's ops, in the memoised order.
 """
 
 from __future__ import annotations
@@ -84,12 +89,18 @@ class _Shared:
         self.last_store = 0.0
         self.sectors = 0
         self.gm_bytes = 0
-        self.store_tags: list[np.ndarray] = []
+        self.tag_ops: list[int] = []  # launch op numbers of the tagged stores, landing order
 
 
 def _runs(op_ids: np.ndarray, keys: np.ndarray):
     """Sort (op, key) pairs; return the sorted ops, keys and a mask of each run's first pair."""
-    order = np.lexsort((keys, op_ids))
+    order = None
+    if op_ids.size:
+        lo, span = int(keys.min()), int(keys.max()) - int(keys.min()) + 1
+        if (int(op_ids.max()) + 1) * span < 2**62:  # one int64 key: same order as lexsort
+            order = np.argsort(op_ids * span + (keys - lo), kind="stable")
+    if order is None:
+        order = np.lexsort((keys, op_ids))
     o, k = op_ids[order], keys[order]
     first = np.ones(o.size, dtype=bool)
     first[1:] = (o[1:] != o[:-1]) | (k[1:] != k[:-1])
@@ -129,27 +140,71 @@ def _lanes(ops: list[WarpOp], kinds: tuple[str, ...]):
     return ids, np.concatenate(arrays), sizes
 
 
+def _matrix(ops: list[WarpOp], kinds: tuple[str, ...]):
+    """(op indices, lane addresses as one row per op, op sizes) of the ops of ``kinds`` when
+    they all have the same number of lanes (the usual launch), else None."""
+    sel = [i for i, op in enumerate(ops) if op.kind in kinds and op.addrs is not None]
+    if not sel:
+        return None
+    arrays = [ops[i].addrs for i in sel]
+    counts = [a.size if type(a) is np.ndarray else np.size(a) for a in arrays]
+    width = counts[0]
+    if width == 0 or counts.count(width) != len(counts):
+        return None
+    rows = np.concatenate(arrays, axis=None).astype(np.int64, copy=False)
+    rows = rows.reshape(len(sel), width)
+    sizes = np.fromiter((ops[i].size for i in sel), np.int64, len(sel))
+    return np.asarray(sel, dtype=np.int64), rows, sizes
+
+
+def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row sorted, and the mask of its first occurrences (distinct keys per row)."""
+    s = np.sort(keys, axis=1)
+    first = np.ones(s.shape, dtype=bool)
+    first[:, 1:] = s[:, 1:] != s[:, :-1]
+    return s, first
+
+
 def launch_stats(ops: list[WarpOp], cfg: SimtTimingConfig) -> LaunchStats:
-    """The address statistics of every op of a launch, in a few vectorised passes."""
+    """The address statistics of every op of a launch, in a few vectorised passes (row-wise
+    when the ops of a kind have equal lane counts; the same numbers either way)."""
     n = len(ops)
-    # GM: the sectors of each lane's first and last byte, distinct per op
-    ids, a, size = _lanes(ops, _GM_KINDS)
     sector = cfg.gm_sector_bytes
-    sectors = _distinct(
-        np.concatenate([ids, ids]), np.concatenate([a // sector, (a + size - 1) // sector]), n
-    )
     atomic = [i for i, op in enumerate(ops) if op.kind == "atom_gm"]
     same = np.zeros(n, dtype=np.int64)
-    if atomic:
-        keep = np.isin(ids, atomic)
-        same = _max_run(ids[keep], a[keep], n)
+    gm = None if atomic else _matrix(ops, _GM_KINDS)
+    if gm is not None:  # GM: the sectors of each lane's first and last byte, distinct per op
+        sel, a, size = gm
+        ends = (a + (size - 1)[:, None]) // sector
+        _, first = _distinct_rows(np.concatenate([a // sector, ends], axis=1))
+        sectors = np.zeros(n, dtype=np.int64)
+        sectors[sel] = first.sum(axis=1)
+    else:
+        ids, a, size = _lanes(ops, _GM_KINDS)
+        sectors = _distinct(
+            np.concatenate([ids, ids]), np.concatenate([a // sector, (a + size - 1) // sector]), n
+        )
+        if atomic:
+            keep = np.isin(ids, atomic)
+            same = _max_run(ids[keep], a[keep], n)
     # UB: distinct 32-byte blocks per op, then the fullest bank group
     conflicts = np.zeros(n, dtype=np.int64)
-    ids, a, _ = _lanes(ops, _UB_KINDS)
-    if ids.size:
-        o, blocks, first = _runs(ids, a // cfg.ub_block_bytes)
-        o, blocks = o[first], blocks[first]
-        conflicts = np.maximum(_max_run(o, blocks % cfg.ub_bank_groups, n) - 1, 0)
+    groups = cfg.ub_bank_groups
+    ub = _matrix(ops, _UB_KINDS)
+    if ub is not None:
+        sel, a, _ = ub
+        blocks, first = _distinct_rows(a // cfg.ub_block_bytes)
+        row = np.broadcast_to(np.arange(sel.size)[:, None], blocks.shape)
+        per_group = np.bincount(
+            (row * groups + blocks % groups)[first], minlength=sel.size * groups
+        ).reshape(sel.size, groups)
+        conflicts[sel] = np.maximum(per_group.max(axis=1) - 1, 0)
+    else:
+        ids, a, _ = _lanes(ops, _UB_KINDS)
+        if ids.size:
+            o, blocks, first = _runs(ids, a // cfg.ub_block_bytes)
+            o, blocks = o[first], blocks[first]
+            conflicts = np.maximum(_max_run(o, blocks % groups, n) - 1, 0)
     return LaunchStats(sectors.tolist(), conflicts.tolist(), same.tolist())
 
 
@@ -219,17 +274,62 @@ def _cost(op: WarpOp, i: int, now: int, cfg: SimtTimingConfig, st, sh: _Shared, 
     # st_gm: fire and forget; the launch ends when the store has landed
     sh.last_store = max(sh.last_store, sh.port_free + cfg.gm_latency_cycles)
     if op.tags is not None:
-        sh.store_tags.append(np.asarray(op.tags, dtype=np.int64))
+        sh.tag_ops.append(i)
     return cfg.issue_cycles, cfg.issue_cycles, {"sectors": n}
+
+
+# Schedules by launch signature (see the module docstring), most recently used last.
+MEMO = True
+_MEMO: dict[tuple, tuple[LaunchResult, list[int]]] = {}
+_MEMO_SIZE = 64
+
+
+def _signature(launch: SimtLaunch, st: LaunchStats, cfg: SimtTimingConfig) -> tuple:
+    """Everything the schedule depends on (addresses only through the statistics; labels only
+    name the events)."""
+    ops = tuple(
+        tuple(
+            (op.kind, op.lanes, op.cycles, op.async_load, op.uses_load, op.tags is None)
+            for op in prog
+        )
+        for prog in launch.warps
+    )
+    return cfg, ops, tuple(st.sectors), tuple(st.bank_conflicts), tuple(st.same_address)
 
 
 def simulate_launch(launch: SimtLaunch, cfg: SimtTimingConfig) -> LaunchResult:
     """Run the warp schedulers of one launch; times are relative to the launch start."""
+    all_ops = [op for prog in launch.warps for op in prog]
+    st = launch_stats(all_ops, cfg)
+    key = _signature(launch, st, cfg) if MEMO else None
+    hit = _MEMO.pop(key, None) if MEMO else None
+    if hit is None:
+        hit = _schedule(launch, st, cfg)
+    if MEMO:
+        _MEMO[key] = hit  # (re)inserted last: the most recently used
+        if len(_MEMO) > _MEMO_SIZE:
+            del _MEMO[next(iter(_MEMO))]
+    res, tag_ops = hit
+    tags = [np.asarray(all_ops[i].tags, dtype=np.int64) for i in tag_ops]
+    names = [op.label or op.kind for op in all_ops]
+    return LaunchResult(
+        res.cycles,
+        [(t, names[i], s, d, a) for t, i, s, d, a in res.events],
+        np.concatenate(tags) if tags else np.zeros(0, dtype=np.int64),
+        res.sectors,
+        res.gm_bytes,
+    )
+
+
+def _schedule(
+    launch: SimtLaunch, st: LaunchStats, cfg: SimtTimingConfig
+) -> tuple[LaunchResult, list[int]]:
+    """The schedule of a launch: its result (events named by launch op number, no store tags)
+    and the launch op numbers of its tagged stores in landing order."""
     warps = launch.warps
     base = [0]
     for prog in warps:
         base.append(base[-1] + len(prog))
-    st = launch_stats([op for prog in warps for op in prog], cfg)
     sh = _Shared()
     events: list[tuple] = []
     finish = [0]
@@ -280,7 +380,7 @@ def simulate_launch(launch: SimtLaunch, cfg: SimtTimingConfig) -> LaunchResult:
             else:
                 live.remove(w)
             args = {"warp": w, "lanes": op.lanes, "op": op.kind, "latency": latency, **info}
-            events.append((thread, op.label or op.kind, now, slots, args))
+            events.append((thread, base[w] + i, now, slots, args))
             yield slots
 
     n = cfg.schedulers
@@ -296,11 +396,11 @@ def simulate_launch(launch: SimtLaunch, cfg: SimtTimingConfig) -> LaunchResult:
             heapq.heappush(queue, (t + delay, _NORMAL, seq, k))
             seq += 1
     end = math.ceil(max(finish[0], sh.last_store))
-    tags = np.concatenate(sh.store_tags) if sh.store_tags else np.zeros(0, dtype=np.int64)
-    return LaunchResult(
+    res = LaunchResult(
         cfg.launch_cycles + end,
         [(t, nm, cfg.launch_cycles + s, d, a) for t, nm, s, d, a in events],
-        tags,
+        np.zeros(0, dtype=np.int64),
         sh.sectors,
         sh.gm_bytes,
     )
+    return res, sh.tag_ops

@@ -134,9 +134,11 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
     # a2a3: GM advances lenBurst + gmGap = length + stride - inner elements per burst (D7)
     pitch = stride_in if target == "a5" else length + stride_in - inner
     ub_pitch = _ub_burst_pitch(target, tile, gm, length)
-    i, j, k, q = np.meshgrid(
-        np.arange(s0), np.arange(s1), np.arange(s2), np.arange(n_burst), indexing="ij"
-    )
+    # the (s0, s1, s2, nBurst) grid by broadcasting (as meshgrid "ij", without the copies)
+    i = np.arange(s0).reshape(-1, 1, 1, 1)
+    j = np.arange(s1).reshape(1, -1, 1, 1)
+    k = np.arange(s2).reshape(1, 1, -1, 1)
+    q = np.arange(n_burst).reshape(1, 1, 1, -1)
     block = (i * s1 + j) * s2 + k
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
     tile_start = block * chunk + q * ub_pitch
@@ -190,6 +192,18 @@ class _Transfer(Instruction):
     tile: TileRef
     gm: GmRef
     is_load = True
+    _bursts: tuple[str, Bursts] | None = None
+
+    def bursts(self, target: str) -> Bursts:
+        """``dma_bursts`` of this transfer on ``target``, computed once: the validation, the
+        plan and the execution all need it, and tile and GlobalTensor refs are frozen."""
+        cached = self._bursts
+        if cached is None or cached[0] != target:
+            cached = self._bursts = (
+                target,
+                dma_bursts(target, self.tile, self.gm, load=self.is_load),
+            )
+        return cached[1]
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
@@ -314,7 +328,7 @@ class _Transfer(Instruction):
     def _check_footprint(self, arch: Arch) -> None:
         """The DMA's tile elements must lie inside the tile's storage."""
         t = self.tile
-        b = dma_bursts(arch.target, t, self.gm, load=self.is_load)
+        b = self.bursts(arch.target)
         if b.tile_start.size == 0 or b.length == 0:
             return
         end = int(b.tile_start.max()) + b.length + b.pad
@@ -363,7 +377,7 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(ctx)
-            b = dma_bursts(ctx.target, t, g, load=self.is_load)
+            b = self.bursts(ctx.target)
             gm_offs, tile_offs = b.gm_offsets(), b.tile_offsets()
             pad = b.pad_offsets() if b.pad else None
         ctx.gm_check(g, gm_offs, "gm")

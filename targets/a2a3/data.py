@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptosim.enums import Layout, Pipe
-from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, dma_bursts, tmov_copied_elements
+from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, tmov_copied_elements
 from ptosim.plan import Region, Step
 
 from ..costs import (
@@ -23,8 +23,8 @@ from ..costs import (
 
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     """Burst start offsets (GM elements) per DMA instruction, and the burst length."""
-    t, g = instr.tile, instr.gm
-    b = dma_bursts(ctx.target, t, g, load=isinstance(instr, TLoad))
+    g = instr.gm
+    b = instr.bursts(ctx.target)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
     n = max(per_dma, 1)

@@ -59,6 +59,7 @@ class VectorFunction:
             )
         ]
         items = self.items
+        costs: dict[tuple, int] = {}  # (intrinsic, count, drains) -> cycles: loops repeat per row
         last = max((k for k, it in enumerate(items) if it[0] is not _MEMBAR), default=-1)
         for k, it in enumerate(items):
             if it[0] is _MEMBAR:
@@ -74,10 +75,14 @@ class VectorFunction:
                 continue
             intrinsic, n, label, reads, writes, resolve, args = it
             drains = k == last or (k + 1 < len(items) and items[k + 1][0] is _MEMBAR)
+            key = (intrinsic, n, drains)
+            cycles = costs.get(key)
+            if cycles is None:
+                cycles = costs[key] = vector_cycles(t, intrinsic, n, last=drains)
             step = Step(
                 Pipe.PIPE_V,
                 StepKind.VECTOR,
-                vector_cycles(t, intrinsic, n, last=drains),
+                cycles,
                 f"{intrinsic} {label} x{n}",
                 bytes=n * self.vl if intrinsic in _MEMORY else 0,
                 reads=reads,

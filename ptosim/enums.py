@@ -36,6 +36,10 @@ class PtoEnum(enum.Enum):
     def __str__(self) -> str:
         return f"{type(self).__name__}::{self.name}"
 
+    # Members are singletons compared by identity: hash them by identity too (C-level), not by
+    # Enum's Python-level hash of the name; pipes are dict keys on the engine's hot path.
+    __hash__ = object.__hash__
+
 
 class TileType(PtoEnum):
     Vec = 0

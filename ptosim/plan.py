@@ -31,6 +31,8 @@ class StepKind(enum.Enum):
     CROSS_SET = "cross_set"  # ffts_cross_core_sync: post to the cores of a group (FFTS)
     CROSS_WAIT = "cross_wait"  # wait_flag_dev: wait for this core's FFTS flag (PIPE_S)
 
+    __hash__ = object.__hash__  # identity, like every singleton member (hot-path dict keys)
+
 
 @dataclass(frozen=True, slots=True)
 class Region:

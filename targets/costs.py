@@ -217,6 +217,17 @@ def tile_region(ref) -> Region:
     return Region(space, ref.address, ref.address + ref.size_bytes)
 
 
+def rows_region(ref, r0: int, n: int, c0: int, c1: int, pitch: int | None = None) -> Region:
+    """UB bytes of columns [c0, c1) of rows [r0, r0 + n) of a tile, at ``pitch`` elements per
+    row (default: the tile's Cols); an empty range when there are no rows or columns."""
+    p = ref.cols if pitch is None else pitch
+    sz = ref.dtype.size_bytes
+    start = ref.address + (r0 * p + c0) * sz
+    if n <= 0 or c1 <= c0:
+        return Region("UB", start, start)
+    return Region("UB", start, ref.address + ((r0 + n - 1) * p + c1) * sz)
+
+
 def gm_region(gref, offsets) -> Region:
     """Bounding GM byte range of element offsets of a GlobalTensor operand."""
     offsets = np.asarray(offsets)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ptosim.isa.vector.colexpand import TColExpand, TColExpandBinary, padded_cols
 
 from ..common import ROWEXPAND_INTRINSICS
-from .reduce import copy_call, count, norm, region
+from ..costs import rows_region as region
+from .reduce import copy_call, count, norm
 from .vec import REPEAT_BYTES, REPEAT_MAX, VecStream
 
 

@@ -48,21 +48,11 @@ from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
 from ptosim.plan import Region, Step, StepKind
 
-from ..costs import BLOCK_BYTES, ceil_div, tile_region
+from ..costs import BLOCK_BYTES, ceil_div, rows_region, tile_region
 from ..costs import ub_copy_step as copy_blocks
 from .vec import REPEAT_MAX, Chunk, VecStream
 
 BLOCK = 32
-
-
-def rows_region(ref, r0: int, n: int, c0: int, c1: int, pitch: int | None = None) -> Region:
-    """UB bytes of columns [c0, c1) of rows [r0, r0 + n) at ``pitch`` elements (default Cols)."""
-    p = ref.cols if pitch is None else pitch
-    sz = ref.dtype.size_bytes
-    start = ref.address + (r0 * p + c0) * sz
-    if n <= 0 or c1 <= c0:
-        return Region("UB", start, start)
-    return Region("UB", start, ref.address + ((r0 + n - 1) * p + c1) * sz)
 
 
 def ub_copy_step(ctx, nbytes: int, label: str, reads=(), writes=(), **args) -> Step:

@@ -46,7 +46,7 @@ from ptosim.isa.vector.reduce import (
 )
 from ptosim.plan import Region
 
-from ..costs import ceil_div
+from ..costs import ceil_div, rows_region
 from .vec import BLOCK_BYTES, REPEAT_BYTES, REPEAT_MAX, Chunk, VecStream
 
 RED = {"SUM": "vcadd", "MAX": "vcmax", "MIN": "vcmin"}
@@ -55,19 +55,9 @@ OP = {"SUM": "vadd", "MAX": "vmax", "MIN": "vmin", "PROD": "vmul"}
 COPY = "copy_ubuf_to_ubuf"
 
 
-def region(ref, r0: int, n: int, c0: int, c1: int, pitch: int | None = None) -> Region:
-    """UB bytes of columns [c0, c1) of rows [r0, r0 + n) at ``pitch`` elements per row."""
-    p = ref.cols if pitch is None else pitch
-    sz = ref.dtype.size_bytes
-    start = ref.address + (r0 * p + c0) * sz
-    if n <= 0 or c1 <= c0:
-        return Region("UB", start, start)
-    return Region("UB", start, ref.address + ((r0 + n - 1) * p + c1) * sz)
-
-
 def column_region(ref, R: int) -> Region:
     """Element (i, 0) of rows [0, R): a DN column is contiguous, an ND tile at its Cols."""
-    return region(ref, 0, R, 0, 1, 1 if not ref.geom.is_row_major else ref.cols)
+    return rows_region(ref, 0, R, 0, 1, 1 if not ref.geom.is_row_major else ref.cols)
 
 
 def count(n_elems: int, E: int) -> Chunk:
@@ -92,10 +82,10 @@ def _row_float(vs: VecStream, instr: TRowReduce) -> None:
     E = REPEAT_BYTES // s.dtype.size_bytes
     red, elt = RED[op], OP[op]
     dst = column_region(d, R)
-    src_all = region(s, 0, R, 0, C)
+    src_all = rows_region(s, 0, R, 0, C)
     if special_shape(s, d):
         vals = R * C // 8
-        tmp_all = region(t, 0, 1, 0, vals, vals)
+        tmp_all = rows_region(t, 0, 1, 0, vals, vals)
         vs.call(GRP[op], norm(R * C // E, E, E), reads=(src_all,), writes=(tmp_all,))
         vs.barrier()
         blocks = C // 64
@@ -117,15 +107,15 @@ def _row_float(vs: VecStream, instr: TRowReduce) -> None:
             vs.call(
                 red,
                 norm(n, C, E),
-                reads=(region(s, r0, n, 0, C),),
-                writes=(region(d, r0, n, 0, 1, 1 if not d.geom.is_row_major else d.cols),),
+                reads=(rows_region(s, r0, n, 0, C),),
+                writes=(rows_region(d, r0, n, 0, 1, 1 if not d.geom.is_row_major else d.cols),),
             )
             vs.barrier()
         return
     n, r = divmod(C, E)
 
     def chunk(ref, k, w=E):
-        return region(ref, 0, R, k * E, k * E + w)
+        return rows_region(ref, 0, R, k * E, k * E + w)
 
     if n == 1:
         copy_call(vs, chunk(t, 0), chunk(s, 0), R * 8, E, "chunk 0 -> tmp")
@@ -145,8 +135,8 @@ def _row_float(vs: VecStream, instr: TRowReduce) -> None:
     if r:
         for r0 in range(0, R, REPEAT_MAX):
             m = min(REPEAT_MAX, R - r0)
-            reads = (region(t, r0, m, 0, r), region(s, r0, m, n * E, C))
-            vs.call(elt, norm(m, r, E), reads=reads, writes=(region(t, r0, m, 0, r),))
+            reads = (rows_region(t, r0, m, 0, r), rows_region(s, r0, m, n * E, C))
+            vs.call(elt, norm(m, r, E), reads=reads, writes=(rows_region(t, r0, m, 0, r),))
             vs.barrier()
     if op == "SUM":
         m = max(1, n // 2)
@@ -177,7 +167,7 @@ def _row_blocks(vs: VecStream, instr: TRowReduce, ctx) -> None:
     sz = s.dtype.size_bytes
     E, B = REPEAT_BYTES // sz, BLOCK_BYTES // sz
     sc = ctx.config.timing.scalar
-    lanes = region(t, 0, 1, 0, B)
+    lanes = rows_region(t, 0, 1, 0, B)
     pitch = 1 if not d.geom.is_row_major else d.cols
     per_row = B * (sc.loop_cycles + sc.ub_load_cycles + sc.op_cycles) + sc.ub_store_cycles
     for i in range(R):
@@ -185,15 +175,15 @@ def _row_blocks(vs: VecStream, instr: TRowReduce, ctx) -> None:
         vs.barrier()
         for b0 in range(0, C, B):
             w = min(B, C - b0)
-            reads = (lanes, region(s, i, 1, b0, b0 + w))
-            vs.call(OP[instr.op], count(w, E), reads=reads, writes=(region(t, 0, 1, 0, w),))
+            reads = (lanes, rows_region(s, i, 1, b0, b0 + w))
+            vs.call(OP[instr.op], count(w, E), reads=reads, writes=(rows_region(t, 0, 1, 0, w),))
             vs.barrier()
         vs.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
         vs.scalar(
             per_row,
             f"row {i} lane combine",
             reads=(lanes,),
-            writes=(region(d, i, 1, 0, 1, pitch),),
+            writes=(rows_region(d, i, 1, 0, 1, pitch),),
             row=i,
             lanes=B,
         )
@@ -215,7 +205,7 @@ def plan_row_arg(instr: TRowArg, ctx):
     E = REPEAT_BYTES // s.dtype.size_bytes
     red = "vcmax" if instr.op == "MAX" else "vcmin"
     chunks = ceil_div(C, E)
-    pairs = region(t, 0, 1, 0, 2 * R * chunks, 2 * R * chunks)
+    pairs = rows_region(t, 0, 1, 0, 2 * R * chunks, 2 * R * chunks)
     outs = [instr.dst_idx] + ([instr.dst_val] if instr.dst_val is not None else [])
     dsts = tuple(column_region(o, R) for o in outs)
     vs = VecStream(ctx)
@@ -223,7 +213,7 @@ def plan_row_arg(instr: TRowArg, ctx):
         w = min(E, C - k * E)
         for r0 in range(0, R, REPEAT_MAX):
             n = min(REPEAT_MAX, R - r0)
-            reads = (region(s, r0, n, k * E, k * E + w),)
+            reads = (rows_region(s, r0, n, k * E, k * E + w),)
             vs.call(red, norm(n, w, E), reads=reads, writes=(pairs,), mode="index", column_chunk=k)
             vs.barrier()
     if chunks == 1:
@@ -257,34 +247,34 @@ def plan_col_reduce(instr: TColReduce, ctx):
     sz = s.dtype.size_bytes
     E = REPEAT_BYTES // sz
     nb = _blocks(C, sz)
-    dst_row = region(d, 0, 1, 0, nb * BLOCK_BYTES // sz)
+    dst_row = rows_region(d, 0, 1, 0, nb * BLOCK_BYTES // sz)
     if instr.binary:
         if R == 1:
-            copy_call(vs, dst_row, region(s, 0, 1, 0, C), nb, E, "src row 0 -> dst")
+            copy_call(vs, dst_row, rows_region(s, 0, 1, 0, C), nb, E, "src row 0 -> dst")
             return vs.steps()
         for k in range(R // 2):
-            reads = (region(s, 2 * k, 1, 0, C), region(s, 2 * k + 1, 1, 0, C))
-            vs.call("vadd", count(C, E), reads=reads, writes=(region(t, k, 1, 0, C),))
+            reads = (rows_region(s, 2 * k, 1, 0, C), rows_region(s, 2 * k + 1, 1, 0, C))
+            vs.call("vadd", count(C, E), reads=reads, writes=(rows_region(t, k, 1, 0, C),))
         vs.barrier()
         if R % 2:
-            reads = (region(t, 0, 1, 0, C), region(s, R - 1, 1, 0, C))
-            vs.call("vadd", count(C, E), reads=reads, writes=(region(t, 0, 1, 0, C),))
+            reads = (rows_region(t, 0, 1, 0, C), rows_region(s, R - 1, 1, 0, C))
+            vs.call("vadd", count(C, E), reads=reads, writes=(rows_region(t, 0, 1, 0, C),))
             vs.barrier()
         cnt = R // 2
         while cnt > 1:
             h = cnt // 2
             for k in range(h):
-                reads = (region(t, 2 * k, 1, 0, C), region(t, 2 * k + 1, 1, 0, C))
-                vs.call("vadd", count(C, E), reads=reads, writes=(region(t, k, 1, 0, C),))
+                reads = (rows_region(t, 2 * k, 1, 0, C), rows_region(t, 2 * k + 1, 1, 0, C))
+                vs.call("vadd", count(C, E), reads=reads, writes=(rows_region(t, k, 1, 0, C),))
             vs.barrier()
             if cnt % 2:
-                reads = (region(t, 0, 1, 0, C), region(t, cnt - 1, 1, 0, C))
-                vs.call("vadd", count(C, E), reads=reads, writes=(region(t, 0, 1, 0, C),))
+                reads = (rows_region(t, 0, 1, 0, C), rows_region(t, cnt - 1, 1, 0, C))
+                vs.call("vadd", count(C, E), reads=reads, writes=(rows_region(t, 0, 1, 0, C),))
                 vs.barrier()
             cnt = h
-        copy_call(vs, dst_row, region(t, 0, 1, 0, C), nb, E, "tmp row 0 -> dst")
+        copy_call(vs, dst_row, rows_region(t, 0, 1, 0, C), nb, E, "tmp row 0 -> dst")
         return vs.steps()
-    copy_call(vs, dst_row, region(s, 0, 1, 0, C), nb, E, "src row 0 -> dst")
+    copy_call(vs, dst_row, rows_region(s, 0, 1, 0, C), nb, E, "src row 0 -> dst")
     vs.barrier()
     elt = OP[op]
     if op == "SUM":
@@ -297,8 +287,8 @@ def plan_col_reduce(instr: TColReduce, ctx):
     for c0, c1, counted in spans:
         for i in range(1, R):
             call = count(c1 - c0, E) if counted else norm(1, c1 - c0, E)
-            reads = (region(d, 0, 1, c0, c1), region(s, i, 1, c0, c1))
-            vs.call(elt, call, reads=reads, writes=(region(d, 0, 1, c0, c1),), row=i)
+            reads = (rows_region(d, 0, 1, c0, c1), rows_region(s, i, 1, c0, c1))
+            vs.call(elt, call, reads=reads, writes=(rows_region(d, 0, 1, c0, c1),), row=i)
             vs.barrier()
     return vs.steps()
 
@@ -311,21 +301,21 @@ def plan_col_arg(instr: TColArg, ctx):
         return vs.steps()
     sz = s.dtype.size_bytes
     E = REPEAT_BYTES // max(sz, instr.dst_idx.dtype.size_bytes)
-    cur = region(t, 0, 1, 0, C)
-    idx = region(instr.dst_idx, 0, 1, 0, C)
+    cur = rows_region(t, 0, 1, 0, C)
+    idx = rows_region(instr.dst_idx, 0, 1, 0, C)
     vs.call("vector_dup", count(C, E), writes=(idx,), label="vector_dup index 0")
-    copy_call(vs, cur, region(s, 0, 1, 0, C), _blocks(C, sz), E, "src row 0 -> tmp")
+    copy_call(vs, cur, rows_region(s, 0, 1, 0, C), _blocks(C, sz), E, "src row 0 -> tmp")
     vs.barrier()
     cmp = "vcmpv_gt" if instr.op == "MAX" else "vcmpv_lt"
     for i in range(1, R):
-        row = region(s, i, 1, 0, C)
+        row = rows_region(s, i, 1, 0, C)
         vs.call(cmp, count(C, E), reads=(row, cur), row=i)
         vs.barrier()
         vs.call("vsel", count(C, E), reads=(idx,), writes=(idx,), row=i)
         vs.call(OP[instr.op], count(C, E), reads=(row, cur), writes=(cur,), row=i)
         vs.barrier()
     if instr.dst_val is not None:
-        dv = region(instr.dst_val, 0, 1, 0, C)
+        dv = rows_region(instr.dst_val, 0, 1, 0, C)
         copy_call(vs, dv, cur, _blocks(C, sz), E, "tmp -> dst_val")
     return vs.steps()
 

@@ -45,7 +45,7 @@ from ptosim.isa.rowexpand import (
 from ptosim.plan import Region, Step, StepKind
 
 from ..common import ROWEXPAND_INTRINSICS
-from ..costs import ceil_div, vector_step
+from ..costs import ceil_div, rows_region, vector_step
 from .vec import Chunk, VecStream
 
 REPEAT_MAX = 255  # repeat count / repeat stride fields are 8 bits
@@ -56,16 +56,7 @@ _INTRINSICS = ROWEXPAND_INTRINSICS
 
 def _rows_region(ref, r0: int, n: int, cols: int, pitch: int | None = None) -> Region:
     """UB bytes of rows [r0, r0 + n), ``cols`` elements each, at ``pitch`` elements per row."""
-    return _cols(ref, r0, n, 0, cols, ref.cols if pitch is None else pitch)
-
-
-def _cols(ref, r0: int, n: int, c0: int, c1: int, pitch: int) -> Region:
-    """UB bytes of columns [c0, c1) of rows [r0, r0 + n) at ``pitch`` elements per row."""
-    sz = ref.dtype.size_bytes
-    start = ref.address + (r0 * pitch + c0) * sz
-    if n <= 0 or c1 <= c0:
-        return Region("UB", start, start)
-    return Region("UB", start, ref.address + ((r0 + n - 1) * pitch + c1) * sz)
+    return rows_region(ref, r0, n, 0, cols, ref.cols if pitch is None else pitch)
 
 
 _BARRIER = "barrier"
@@ -114,8 +105,8 @@ class _Calls:
         """One call (two for EXPDIF) over columns [c0, c1) of rows [r0, r0 + n)."""
         reads = (blocks,)
         if self.full is not None:
-            reads = (_cols(self.full, r0, n, c0, c1, self.full_pitch), blocks)
-        writes = (_cols(self.dst, r0, n, c0, c1, self.dst.cols),)
+            reads = (rows_region(self.full, r0, n, c0, c1, self.full_pitch), blocks)
+        writes = (rows_region(self.dst, r0, n, c0, c1, self.dst.cols),)
         mask = "count" if self.count else ("partial" if partial else "full")
         info = {"lanes": c1 - c0, "mask": mask, **args}
         for op in self.intrinsics:
@@ -325,7 +316,7 @@ def plan_rowexpand(instr: TRowExpand, ctx) -> list[Step]:
         stream.call(
             "vector_dup",
             chunk,
-            writes=(_cols(d, i, 1, 0, min(c_written, d.cols), d.cols),),
+            writes=(rows_region(d, i, 1, 0, min(c_written, d.cols), d.cols),),
             label=f"vector_dup row {i} x{chunk.repeats}",
             row=i,
             elements=C,

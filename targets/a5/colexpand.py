@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ptosim.isa.vector.colexpand import TColExpand, TColExpandBinary
 
-from ..a2a3.reduce import region
 from ..common import ROWEXPAND_INTRINSICS
 from ..costs import ceil_div
+from ..costs import rows_region as region
 from .vf import VectorFunction
 
 

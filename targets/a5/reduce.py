@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ptosim.isa.vector.reduce import TColReduce, TRowReduce
 
-from ..a2a3.reduce import region
 from ..costs import ceil_div
+from ..costs import rows_region as region
 from .vf import VectorFunction
 
 RED = {"SUM": "vcadd", "MAX": "vcmax", "MIN": "vcmin"}

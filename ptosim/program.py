@@ -65,6 +65,12 @@ def _caller_source() -> str | None:
     return None
 
 
+class NeedsSession(BaseException):
+    """Raised by a plain recording when the body reads a value (GetValue): nothing has been
+    simulated yet, so the run switches to a session (ptosim/session.py). A BaseException so that
+    a kernel's ``except Exception`` cannot swallow it."""
+
+
 class Recorder:
     """The active recording: appends validated instructions to a Program."""
 
@@ -78,8 +84,17 @@ class Recorder:
             instr.check(self.program.arch)
         except ConstraintError as exc:
             raise exc.locate(instr.position, instr.source) from None
-        self.program.instructions.append(instr)
+        self.accept(instr)
         return instr
+
+    def accept(self, instr: Instruction) -> None:
+        """Add a validated instruction to the program (a session also places and runs it)."""
+        self.program.instructions.append(instr)
+
+    def read(self, instr: Instruction):
+        """The value a just-emitted read instruction (GetValue) read. A plain recording
+        simulates nothing, so it cannot know it: the run restarts the body in a session."""
+        raise NeedsSession
 
 
 def current() -> Recorder:
@@ -116,7 +131,8 @@ def emit(instr: Instruction) -> Instruction:
 def record(
     kernel: Kernel, arch: Arch, args, kwargs, *, block_idx=0, block_num=1, dyn_ubuf_size=None
 ) -> Program:
-    """Run the kernel body once under a recorder and return the Program."""
+    """Run the kernel body once under a recorder and return the Program; for a body that reads
+    values (GetValue), a not yet started session program instead (ptosim/session.py)."""
     program = Program(
         kernel.name,
         arch,
@@ -124,9 +140,16 @@ def record(
         block_num,
         dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
     )
+    from . import session
+
+    if kernel.session or session.FORCE:
+        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
     token = _current.set(Recorder(program))
     try:
         kernel.func(*args, **kwargs)
+    except NeedsSession:
+        # the body reads a value: rerun it in a session (recording has no effect on data)
+        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
     finally:
         _current.reset(token)
     return program
@@ -135,11 +158,13 @@ def record(
 class Kernel:
     """A kernel: a Python function whose body calls PTO instructions (see ``kernel``)."""
 
-    def __init__(self, func, dyn_ubuf_size: int | None = None):
+    def __init__(self, func, dyn_ubuf_size: int | None = None, *, session: bool = False):
         functools.update_wrapper(self, func)
         self.func = func
         self.name = func.__name__
         self.dyn_ubuf_size = dyn_ubuf_size
+        # always run in a session (ptosim/session.py): for bodies that cannot be rerun
+        self.session = session
 
     def __call__(self, *args, **kwargs):
         if _current.get() is None:

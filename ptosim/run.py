@@ -58,6 +58,11 @@ def simt_budget_bytes(program: Program, config: DeviceConfig) -> int | None:
     """
     if config.simt is None or not any(i.is_simt(program.arch) for i in program):
         return None
+    return _simt_budget(program, config)
+
+
+def _simt_budget(program: Program, config: DeviceConfig) -> int:
+    """The SIMT UB budget of a program that launches SIMT work (see simt_budget_bytes)."""
     limit = config.simt_max_dyn_ubuf_bytes
     budget = program.dyn_ubuf_size or config.simt.default_dyn_ubuf_bytes
     if budget > limit:
@@ -96,49 +101,121 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
         for s in mine:
             if not s.placement.auto:
                 continue
-            addr = 0
-            for lo, hi in taken:
-                if addr + s.size_bytes <= lo:
-                    break
-                addr = max(addr, -(-hi // arch.ub_align_bytes) * arch.ub_align_bytes)
-            s.placement.address = addr
-            taken = sorted(taken + [(addr, addr + s.size_bytes)])
-        over = [s for s in mine if s.placement.address + s.size_bytes > limit]
-        if over:
-            what = "SIMT UB budget" if limit == simt else f"{'UB' if loc is TileType.Vec else 'L1'}"
-            hint = (
-                (
-                    " (declare a larger dynamic UB with @pto.kernel(dyn_ubuf_size=...) or "
-                    "dev.run(..., dyn_ubuf_size=...), at most "
-                    f"{config.simt_max_dyn_ubuf_bytes} bytes)"
-                )
-                if limit == simt
-                else ""
-            )
-            raise UbBudgetError(
-                "kernel",
-                "tiles",
-                "ub-budget",
-                f"every tile inside the {what} of {limit} bytes",
-                _fmt_tiles(over),
-                target=config.target,
-                detail=f"kernel {program.kernel_name}" + hint,
-            )
+            s.placement.address = _first_fit(s.size_bytes, taken, arch.ub_align_bytes)
+            taken = sorted(taken + [(s.placement.address, s.placement.address + s.size_bytes)])
+        _check_fits(program, config, mine, limit, simt)
     return slots
+
+
+def _first_fit(size: int, taken: list[tuple[int, int]], align: int) -> int:
+    """The lowest aligned address where ``size`` bytes fit between the sorted ``taken``
+    ranges."""
+    addr = 0
+    for lo, hi in taken:
+        if addr + size <= lo:
+            break
+        addr = max(addr, -(-hi // align) * align)
+    return addr
+
+
+def _check_fits(program: Program, config: DeviceConfig, slots, limit: int, simt) -> None:
+    """Raise UbBudgetError naming the slots that end past ``limit`` (bytes)."""
+    over = [s for s in slots if s.placement.address + s.size_bytes > limit]
+    if not over:
+        return
+    loc = over[0].loc
+    what = "SIMT UB budget" if limit == simt else f"{'UB' if loc is TileType.Vec else 'L1'}"
+    hint = (
+        (
+            " (declare a larger dynamic UB with @pto.kernel(dyn_ubuf_size=...) or "
+            "dev.run(..., dyn_ubuf_size=...), at most "
+            f"{config.simt_max_dyn_ubuf_bytes} bytes)"
+        )
+        if limit == simt
+        else ""
+    )
+    raise UbBudgetError(
+        "kernel",
+        "tiles",
+        "ub-budget",
+        f"every tile inside the {what} of {limit} bytes",
+        _fmt_tiles(over),
+        target=config.target,
+        detail=f"kernel {program.kernel_name}" + hint,
+    )
+
+
+class TilePlacer:
+    """Tile placement while a session records (ptosim/session.py): a tile gets its address when
+    an instruction first uses it, first fit among the tiles placed so far, with the rules and
+    errors of ``place_tiles`` (TASSIGN addresses as given, UB/L1 size, the SIMT budget from the
+    first SIMT launch on). ``slots`` grows as tiles appear (the run's ``ctx.tiles``).
+
+    Differs from ``place_tiles`` only when a TASSIGN address appears after auto tiles were
+    placed over it: ``place_tiles`` sees every TASSIGN first; the live-overlap check (F204)
+    reports such a collision at the end of the run."""
+
+    def __init__(self, program: Program, config: DeviceConfig):
+        self.program, self.config = program, config
+        self.slots: list[_Slot] = []
+        self._by_root: dict[int, _Slot] = {}
+        self._simt: int | None = None  # the SIMT budget once a SIMT launch was recorded
+
+    def _limit(self, loc: TileType) -> int:
+        arch = self.program.arch
+        if loc is TileType.Vec:
+            return self._simt if self._simt is not None else arch.ub_size_bytes
+        return arch.l1_size_bytes
+
+    def place(self, instr) -> None:
+        """Place the tiles ``instr`` uses for the first time; raise UbBudgetError if they (or,
+        at the first SIMT launch, the tiles so far) do not fit."""
+        arch, check = self.program.arch, []
+        if self._simt is None and self.config.simt is not None and instr.is_simt(arch):
+            self._simt = _simt_budget(self.program, self.config)
+            check = [s for s in self.slots if s.loc is TileType.Vec]
+        for ref in instr.tile_operands().values():
+            pl = getattr(ref.placement, "root", ref.placement)
+            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            slot = self._by_root.get(id(pl))
+            if slot is None:
+                slot = _Slot(pl, size, ref.name, ref.loc)
+                if pl.auto:
+                    taken = sorted(
+                        (s.placement.address, s.placement.address + s.size_bytes)
+                        for s in self.slots
+                        if s.loc is ref.loc
+                    )
+                    pl.address = _first_fit(size, taken, arch.ub_align_bytes)
+                self._by_root[id(pl)] = slot
+                self.slots.append(slot)
+                check.append(slot)
+            elif size > slot.size_bytes:
+                slot.size_bytes = size
+                check.append(slot)
+        for loc in (TileType.Vec, TileType.Mat):
+            mine = [s for s in check if s.loc is loc]
+            if mine:
+                _check_fits(self.program, self.config, mine, self._limit(loc), self._simt)
 
 
 def execute(program: Program, ctx: ExecContext) -> None:
     """Run the program's instructions in program order (no timing)."""
     for instr in program:
-        ctx.instr = instr
-        try:
-            instr.execute(ctx)
-        except PtoSimError:
-            raise
-        except Exception as exc:  # an internal failure still names the instruction
-            raise ExecutionError(
-                f"{instr.label} ({instr.source}): internal error while executing: {exc!r}"
-            ) from exc
+        execute_one(instr, ctx)
+
+
+def execute_one(instr, ctx: ExecContext) -> None:
+    """Run one instruction's semantics now (program order, no timing)."""
+    ctx.instr = instr
+    try:
+        instr.execute(ctx)
+    except PtoSimError:
+        raise
+    except Exception as exc:  # an internal failure still names the instruction
+        raise ExecutionError(
+            f"{instr.label} ({instr.source}): internal error while executing: {exc!r}"
+        ) from exc
     ctx.instr = None
 
 
@@ -288,32 +365,44 @@ def run_blocks(
         RaceFailureError: a timed run failed in an instruction that read data a race left.
         DeadlockError: a timed run deadlocked (it carries ``findings`` and ``partial_run``).
     """
+    from .session import SessionProgram
     from .targets import planner as target_planner
 
+    plan = target_planner(config.target) if config.timing is not None else None
     blocks, ctxs = [], []
+    sessions: list[SessionProgram] = []
     for program in programs:
-        place_tiles(program, config)
+        session = isinstance(program, SessionProgram)
+        if not session:
+            place_tiles(program, config)
         arch: Arch = program.arch
         # tracked memories: the data effects snapshot only what an instruction touches
         ub = TrackedScratchpad("UB", arch.ub_size_bytes)
         l1 = TrackedScratchpad("L1", arch.l1_size_bytes)
         ctx = TrackedContext(arch, ub, l1, gm)
-        ctx.tiles = _slots(program)
         ctx.config = config
         ctx.simulate_launch = simulate_launch  # the warp-scheduler model, for SIMT plans
+        if session:  # tiles are placed as the body runs (ptosim/session.py)
+            program.bind(ctx, TilePlacer(program, config), timed=plan is not None)
+            ctx.tiles = program.placer.slots
+            sessions.append(program)
+        else:
+            ctx.tiles = _slots(program)
         ctxs.append(ctx)
         blocks.append(BlockState(program, ub, l1))
-    plan = target_planner(config.target) if config.timing is not None else None
     from .checks.tiles import live_overlap_findings
 
-    overlaps = [(f, core) for core, p in enumerate(programs) for f in live_overlap_findings(p)]
-    findings: list[Finding] = [f for f, _ in overlaps]
     if plan is None:
         for program, ctx in zip(programs, ctxs):
-            execute(program, ctx)
+            if isinstance(program, SessionProgram):
+                program.run_untimed()  # the body runs now, each instruction as it is recorded
+            else:
+                execute(program, ctx)
             if progress is not None:
                 progress(len(program), len(program))
-        findings = [f for ctx in ctxs for f in ctx.findings] + findings
+        overlaps = [(f, c) for c, p in enumerate(programs) for f in live_overlap_findings(p)]
+        findings: list[Finding] = [f for ctx in ctxs for f in ctx.findings]
+        findings += [f for f, _ in overlaps]
         from .checks.hazards import analyse
         from .checks.structural import structural_issued
 
@@ -328,9 +417,15 @@ def run_blocks(
     phase = getattr(progress, "phase", None)
     if phase is not None:
         phase("simulating")
-    sim = simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+    try:
+        sim = simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+    finally:
+        for program in sessions:  # a body still waiting for a value (deadlock, failure) ends
+            program.close()
     if phase is not None:
         phase("analysing")
+    # per-block passes that need the whole program: after the run (a session's body ran then)
+    overlaps = [(f, core) for core, p in enumerate(programs) for f in live_overlap_findings(p)]
     # (finding, reporting core): semantic findings, live tile overlaps, unconsumed posts
     reported: list[tuple[Finding, int | None]] = [
         (f, core) for core, ctx in enumerate(ctxs) for f in ctx.findings
@@ -338,6 +433,8 @@ def run_blocks(
     reported += overlaps
     reported += [(f, core) for core, f in sim.leftovers]
     if sim.failure is not None:
+        if sim.failure.instr is None:  # a session's body failed between instructions
+            raise sim.failure.error
         extra = stops.failing_steps(sim.failure, sim.cores)
         found = [f for f, _ in reported]
         found += issued_findings(sim.cores, config, {sim.failure.core: extra}, complete=False)

@@ -181,6 +181,20 @@ class Tile:
             self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id
         )
 
+    # -- scalar access (ptosim/isa/scalar_access.py) --------------------------------------
+    def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
+        """Element ``index`` (flat offset into the Rows*Cols storage) read by the scalar unit
+        at this point of the program (a PIPE_S instruction); an int or an exact float."""
+        from .isa.scalar_access import GetValue
+
+        return GetValue(self, index)
+
+    def SetValue(self, index: int, value) -> None:  # noqa: N802
+        """Store ``value`` into element ``index`` of the storage with the scalar unit."""
+        from .isa.scalar_access import SetValue
+
+        SetValue(self, index, value)
+
     def __repr__(self) -> str:
         return f"Tile({self.name}, valid={self._valid}, addr={self.address})"
 
@@ -294,6 +308,19 @@ class GlobalTensor:
 
     def ref(self) -> GmRef:
         return GmRef(self.buffer, self.dtype, self.geom, self.offset)
+
+    def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
+        """Element ``index`` (offset from the tensor's start, its ``offset`` honoured) read by
+        the scalar unit at this point of the program; an int or an exact float."""
+        from .isa.scalar_access import GetValue
+
+        return GetValue(self, index)
+
+    def SetValue(self, index: int, value) -> None:  # noqa: N802
+        """Store ``value`` into element ``index`` of the tensor with the scalar unit."""
+        from .isa.scalar_access import SetValue
+
+        SetValue(self, index, value)
 
     def __repr__(self) -> str:
         return (

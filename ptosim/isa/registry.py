@@ -136,7 +136,7 @@ def kernel_functions() -> dict[str, Callable]:
 
 def _load_all() -> None:
     """Import every instruction module so that all registrations have run."""
-    from . import data, gather, rowexpand, scatter, sync, tscatter, vector  # noqa: F401
+    from . import data, gather, rowexpand, scalar_access, scatter, sync, tscatter, vector  # noqa: F401
 
 
 _SHORT = {

@@ -1,0 +1,159 @@
+"""Scalar access: GetValue / SetValue of one element of a tile (UB/L1) or a GlobalTensor (GM),
+run by the scalar unit on PIPE_S.
+
+Index convention (AscendC ``LocalTensor::GetValue(offset)`` / ``GlobalTensor::GetValue(offset)``
+and pto-isa ``tile.data()[i]`` all index the raw element pointer):
+
+- a tile: ``i`` is the flat element offset into the tile's storage (``Rows * Cols`` elements,
+  padding included), in storage order: row-major for a RowMajor ND tile, column-major for a
+  ColMajor tile, box order for NZ/ZN. ``0 <= i < Rows * Cols``.
+- a GlobalTensor: ``i`` is an element offset from the tensor's own start (its ``offset`` into
+  the buffer is added), ``0 <= i < extent`` (one past its highest addressed element).
+
+GetValue returns a Python ``int`` (integer types) or ``float`` (float types; half, bfloat16 and
+float8 widen exactly). SetValue takes a number that fits the element type (float rounding
+allowed, as for every ``*S`` scalar operand). hifloat8 has no numeric encoding: not accepted.
+
+Reading a value needs the simulated state at that point of the program: the first GetValue of a
+kernel body switches its run to an incremental session (ptosim/session.py), in which the value
+is what the scalar load read at its simulated time.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes as D
+from ..enums import Pipe
+from ..errors import KernelError
+from ..program import current, emit
+from ..tensors import GlobalTensor, GmRef, Tile, TileRef
+from .base import Arch, ExecContext, Instruction
+from .registry import TARGETS, instruction
+
+# every numeric type (hifloat8 has no encoding to read or write a number with)
+SCALAR_DTYPES = tuple(d for d in D.ALL if d.kind != "opaque")
+
+
+class _ScalarAccess(Instruction):
+    """One element of a tile or a GlobalTensor, accessed by the scalar unit."""
+
+    nominal_pipe = Pipe.PIPE_S
+    operand_name = "?"
+
+    @property
+    def ref(self) -> TileRef | GmRef:
+        return getattr(self, self.operand_name)
+
+    @property
+    def limit(self) -> int:
+        """Number of elements the index may address."""
+        ref = self.ref
+        return ref.numel if isinstance(ref, TileRef) else ref.geom.extent
+
+    @property
+    def in_gm(self) -> bool:
+        return isinstance(self.ref, GmRef)
+
+    def validate(self, arch: Arch) -> None:
+        self.require_dtype(self.operand_name, self.ref.dtype, SCALAR_DTYPES)
+        where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
+        self.require(
+            0 <= self.index < self.limit,
+            "index",
+            "scalar-index",
+            f"0 <= index < {self.limit} (a flat element offset into {where})",
+            self.index,
+        )
+
+    def element(self, ctx: ExecContext):
+        """(typed array, element offset) of the accessed element; GM offsets are checked."""
+        ref = self.ref
+        if isinstance(ref, TileRef):
+            return ctx.tile_storage(ref), self.index
+        offset = ref.offset + self.index
+        ctx.gm_check(ref, [offset], self.operand_name)
+        return ref.storage(), offset
+
+    def byte_range(self) -> tuple[str, int, int]:
+        """(memory space, start, end) of the accessed bytes (for the plans' regions)."""
+        ref, size = self.ref, self.ref.dtype.size_bytes
+        if isinstance(ref, TileRef):
+            start = ref.address + self.index * size
+            return ("L1" if ref.loc.name == "Mat" else "UB"), start, start + size
+        start = ref.byte_address(ref.offset + self.index)
+        return "GM", start, start + size
+
+
+class GetValueInstr(_ScalarAccess):
+    """``v = x.GetValue(i)``: a scalar load; ``value`` holds what it read once executed."""
+
+    opcode = "GetValue"
+    reads = ("src",)
+    operand_name = "src"
+
+    def __init__(self, src: TileRef | GmRef, index: int):
+        self.src, self.index = src, index
+        self.value: int | float | None = None
+
+    def execute(self, ctx: ExecContext) -> None:
+        storage, offset = self.element(ctx)
+        v = storage[offset]
+        # exact widening: every integer fits a Python int, every PTO float a Python float
+        self.value = int(v) if self.src.dtype.is_int else float(v)
+
+
+class SetValueInstr(_ScalarAccess):
+    """``x.SetValue(i, v)``: a scalar store of ``value`` (already converted to the dtype)."""
+
+    opcode = "SetValue"
+    writes = ("dst",)
+    operand_name = "dst"
+
+    def __init__(self, dst: TileRef | GmRef, index: int, value):
+        self.dst, self.index, self.value = dst, index, value
+
+    def validate(self, arch: Arch) -> None:
+        super().validate(arch)
+        self.value = D.check_scalar_fits(self, "value", self.value, self.dst.dtype)
+
+    def execute(self, ctx: ExecContext) -> None:
+        storage, offset = self.element(ctx)
+        storage[offset] = self.value
+
+
+def _operand(x, what: str) -> TileRef | GmRef:
+    if isinstance(x, Tile):
+        return x.ref()
+    if isinstance(x, GlobalTensor):
+        return x.ref()
+    raise KernelError(f"{what} must be a pto.Tile or a pto.GlobalTensor, got {type(x).__name__}")
+
+
+def _index(i, what: str) -> int:
+    import numpy as np
+
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise KernelError(f"{what} must be an integer element offset, got {i!r}")
+    return int(i)
+
+
+@instruction(
+    family="data movement",
+    summary="scalar read of one element of a tile or GM (PIPE_S); returns its value",
+    dtypes={t: SCALAR_DTYPES for t in TARGETS},
+)
+def GetValue(src, index: int):
+    """The value of element ``index`` of ``src`` (a Tile or a GlobalTensor) at this point of
+    the program, read by the scalar unit: ``src.GetValue(index)``."""
+    instr = emit(GetValueInstr(_operand(src, "GetValue src"), _index(index, "GetValue index")))
+    return current().read(instr)
+
+
+@instruction(
+    family="data movement",
+    summary="scalar write of one element of a tile or GM (PIPE_S)",
+    dtypes={t: SCALAR_DTYPES for t in TARGETS},
+)
+def SetValue(dst, index: int, value) -> None:
+    """Store ``value`` into element ``index`` of ``dst`` (a Tile or a GlobalTensor) with the
+    scalar unit: ``dst.SetValue(index, value)``."""
+    emit(SetValueInstr(_operand(dst, "SetValue dst"), _index(index, "SetValue index"), value))

@@ -133,5 +133,12 @@ def test_readme_blocks_are_all_tested():
         "constraint-error-message",
         "race-kernel",
         "race-check-output",
+        "reading-values",
+        "reading-values-output",
     }
     assert names == expected, textwrap.shorten(str(names ^ expected), 200)
+
+
+def test_reading_values_snippet_runs_and_prints_what_it_shows():
+    ns: dict = {}
+    _check_output("reading-values-output", _exec("reading-values", ns))

@@ -5,7 +5,6 @@ runs are deterministic, and a kernel that never reads keeps the record-then-simu
 from __future__ import annotations
 
 import importlib.util
-import re
 import threading
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from ptosim.session import SessionProgram
 
 S, V, MTE2, MTE3 = pto.PIPE_S, pto.PIPE_V, pto.PIPE_MTE2, pto.PIPE_MTE3
 DEVICES = ("cpu", "a2", "950pr")
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pto.kernel
@@ -284,18 +282,3 @@ def test_tiles_are_placed_at_first_use_with_the_budget_error_of_plain_runs():
         dev = pto.Device(device)
         with pytest.raises(pto.UbBudgetError, match="ub-budget"):
             dev.run(k, dev.gm_zeros((4,), "int32"))
-
-
-def test_readme_snippet_reading_values_runs():
-    """The README's "Reading values in a kernel" snippet runs and prints what it says."""
-    blocks = dict(
-        re.findall(r"<!-- readme-test: ([\w-]+) -->\n```\w*\n(.*?)```", README.read_text(), re.S)
-    )
-    ns: dict = {}
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(blocks["reading-values"], "README.md:reading-values", "exec"), ns)  # noqa: S102
-    assert out.getvalue() == blocks["reading-values-output"]

@@ -434,7 +434,14 @@ def run_blocks(
     reported += [(f, core) for core, f in sim.leftovers]
     if sim.failure is not None:
         if sim.failure.instr is None:  # a session's body failed between instructions
-            raise sim.failure.error
+            from .session import body_race_error
+
+            found = [f for f, _ in reported]
+            found += issued_findings(sim.cores, config, complete=False)
+            err = body_race_error(sim.failure, programs, found)
+            if err is None:
+                raise sim.failure.error
+            raise err from sim.failure.error
         extra = stops.failing_steps(sim.failure, sim.cores)
         found = [f for f, _ in reported]
         found += issued_findings(sim.cores, config, {sim.failure.core: extra}, complete=False)

@@ -219,3 +219,42 @@ class SessionProgram(Program):
         self._feeding = False
         if self.producer is not None:
             self.producer.close()
+
+
+def body_race_error(failure, programs: list, findings: list):
+    """The RaceFailureError for a session body that failed (``failure.instr`` is None: the
+    error came from the body, not from an instruction) after reading a value that a race on
+    its core may have left stale (an F203 naming one of its executed GetValues), else None.
+
+    The body's error (a GM offset computed from the value, an index past a tile ...) is only
+    the symptom, as for an instruction that fails on raced data (engine/stops.py): the race
+    leads, the original error is the cause. Cross-core races (F205) are not matched: their
+    positions belong to two programs."""
+    from .errors import PtoSimError, RaceFailureError, UnsupportedError
+    from .isa.scalar_access import GetValueInstr
+
+    original = failure.error
+    if not isinstance(original, PtoSimError) or isinstance(original, UnsupportedError):
+        return None
+    reads = {
+        i.position: i
+        for i in programs[failure.core]
+        if isinstance(i, GetValueInstr) and i.value is not None
+    }
+    races = [f for f in findings if f.code == "F203" and reads.keys() & set(f.instructions)]
+    if not races:
+        return None
+    first = races[0]
+    instr = reads[max(reads.keys() & set(first.instructions))]
+    where = f" ({instr.source})" if instr.source else ""
+    text = (
+        f"core {failure.core}: the value {instr.label}{where} read may be stale: {first}"
+        + (
+            f" (and {len(races) - 1} more race(s) on values read, see .findings)"
+            if races[1:]
+            else ""
+        )
+        + f". The race is the defect: the kernel body failed after reading it: {original}"
+    )
+    rest = [f for f in findings if all(f is not r for r in races)]
+    return RaceFailureError(text, original, races + rest)

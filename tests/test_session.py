@@ -282,3 +282,33 @@ def test_tiles_are_placed_at_first_use_with_the_budget_error_of_plain_runs():
         dev = pto.Device(device)
         with pytest.raises(pto.UbBudgetError, match="ub-budget"):
             dev.run(k, dev.gm_zeros((4,), "int32"))
+
+
+def test_a_body_failing_on_a_raced_value_raises_the_race_first():
+    """The stale index (UB poison, -1) read without the MTE2 -> S wait makes the body build a
+    negative GM offset: the run raises RaceFailureError leading with the race, the body's
+    error as its cause (as for an instruction failing on raced data); cpu reads in program
+    order and only reports the race."""
+
+    @pto.kernel
+    def k(idx, table, out):
+        it = pto.Tile("Vec", "int32", 1, 8)
+        pto.TLOAD(it, pto.GlobalTensor(idx, shape=(1, 8)))
+        r = it.GetValue(0)
+        row = pto.Tile("Vec", "float32", 1, 16)
+        pto.TLOAD(row, pto.GlobalTensor(table, shape=(1, 16), offset=16 * r))
+
+    def args(dev):
+        table = dev.gm_array(np.zeros((4, 16), np.float32))
+        return dev.gm_array(np.full(8, 1, np.int32)), table, dev.gm_zeros((1, 16), "float32")
+
+    dev = pto.Device("a2")
+    with pytest.raises(pto.RaceFailureError) as err:
+        dev.run(k, *args(dev))
+    text = str(err.value)
+    assert text.index("GetValue #1") < text.index("F203") < text.index("failed after reading")
+    assert isinstance(err.value.original, pto.KernelError)
+    assert err.value.__cause__ is err.value.original
+    assert [f.code for f in err.value.findings][:1] == ["F203"]
+    dev = pto.Device("cpu")
+    assert [f.code for f in dev.run(k, *args(dev)).findings] == ["F203"]

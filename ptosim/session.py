@@ -28,7 +28,8 @@ kernel on the producer thread, calling back into ptosim):
 - reads and writes go through the ordinary instructions (``GetValue`` / ``SetValue``).
 - ``Aborted``: raised in the body by a read (or any instruction) once the run stopped without
   the body (a deadlock, a failure on another pipe): the body must let it propagate (a C++
-  callback converts it into an exception that unwinds the kernel).
+  callback converts it into an exception that unwinds the kernel); ``stopped()`` tells a
+  callback that cannot raise that the run has stopped.
 - ``forced()``: every kernel run inside it uses a session (to compare with the fast path).
 """
 
@@ -61,6 +62,14 @@ def forced(on: bool = True):
         yield
     finally:
         FORCE = old
+
+
+def stopped() -> bool:
+    """True inside a session body whose run has stopped (it must unwind): for a front end
+    whose callbacks cannot propagate ``Aborted`` (a ctypes callback swallows exceptions)."""
+    rec = _current.get()
+    producer = getattr(getattr(rec, "session", None), "producer", None)
+    return producer is not None and producer.aborted
 
 
 def kernel(func, *, dyn_ubuf_size: int | None = None) -> Kernel:

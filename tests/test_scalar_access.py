@@ -162,6 +162,19 @@ def test_bad_scalar_accesses_are_constraint_errors(body, rule):
     assert "GetValue" in str(err.value) or "SetValue" in str(err.value)
 
 
+def test_a_mat_tile_is_not_scalar_accessible():
+    """The scalar unit reads and writes UB and GM; an L1 (Mat) tile is a tile-location error."""
+
+    @pto.kernel
+    def k():
+        pto.Tile("Mat", "float32", 16, 16).GetValue(0)
+
+    for device in DEVICES:
+        with pytest.raises(pto.ConstraintError) as err:
+            pto.Device(device).run(k)
+        assert err.value.rule == "tile-location"
+
+
 def test_hifloat8_has_no_value_to_read_and_a_non_index_is_a_kernel_error():
     @pto.kernel
     def hif(buf):

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ptosim as pto
 from ptosim import session
@@ -139,6 +141,9 @@ def test_deadlock_with_a_get_value_waiting_is_a_deadlock_error_and_the_body_is_u
             t.GetValue(0)
         except Exception:  # noqa: BLE001 - a kernel catching errors must not swallow the abort
             finally_ran.append("swallowed")
+        except session.Aborted:
+            finally_ran.append(f"aborted, stopped() {session.stopped()}")
+            raise
         finally:
             finally_ran.append("unwound")
 
@@ -148,7 +153,8 @@ def test_deadlock_with_a_get_value_waiting_is_a_deadlock_error_and_the_body_is_u
         dev.run(k, dev.gm_zeros((8,), "int32"))
     assert "wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0)" in str(err.value)
     assert "WAIT_FLAG #1" in str(err.value)
-    assert finally_ran == ["unwound", "unwound"]  # the abandoned recording, the session
+    # the abandoned recording unwinds (NeedsSession), then the session's body (Aborted)
+    assert finally_ran == ["unwound", "aborted, stopped() True", "unwound"]
     left = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()]
     assert left == []
     assert err.value.partial_run.trace is not None
@@ -312,3 +318,22 @@ def test_a_body_failing_on_a_raced_value_raises_the_race_first():
     assert [f.code for f in err.value.findings][:1] == ["F203"]
     dev = pto.Device("cpu")
     assert [f.code for f in dev.run(k, *args(dev)).findings] == ["F203"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    idx=st.lists(st.integers(0, 15), min_size=8, max_size=8),
+    count=st.integers(0, 8),
+    device=st.sampled_from(DEVICES),
+)
+def test_gather_by_scalar_matches_numpy_for_any_indices_and_count(idx, count, device):
+    rng = np.random.default_rng(sum(idx) + count)
+    dev = pto.Device(device)
+    table = rng.standard_normal((16, 32)).astype(np.float32)
+    ids = np.array(idx, np.int32)
+    out = dev.gm_zeros((8, 32), "float32")
+    run = dev.run(gather_by_scalar, dev.gm_array(ids), dev.gm_array(table), out, count)
+    assert run.findings == []
+    expect = np.zeros((8, 32), np.float32)
+    expect[:count] = table[ids[:count]]
+    np.testing.assert_array_equal(out.numpy(), expect)

@@ -1,5 +1,5 @@
-"""Scalar access: GetValue / SetValue of one element of a tile (UB/L1) or a GlobalTensor (GM),
-run by the scalar unit on PIPE_S.
+"""Scalar access: GetValue / SetValue of one element of a Vec tile (UB) or a GlobalTensor (GM),
+run by the scalar unit on PIPE_S (it has no path to L1: a Mat tile is rule tile-location).
 
 Index convention (AscendC ``LocalTensor::GetValue(offset)`` / ``GlobalTensor::GetValue(offset)``
 and pto-isa ``tile.data()[i]`` all index the raw element pointer):
@@ -55,6 +55,8 @@ class _ScalarAccess(Instruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_dtype(self.operand_name, self.ref.dtype, SCALAR_DTYPES)
+        if isinstance(self.ref, TileRef):  # the scalar unit reaches UB and GM, not L1
+            self.require_loc(self.operand_name, self.ref)
         where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
         self.require(
             0 <= self.index < self.limit,
@@ -78,7 +80,7 @@ class _ScalarAccess(Instruction):
         ref, size = self.ref, self.ref.dtype.size_bytes
         if isinstance(ref, TileRef):
             start = ref.address + self.index * size
-            return ("L1" if ref.loc.name == "Mat" else "UB"), start, start + size
+            return "UB", start, start + size
         start = ref.byte_address(ref.offset + self.index)
         return "GM", start, start + size
 

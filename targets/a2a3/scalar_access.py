@@ -1,7 +1,7 @@
 """A2/A3 plans of the scalar accesses GetValue / SetValue: one PIPE_S step each.
 
 Costs (configs/a2.toml, a3.toml ``[timing.scalar]``, each an estimate there: no public figure):
-a UB/L1 load ``ub_load_cycles``, a UB/L1 store ``ub_store_cycles``, a GM load through the core's
+a UB load ``ub_load_cycles``, a UB store ``ub_store_cycles``, a GM load through the core's
 data cache model (``gm_load_hit_cycles`` / ``gm_load_miss_cycles``, the same LRU cache the
 Elem-mode gather and scatter plans use), a GM store ``gm_store_cycles`` (it retires into a
 write buffer; the cache model is not updated by stores).
@@ -26,7 +26,7 @@ def plan_get_value(instr: GetValueInstr, ctx) -> list:
         label = "GetValue GM load"
     else:
         cycles = s.ub_load_cycles
-        label = f"GetValue {space} load"
+        label = "GetValue UB load"
     return [
         scalar_step(
             cycles, label, reads=(Region(space, start, end),), bytes_=end - start, args=args

@@ -155,6 +155,14 @@ class _SessionRecorder(Recorder):
         p = self.session
         if p.timed:
             p.producer.wait()  # the engine runs until PIPE_S has executed ``instr``
+        if instr.value is None:  # the engine must not ask for more before a read executed
+            from .errors import ExecutionError
+
+            raise ExecutionError(
+                f"{instr.label} ({instr.source}): internal error: the session resumed the "
+                "kernel body before the read executed (PIPE_S must pull instructions one by "
+                "one, engine/core.py _scalar_proc)"
+            )
         return instr.value
 
 

@@ -31,7 +31,7 @@ from ..errors import CxxBuildError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "1"
+SHIM_VERSION = "2"
 
 # Macros the device compiler predefines, per ptosim target family.
 TARGET_DEFINES = {
@@ -345,7 +345,7 @@ def build(
         user_text = "".join(text[a:b] for a, b, u in user_segments(text, user_files) if u)
         if lib.exists():
             return Library(lib, source, list(entries), target, cmd, user_text, True)
-        ii = Path(tmp) / f"{source.stem}.ii"
+        ii = Path(tmp) / f"{source.stem}.pre.cpp"  # .cpp: zig links libc++ only for C++ sources
         ii.write_text(text)
         tmp_lib = Path(tmp) / "out.so"
         link = ["-shared"] + ([] if _is_zig(cmd) else ["-fno-gnu-unique", "-ldl"])

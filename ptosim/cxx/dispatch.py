@@ -118,9 +118,11 @@ class Dispatcher:
                     buf, shape=d["shape"], stride=d["stride"], layout=d["lay"],
                     offset=off // dt.size_bytes, dtype=dt,
                 )  # fmt: skip
+        gm_address = ptr - base + pto_gm_base()  # deterministic, unlike the host pointer
+        inside = ", ".join(f"#{b.buffer_id} [{b.address:#x}, {b.address + b.nbytes:#x})" for b in self.buffers)
         raise CxxError(
-            f"GlobalTensor pointer {ptr:#x} is not inside any GM buffer passed to the kernel "
-            f"({len(self.buffers)} buffers)"
+            f"GlobalTensor pointer (GM address {gm_address:#x}) is not inside any GM buffer passed "
+            f"to the kernel ({inside or 'none'})"
         )
 
     def operand(self, d: dict):

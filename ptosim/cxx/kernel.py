@@ -89,7 +89,8 @@ class CxxProgram:
         self.compiler = compiler
         self.defines = list(defines)
         self.include_dirs = list(include_dirs)
-        self._loaded: dict[tuple[str, str], _Loaded] = {}
+        self._entries: list[str] = []  # every entry asked for: one library serves them all
+        self._loaded: dict[str, _Loaded] = {}  # target family -> library
 
     def entry(self, name: str) -> CxxKernel:
         """The kernel function ``name`` (an extern "C" function or a template instantiation such as
@@ -97,18 +98,21 @@ class CxxProgram:
         if not isinstance(name, str) or not name.strip():
             raise KernelError(f"entry: a function name is needed, got {name!r}")
         _build.entry_expression(name)  # refuse a malformed name now, not at run time
+        if name not in self._entries:
+            self._entries.append(name)
         return CxxKernel(self, name)
 
-    def library(self, entry: str, target: str) -> _Loaded:
-        """Build (cached) and load the library of one entry for one target family."""
-        key = (entry, target)
-        if key not in self._loaded:
+    def library(self, entry: str, target: str) -> tuple[_Loaded, int]:
+        """The loaded library holding ``entry`` for one target family, and the entry's index in
+        it; built (or fetched from the cache) with every entry asked for so far."""
+        loaded = self._loaded.get(target)
+        if loaded is None or entry not in loaded.info.entries:
             lib = _build.build(
-                self.path, [entry], target=target, compiler=self.compiler,
+                self.path, list(self._entries), target=target, compiler=self.compiler,
                 defines=self.defines, include_dirs=self.include_dirs,
             )  # fmt: skip
-            self._loaded[key] = _Loaded(lib)
-        return self._loaded[key]
+            loaded = self._loaded[target] = _Loaded(lib)
+        return loaded, loaded.info.entries.index(entry)
 
     def __repr__(self) -> str:
         return f"<pto.cxx program {self.path.name}>"
@@ -139,8 +143,8 @@ class CxxKernel(Kernel):
     # -- parameters ------------------------------------------------------------------------------
     def parameters(self, target: str = "a2a3") -> list[dict]:
         """The C++ parameters: [{"name", "k": ptr|int|float|opaque, "dt"}], in order."""
-        loaded = self.program.library(self.entry_name, target)
-        sig = loaded.signatures[0]
+        loaded, index = self.program.library(self.entry_name, target)
+        sig = loaded.signatures[index]
         names = parameter_names(loaded.info.preprocessed, self.name, len(sig))
         return [dict(p, name=n) for p, n in zip(sig, names)]
 
@@ -148,7 +152,7 @@ class CxxKernel(Kernel):
     def _run_block(self, args, kwargs) -> None:
         rec = _program.current()
         target = rec.program.arch.target
-        loaded = self.program.library(self.entry_name, target)
+        loaded, index = self.program.library(self.entry_name, target)
         params = self.parameters(target)
         values = _bind(self.name, params, args, kwargs)
         buffers = [v for v in values if isinstance(v, GmBuffer)]
@@ -163,7 +167,7 @@ class CxxKernel(Kernel):
         cb = _CALLBACK(callback)  # kept alive for the call below
         loaded.dll.ptosim_set_callback(cb)
         loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
-        call = getattr(loaded.dll, "ptosim_entry_call_0")
+        call = getattr(loaded.dll, f"ptosim_entry_call_{index}")
         try:
             rc = call(words)
         finally:

@@ -169,7 +169,16 @@ def _cmd_run(args) -> int:
             raise KernelError(
                 f"--trace/--csv: device {device} runs untimed; use a timed device such as a2"
             )
-    spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
+    if getattr(args, "entry", None) is not None or args.file.lower().endswith(
+        (".cpp", ".cc", ".cxx", ".c++")
+    ):  # a C++ kernel file (ptosim/cxx/cli.py)
+        from .cxx.cli import CxxRunSpec
+
+        spec = CxxRunSpec(
+            args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
+        )
+    else:
+        spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
     status = 0
     for device in devices:
         if several:
@@ -392,7 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("check", "run a kernel file's hazard analysis; exit 1 on any finding", _cmd_check),
     ):
         r = sub.add_parser(cmd, help=helptext)
-        r.add_argument("file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py)")
+        r.add_argument(
+            "file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py), or KERNEL.cpp"
+        )
         r.add_argument(
             "--device",
             default="a2",
@@ -420,6 +431,16 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="add one summary line per executed instruction",
             )
+            # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
+            r.add_argument("--entry", help="C++: the kernel function (extern \"C\" or kern<T, N>)")
+            r.add_argument(
+                "--arg",
+                action="append",
+                metavar="NAME=VALUE",
+                help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
+            )
+            r.add_argument("--out", help="C++: directory for the zero buffers after the run")
+            r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         r.set_defaults(func=fn)
     b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
         dest="study", required=True

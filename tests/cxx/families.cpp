@@ -1,0 +1,115 @@
+// C++ kernels for tests/test_cxx_frontend.py: one entry per instruction family, each the twin of
+// a Python kernel in the test (same instructions, same operands).
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+constexpr int R = 16, C = 16;
+using TileF = Tile<TileType::Vec, float, R, C>;
+using GTF = GlobalTensor<float, Shape<1, 1, 1, R, C>, Stride<R * C, R * C, R * C, C, 1>>;
+
+#define SYNC(A, B)                       \
+    set_flag(A, B, EVENT_ID0);           \
+    wait_flag(A, B, EVENT_ID0)
+
+// elementwise tile-tile and tile-scalar, 2 blocks, each on its own 16x16 slice
+extern "C" __global__ AICORE void fam_binary(__gm__ float *out, __gm__ float *a, __gm__ float *b)
+{
+    int off = get_block_idx() * R * C;
+    GTF ga(a + off), gb(b + off), go(out + off);
+    TileF ta, tb, tc;
+    TASSIGN(ta, 0x0);
+    TASSIGN(tb, 0x400);
+    TASSIGN(tc, 0x800);
+    TLOAD(ta, ga);
+    TLOAD(tb, gb);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TADD(tc, ta, tb);
+    pipe_barrier(PIPE_V);
+    TMULS(tc, tc, 3.0f);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, tc);
+}
+
+// unary with an explicit precision knob (template enum value)
+extern "C" __global__ AICORE void fam_unary(__gm__ float *out, __gm__ float *a)
+{
+    GTF ga(a), go(out);
+    TileF ta, tc;
+    TLOAD(ta, ga);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TEXP<ExpAlgorithm::HIGH_PRECISION>(tc, ta);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, tc);
+}
+
+// column reduction
+extern "C" __global__ AICORE void fam_reduce(__gm__ float *out, __gm__ float *a)
+{
+    using Row = Tile<TileType::Vec, float, 1, C>;
+    GTF ga(a);
+    GlobalTensor<float, Shape<1, 1, 1, 1, C>, Stride<C, C, C, C, 1>> go(out);
+    TileF ta;
+    Row tr;
+    TLOAD(ta, ga);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TCOLSUM(tr, ta);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, tr);
+}
+
+// conversion with a RoundMode operand (an enum passed by value)
+extern "C" __global__ AICORE void fam_convert(__gm__ half *out, __gm__ float *a)
+{
+    GTF ga(a);
+    GlobalTensor<half, Shape<1, 1, 1, R, C>, Stride<R * C, R * C, R * C, C, 1>> go(out);
+    TileF ta;
+    Tile<TileType::Vec, half, R, C> th;
+    TASSIGN(ta, 0x0);
+    TASSIGN(th, 0x400);
+    TLOAD(ta, ga);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TCVT(th, ta, RoundMode::CAST_RINT);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, th);
+}
+
+// an index sequence: explicit template value (descending)
+extern "C" __global__ AICORE void fam_index(__gm__ int32_t *out, int32_t start)
+{
+    using Row = Tile<TileType::Vec, int32_t, 1, C>;
+    GlobalTensor<int32_t, Shape<1, 1, 1, 1, C>, Stride<C, C, C, C, 1>> go(out);
+    Row t;
+    TCI<Row, int32_t, true>(t, start);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, t);
+}
+
+// row broadcast, with a dynamic valid shape on the source column
+extern "C" __global__ AICORE void fam_rowexpand(__gm__ float *out, __gm__ float *col)
+{
+    using Col = Tile<TileType::Vec, float, R, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    GlobalTensor<float, Shape<1, 1, 1, R, 1>, Stride<R, R, R, 1, 1>> gc(col);
+    GTF go(out);
+    Col tcol(R, 1);
+    TileF td;
+    TLOAD(tcol, gc);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TROWEXPAND(td, tcol);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, td);
+}
+
+// the MGATHER seed with explicit policies
+extern "C" __global__ AICORE void fam_gather(__gm__ float *out, __gm__ float *table, __gm__ int32_t *index)
+{
+    GlobalTensor<float, Shape<1, 1, 1, 1, 1024>, Stride<1024, 1024, 1024, 1024, 1>> gt(table);
+    GlobalTensor<int32_t, Shape<1, 1, 1, R, C>, Stride<R * C, R * C, R * C, C, 1>> gi(index);
+    GTF go(out);
+    TileF dst;
+    Tile<TileType::Vec, int32_t, R, C> idx;
+    TLOAD(idx, gi);
+    SYNC(PIPE_MTE2, PIPE_S);
+    MGATHER<Coalesce::Elem, GatherOOB::Clamp>(dst, gt, idx);
+    SYNC(PIPE_MTE2, PIPE_MTE3);
+    TSTORE(go, dst);
+}

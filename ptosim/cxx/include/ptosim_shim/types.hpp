@@ -123,6 +123,24 @@ inline void unsupported(const char *what, long long pc)
     jkey(b, "what"); jstr(b, what);
     send("__unsupported__", pc, b);
 }
+
+// `kernel<<<blocks, l2, stream>>>(args)` is rewritten by the build into
+// `::ptosim::launch(kernel, blocks, l2, stream)(args)`. Host code with launches is the business
+// of `ptosim test` (not in this build); inside a kernel run a launch stops at its line.
+template <class F>
+struct Launcher {
+    F fn;
+    template <class... A>
+    __attribute__((noinline)) void operator()(A...) const
+    {
+        unsupported("a kernel launch <<<...>>> (host code)", call_site(__builtin_return_address(0)));
+    }
+};
+template <class F, class... Cfg>
+Launcher<F> launch(F fn, Cfg &&...)
+{
+    return Launcher<F>{fn};
+}
 } // namespace ptosim
 
 template <class E>

@@ -37,6 +37,7 @@ ENUM_KEYWORDS = {
         for k in ("Div", "Exp", "Log", "Sqrt", "Rsqrt", "Recip", "Pow", "Fmod", "Rem")
     },
 }
+_ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
 TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
@@ -254,7 +255,7 @@ def pto_gm_base() -> int:
 
 def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
     """Map operands in C++ order onto the Python parameters of ``fn`` (those not already given
-    by keyword), honouring ``POSITIONAL_EXCEPTIONS``."""
+    by keyword, and never those of ``ENUM_KEYWORDS``), honouring ``POSITIONAL_EXCEPTIONS``."""
     special = POSITIONAL_EXCEPTIONS.get((op, len(positional)))
     if special is not None:
         return [], dict(kwargs, **dict(zip(special, positional)))
@@ -266,6 +267,8 @@ def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
             return rest, out_kwargs
         if p.kind is p.KEYWORD_ONLY or p.name in out_kwargs:
             continue
+        if p.name in _ENUM_PARAMS and p.default is not p.empty:
+            continue  # an optional mode (TCVT's sat) comes only from a C++ enum operand
         if not rest:
             break
         out_kwargs[p.name] = rest.pop(0)

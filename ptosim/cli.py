@@ -432,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help="add one summary line per executed instruction",
             )
             # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
-            r.add_argument("--entry", help="C++: the kernel function (extern \"C\" or kern<T, N>)")
+            r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
             r.add_argument(
                 "--arg",
                 action="append",

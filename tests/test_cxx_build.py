@@ -75,7 +75,9 @@ def test_system_gxx_builds_and_runs(tmp_path):
     assert _run(_kernel_file(tmp_path), "g++")
 
 
-@pytest.mark.skipif(not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed")
+@pytest.mark.skipif(
+    not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed"
+)
 def test_zig_clang_builds_and_runs(tmp_path):
     assert _run(_kernel_file(tmp_path), "zig")
 
@@ -131,7 +133,10 @@ def test_launch_rewrite_runs_on_preprocessed_source_and_asm_is_neutralised(tmp_p
 
 
 def test_rewrite_helpers():
-    assert B.rewrite_launches("f<T, (N > 1)><<<8, l2, s>>>(x);") == "::ptosim::launch(f<T, (N > 1)>, 8, l2, s)(x);"
+    assert (
+        B.rewrite_launches("f<T, (N > 1)><<<8, l2, s>>>(x);")
+        == "::ptosim::launch(f<T, (N > 1)>, 8, l2, s)(x);"
+    )
     text = 'a;\nasm volatile("x"\n "y");\nb;'
     assert B.neutralize_asm(text) == "a;\n((void)0)\n;\nb;"
     # only the user's parts are touched: a system header's asm label stays

@@ -102,5 +102,7 @@ def test_trace_slices_name_cpp_lines(prog, tmp_path):
     res.write_trace(tmp_path / "t.json")
     events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
     slices = [e for e in events if e.get("ph") == "X" and e.get("cat") != "stall"]
-    named = [e for e in slices if "instruction" in e.get("args", {}) and "#" in e["args"]["instruction"]]
+    named = [
+        e for e in slices if "instruction" in e.get("args", {}) and "#" in e["args"]["instruction"]
+    ]
     assert named and all(e["args"].get("source", "").startswith("errors.cpp:") for e in named)

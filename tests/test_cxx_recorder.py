@@ -36,7 +36,14 @@ def test_tile_operand(requests):
     reqs, _ = requests
     req, site, _ = reqs["TASSIGN"]
     t = req["a"][0]
-    assert (t["k"], t["loc"], t["dt"], t["r"], t["c"], t["bl"]) == ("tile", "Vec", "float32", 16, 16, "RowMajor")
+    assert (t["k"], t["loc"], t["dt"], t["r"], t["c"], t["bl"]) == (
+        "tile",
+        "Vec",
+        "float32",
+        16,
+        16,
+        "RowMajor",
+    )
     assert (t["as"], t["addr"]) == (True, 0x100)
     assert re.fullmatch(r"records\.cpp:\d+", site)
 
@@ -47,7 +54,9 @@ def test_dynamic_valid_shape_and_gm_operand(requests):
     idx = req["a"][2]
     assert (idx["svr"], idx["svc"], idx["vr"], idx["vc"]) == (-1, -1, 5, 7)
     g = req["a"][1]
-    assert g["k"] == "gm" and g["shape"] == [1, 1, 1, 16, 16] and g["stride"] == [256, 256, 256, 16, 1]
+    assert (
+        g["k"] == "gm" and g["shape"] == [1, 1, 1, 16, 16] and g["stride"] == [256, 256, 256, 16, 1]
+    )
     assert g["ptr"] - disp.loaded.gm_base == (buf.address - 0x1_0000_0000) + 16 * 4
     assert req["t"] == {"coalesce": "Elem", "oob": "Wrap"}
 
@@ -98,12 +107,22 @@ def test_generic_mapping_puts_enums_and_template_values_on_keywords(requests):
 def test_tstore_with_atomic_is_refused_at_its_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path))
     src = tmp_path / "at.cpp"
-    src.write_text(SRC.read_text().replace("    TLOAD(t, g);\n", "").replace("    TADDS", "    return;\n    TADDS"))
-    text = src.read_text().replace("    return;\n", "    TSTORE<TileF, GT, AtomicType::AtomicAdd>(g, t);\n    return;\n")
+    src.write_text(
+        SRC.read_text()
+        .replace("    TLOAD(t, g);\n", "")
+        .replace("    TADDS", "    return;\n    TADDS")
+    )
+    text = src.read_text().replace(
+        "    return;\n", "    TSTORE<TileF, GT, AtomicType::AtomicAdd>(g, t);\n    return;\n"
+    )
     src.write_text(text)
     dev = pto.Device("a2")
-    with pytest.raises(CxxError, match=r"at\.cpp:\d+: TSTORE with template arguments \(atomic=AtomicAdd\)"):
-        dev.run(pto.cxx.load(src, compiler="g++").entry("rec"), dev.gm_zeros((2, 256), "float32"), 1)
+    with pytest.raises(
+        CxxError, match=r"at\.cpp:\d+: TSTORE with template arguments \(atomic=AtomicAdd\)"
+    ):
+        dev.run(
+            pto.cxx.load(src, compiler="g++").entry("rec"), dev.gm_zeros((2, 256), "float32"), 1
+        )
 
 
 def test_every_registered_instruction_has_a_cxx_mapping():
@@ -120,7 +139,9 @@ def test_every_registered_instruction_has_a_cxx_mapping():
         if spec.name in D.EXPLICIT:
             continue
         params = inspect.signature(spec.function).parameters.values()
-        required = [p.name for p in params if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+        required = [
+            p.name for p in params if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD
+        ]
         if any(p.kind is p.VAR_POSITIONAL for p in params):
             continue
         pos, kw = D.bind(spec.name, spec.function, required, {})

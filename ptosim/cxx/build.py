@@ -40,7 +40,10 @@ TARGET_DEFINES = {
     "cpu": ["__CPU_SIM"],
 }
 FLAGS = ["-std=c++20", "-O0", "-g", "-fPIC", "-w"]
-INSTALL_HINT = 'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), or a system g++/clang++'
+INSTALL_HINT = (
+    'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), '
+    "or a system g++/clang++"
+)
 
 
 # ---- compilers ----------------------------------------------------------------------------------
@@ -74,7 +77,9 @@ def compiler_command(compiler: str | None = None) -> list[str]:
         raise CxxBuildError(f"no C++ compiler found: {INSTALL_HINT}")
     if choice == "zig":
         if not _has_ziglang():
-            raise CxxBuildError(f"compiler 'zig' asked for but the ziglang package is missing: {INSTALL_HINT}")
+            raise CxxBuildError(
+                f"compiler 'zig' asked for but the ziglang package is missing: {INSTALL_HINT}"
+            )
         return [sys.executable, "-m", "ziglang", "c++"]
     exe = shutil.which(choice)
     if exe is None:
@@ -234,11 +239,13 @@ def wrapper_source(source: Path, entries: list[str]) -> str:
         expr = entry_expression(e)
         lines.append(
             f'extern "C" __attribute__((visibility("default"))) const char *ptosim_entry_sig_{i}()'
-            f" {{ static std::string s = ::ptosim::entry_of({expr}).signature(); return s.c_str(); }}"
+            f" {{ static std::string s = ::ptosim::entry_of({expr}).signature();"
+            " return s.c_str(); }"
         )
         lines.append(
             f'extern "C" __attribute__((visibility("default"))) int ptosim_entry_call_{i}'
-            f"(const uint64_t *argv) {{ return ::ptosim::run_entry(::ptosim::entry_of({expr}), argv); }}"
+            f"(const uint64_t *argv) {{ return ::ptosim::run_entry("
+            f"::ptosim::entry_of({expr}), argv); }}"
         )
     return "\n".join(lines) + "\n"
 
@@ -263,7 +270,10 @@ class Library:
     cached: bool  # True when the library came from the cache
 
 
-_ERR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error|note|warning)?:? ?(?P<msg>.*)$")
+_ERR = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
+    r"(?P<kind>fatal error|error|note|warning)?:? ?(?P<msg>.*)$"
+)
 
 
 def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
@@ -292,7 +302,7 @@ def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> st
     if wrap:
         return (
             f"{source.name}: no kernel function named {' / '.join(map(repr, entries))} "
-            f"(give --entry an extern \"C\" function or a template instantiation such as "
+            f'(give --entry an extern "C" function or a template instantiation such as '
             f"kern<float, 16>):\n" + "\n".join(wrap[:4])
         )
     if shim:
@@ -339,7 +349,9 @@ def build(
         # the temporary wrapper's path must not change the hash
         text_for_hash = text.replace(str(wrapper), "<wrapper>")
         key = hashlib.sha256(
-            "\0".join([text_for_hash, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]).encode()
+            "\0".join(
+                [text_for_hash, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]
+            ).encode()
         ).hexdigest()[:24]
         lib = out_dir / f"{source.stem}-{key}.so"
         user_text = "".join(text[a:b] for a, b, u in user_segments(text, user_files) if u)
@@ -366,7 +378,9 @@ def _compiler_id(cmd: list[str]) -> str:
     key = " ".join(cmd)
     if key not in _IDS:
         try:
-            out = subprocess.run(cmd + ["--version"], capture_output=True, text=True, timeout=60).stdout
+            out = subprocess.run(
+                cmd + ["--version"], capture_output=True, text=True, timeout=60
+            ).stdout
         except (OSError, subprocess.SubprocessError):
             out = ""
         _IDS[key] = out.splitlines()[0] if out else ""

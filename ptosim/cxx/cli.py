@@ -36,7 +36,16 @@ def is_cxx(path: str) -> bool:
 class CxxRunSpec:
     """A C++ kernel with its arguments, for ``ptosim run``."""
 
-    def __init__(self, file: str, entry: str | None, args: list[str], out_dir: str | None, compiler: str | None, block_dim: int | None, several: bool = False):
+    def __init__(
+        self,
+        file: str,
+        entry: str | None,
+        args: list[str],
+        out_dir: str | None,
+        compiler: str | None,
+        block_dim: int | None,
+        several: bool = False,
+    ):
         if not entry:
             raise KernelError(f"{file}: a C++ kernel file needs --entry NAME (the kernel function)")
         self.file = file
@@ -53,7 +62,10 @@ class CxxRunSpec:
         unknown = set(self.raw_args) - {p["name"] for p in params}
         if unknown:
             names = ", ".join(p["name"] for p in params)
-            raise KernelError(f"--arg {sorted(unknown)[0]}: {self.kernel.name} has no such parameter (parameters: {names})")
+            raise KernelError(
+                f"--arg {sorted(unknown)[0]}: {self.kernel.name} has no such parameter "
+                f"(parameters: {names})"
+            )
         values, self._sources = [], []
         for p in params:
             if p["name"] not in self.raw_args:
@@ -68,7 +80,10 @@ class CxxRunSpec:
             elif p["k"] == "float":
                 values.append(_number(p, text, float))
             else:
-                raise KernelError(f"parameter {p['name']}: C++ type {p.get('type')} cannot be given on the command line")
+                raise KernelError(
+                    f"parameter {p['name']}: C++ type {p.get('type')} cannot be given "
+                    "on the command line"
+                )
         return tuple(values), {}
 
     def run_options(self) -> dict:
@@ -84,7 +99,9 @@ class CxxRunSpec:
                 target = _per_device(path, dev.name, self.several)
             elif self.out_dir is not None:
                 os.makedirs(self.out_dir, exist_ok=True)
-                target = _per_device(os.path.join(self.out_dir, f"{name}.bin"), dev.name, self.several)
+                target = _per_device(
+                    os.path.join(self.out_dir, f"{name}.bin"), dev.name, self.several
+                )
             else:
                 print(f"{name}: zero buffer not saved (give --out DIR to save it)")
                 continue
@@ -130,15 +147,22 @@ def _buffer(dev, p: dict, text: str):
         return dev.gm_zeros(shape, as_dtype(m.group(2))), None
     path = Path(text)
     if not path.is_file():
-        raise KernelError(f"--arg {p['name']}={text}: no such file (or give SHAPE:DTYPE, e.g. 16x16:float32)")
+        raise KernelError(
+            f"--arg {p['name']}={text}: no such file (or give SHAPE:DTYPE, e.g. 16x16:float32)"
+        )
     if path.suffix == ".npy":
         return dev.gm_array(np.load(path)), str(path)
     if p["dt"] in ("unknown", "bool"):
-        raise KernelError(f"--arg {p['name']}={text}: the parameter's element type is unknown; give a .npy file")
+        raise KernelError(
+            f"--arg {p['name']}={text}: the parameter's element type is unknown; give a .npy file"
+        )
     dt = as_dtype(p["dt"])
     raw = np.fromfile(path, dtype=np.uint8)
     if raw.size % dt.size_bytes:
-        raise KernelError(f"--arg {p['name']}={text}: {raw.size} bytes is not a whole number of {dt.name} elements")
+        raise KernelError(
+            f"--arg {p['name']}={text}: {raw.size} bytes is not a whole number of "
+            f"{dt.name} elements"
+        )
     return dev.gm_array(raw.view(dt.np), dtype=dt), str(path)
 
 

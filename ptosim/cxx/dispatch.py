@@ -120,7 +120,9 @@ class Dispatcher:
                     offset=off // dt.size_bytes, dtype=dt,
                 )  # fmt: skip
         gm_address = ptr - base + pto_gm_base()  # deterministic, unlike the host pointer
-        inside = ", ".join(f"#{b.buffer_id} [{b.address:#x}, {b.address + b.nbytes:#x})" for b in self.buffers)
+        inside = ", ".join(
+            f"#{b.buffer_id} [{b.address:#x}, {b.address + b.nbytes:#x})" for b in self.buffers
+        )
         raise CxxError(
             f"GlobalTensor pointer (GM address {gm_address:#x}) is not inside any GM buffer passed "
             f"to the kernel ({inside or 'none'})"
@@ -158,7 +160,12 @@ class Dispatcher:
             pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
         elif op == "wait_flag_dev":
             pto.wait_flag_dev(req["flag"])
-        elif op in ("Tile.GetValue", "Tile.SetValue", "GlobalTensor.GetValue", "GlobalTensor.SetValue"):
+        elif op in (
+            "Tile.GetValue",
+            "Tile.SetValue",
+            "GlobalTensor.GetValue",
+            "GlobalTensor.SetValue",
+        ):
             self.scalar_access(op, req, out)
         elif op == "__unsupported__":
             raise CxxError(f"{req['what']} is not supported by ptosim")
@@ -172,7 +179,9 @@ class Dispatcher:
         elif op in ("TSTORE", "TMOV"):
             if t:
                 given = ", ".join(f"{k}={v}" for k, v in t.items())
-                raise CxxError(f"{op} with template arguments ({given}) is not implemented by ptosim")
+                raise CxxError(
+                    f"{op} with template arguments ({given}) is not implemented by ptosim"
+                )
             getattr(pto, op)(ops[0], ops[1])
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
@@ -213,7 +222,9 @@ class Dispatcher:
             if d["k"] == "enum":
                 kw = ENUM_KEYWORDS.get(d.get("type", ""))
                 if kw is None:
-                    raise CxxError(f"{op}: enum operand {d.get('type')}::{v} is not supported by ptosim")
+                    raise CxxError(
+                        f"{op}: enum operand {d.get('type')}::{v} is not supported by ptosim"
+                    )
                 kwargs[kw] = v
             else:
                 positional.append(v)
@@ -235,7 +246,10 @@ class Dispatcher:
         obj = self.tile(d) if kind == "Tile" else self.global_tensor(d)
         fn = getattr(obj, method, None)
         if fn is None:
-            raise CxxError(f"{kind}::{method}: scalar reads and writes need ptosim's session (not in this build)")
+            raise CxxError(
+                f"{kind}::{method}: scalar reads and writes need ptosim's session "
+                "(not in this build)"
+            )
         if method == "SetValue":
             fn(index, self.operand(req["value"]))
             return
@@ -273,7 +287,10 @@ def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
             break
         out_kwargs[p.name] = rest.pop(0)
     if rest:
-        raise CxxError(f"{op}: {len(positional)} operands; ptosim's {op} takes at most {len(positional) - len(rest)}")
+        raise CxxError(
+            f"{op}: {len(positional)} operands; ptosim's {op} takes at most "
+            f"{len(positional) - len(rest)}"
+        )
     return [], out_kwargs
 
 

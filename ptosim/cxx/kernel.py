@@ -38,11 +38,17 @@ class _Loaded:
         self.dll.ptosim_set_block.argtypes = [ctypes.c_int, ctypes.c_int]
         self.dll.ptosim_gm_base.restype = ctypes.c_uint64
         self.dll.ptosim_onchip_base.restype = ctypes.c_uint64
-        self.dll.ptosim_fault.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_longlong), ctypes.c_int]
+        self.dll.ptosim_fault.argtypes = [
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_longlong),
+            ctypes.c_int,
+        ]
         self.gm_base = int(self.dll.ptosim_gm_base())
         self.onchip_base = int(self.dll.ptosim_onchip_base())
         if not self.gm_base or not self.onchip_base:
-            raise CxxError("could not reserve the address ranges for tile storage and GM (mmap failed)")
+            raise CxxError(
+                "could not reserve the address ranges for tile storage and GM (mmap failed)"
+            )
         self.sites = SiteMap(lib.path)
         self.signatures = []
         for i in range(len(lib.entries)):
@@ -225,7 +231,10 @@ def _word(name: str, p: dict, v, gm_base: int) -> int:
         if v is None:
             return 0
         if not isinstance(v, GmBuffer):
-            raise KernelError(f"{what} is a pointer: pass a GM buffer (dev.gm_array / gm_zeros), got {type(v).__name__}")
+            raise KernelError(
+                f"{what} is a pointer: pass a GM buffer (dev.gm_array / gm_zeros), "
+                f"got {type(v).__name__}"
+            )
         return gm_base + (v.address - GM_BASE_ADDRESS)
     if p["k"] == "int":
         if isinstance(v, bool) or not isinstance(v, int):

@@ -66,3 +66,21 @@ def test_scalar_argument_and_errors(tmp_path, capsys):
     assert "has no such parameter (parameters: out, start)" in capsys.readouterr().err
     assert main(["run", str(SRC), "--entry", "fam_index", "--arg", "start=1"]) == 2
     assert "missing --arg out=" in capsys.readouterr().err
+
+
+def test_readme_cxx_snippets_run(tmp_path, monkeypatch):
+    """README "C++ kernels": the C++ block compiles and the Python block runs as shown."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = dict(re.findall(r"<!-- cxx-readme: (\w+) -->\n```\w*\n(.*?)```", readme, re.S))
+    (tmp_path / "scale.cpp").write_text(blocks["kernel"])
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks["python"], "README.md", "exec"), {})  # noqa: S102
+    x = np.arange(512, dtype=np.float32)
+    x.tofile(tmp_path / "x.bin")
+    assert main([
+        "run", "scale.cpp", "--entry", "scale", "--block-dim", "2", "--device", "a2",
+        "--arg", "x=x.bin", "--arg", "k=0.5", "--arg", "out=2x16x16:float32", "--out", "results",
+    ]) == 0  # fmt: skip
+    assert np.array_equal(np.fromfile(tmp_path / "results" / "out.bin", np.float32), x * 0.5)

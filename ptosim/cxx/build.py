@@ -31,7 +31,7 @@ from ..errors import CxxBuildError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "2"
+SHIM_VERSION = "3"
 
 # Macros the device compiler predefines, per ptosim target family.
 TARGET_DEFINES = {
@@ -327,47 +327,88 @@ def build(
     Raises:
         CxxBuildError: missing compiler, compilation errors (with the user's file:line).
     """
+    source = _existing(source)
+    units = [(source, wrapper_source(source, entries), entries)]
+    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs)
+
+
+def build_test(
+    sources,
+    *,
+    target: str,
+    compiler: str | None = None,
+    defines: list[str] = (),
+    include_dirs: list = (),
+) -> Library:
+    """Build a test folder's sources (kernel.cpp, main.cpp ...) with the ACL / gtest stand-ins
+    and the test runner (``ptosim_shim/testmain.hpp``) into one shared object."""
+    sources = [_existing(s) for s in sources]
+    if not sources:
+        raise CxxBuildError("no .cpp sources to build")
+    units = [(s, f'#include "{s}"\n', []) for s in sources]
+    runner = '#include "ptosim_shim/testmain.hpp"\n'
+    units.append((sources[0], runner, []))
+    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs)
+
+
+def _existing(source) -> Path:
     source = Path(source).resolve()
     if not source.is_file():
         raise CxxBuildError(f"C++ kernel file not found: {source}")
+    return source
+
+
+def _build_units(main, units, entries, target, compiler, defines, include_dirs) -> Library:
+    """Preprocess each unit (source, wrapper text), rewrite, hash, compile and link them."""
     if target not in TARGET_DEFINES:
         raise CxxBuildError(f"unknown target {target!r}")
     cmd = compiler_command(compiler)
-    incs = [INCLUDE_DIR, source.parent, *[Path(d).resolve() for d in include_dirs]]
+    sources = sorted({u[0] for u in units})
+    incs = [INCLUDE_DIR, *sorted({s.parent for s in sources})]
+    incs += [Path(d).resolve() for d in include_dirs]
     flags = FLAGS + [f"-D{d}" for d in TARGET_DEFINES[target] + list(defines)]
     flags += [f"-I{i}" for i in incs]
+    user_files = {os.path.realpath(s) for s in sources}
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
-        wrapper = Path(tmp) / f"{source.stem}.ptosim.cpp"
-        wrapper.write_text(wrapper_source(source, entries))
-        pre = subprocess.run(cmd + flags + ["-E", str(wrapper)], capture_output=True, text=True)
-        if pre.returncode != 0:
-            raise CxxBuildError(_explain(pre.stderr, source, wrapper, entries))
-        user_files = {os.path.realpath(source)}
-        text = transform(pre.stdout, user_files)
-        # the temporary wrapper's path must not change the hash
-        text_for_hash = text.replace(str(wrapper), "<wrapper>")
+        texts, hashed, user_text = [], [], []
+        for n, (source, wrapper_text, unit_entries) in enumerate(units):
+            wrapper = Path(tmp) / f"{source.stem}.{n}.ptosim.cpp"
+            wrapper.write_text(wrapper_text)
+            pre = subprocess.run(cmd + flags + ["-E", str(wrapper)], capture_output=True, text=True)
+            if pre.returncode != 0:
+                raise CxxBuildError(_explain(pre.stderr, source, wrapper, unit_entries))
+            text = transform(pre.stdout, user_files)
+            texts.append((source, wrapper, unit_entries, text))
+            # the temporary wrapper's path must not change the hash
+            hashed.append(text.replace(str(wrapper), "<wrapper>"))
+            user_text += [text[a:b] for a, b, u in user_segments(text, user_files) if u]
         key = hashlib.sha256(
             "\0".join(
-                [text_for_hash, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]
+                [*hashed, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]
             ).encode()
         ).hexdigest()[:24]
-        lib = out_dir / f"{source.stem}-{key}.so"
-        user_text = "".join(text[a:b] for a, b, u in user_segments(text, user_files) if u)
+        lib = out_dir / f"{main.stem}-{key}.so"
+        user = "".join(user_text)
         if lib.exists():
-            return Library(lib, source, list(entries), target, cmd, user_text, True)
-        ii = Path(tmp) / f"{source.stem}.pre.cpp"  # .cpp: zig links libc++ only for C++ sources
-        ii.write_text(text)
+            return Library(lib, main, list(entries), target, cmd, user, True)
+        files = []
+        for n, (source, _, _, text) in enumerate(texts):
+            # .cpp: zig's driver links libc++ only for C++ source suffixes
+            ii = Path(tmp) / f"{source.stem}.{n}.pre.cpp"
+            ii.write_text(text)
+            files.append(str(ii))
         tmp_lib = Path(tmp) / "out.so"
         link = ["-shared"] + ([] if _is_zig(cmd) else ["-fno-gnu-unique", "-ldl"])
         proc = subprocess.run(
-            cmd + FLAGS + [str(ii), "-o", str(tmp_lib)] + link, capture_output=True, text=True
+            cmd + FLAGS + files + ["-o", str(tmp_lib)] + link, capture_output=True, text=True
         )
         if proc.returncode != 0:
-            raise CxxBuildError(_explain(proc.stderr, source, wrapper, entries))
+            source, wrapper, unit_entries, _ = texts[0]
+            raise CxxBuildError(_explain(proc.stderr, source, wrapper, unit_entries))
         os.replace(tmp_lib, lib)  # atomic: concurrent builds of the same key are harmless
-    return Library(lib, source, list(entries), target, cmd, user_text, False)
+    return Library(lib, main, list(entries), target, cmd, user, False)
 
 
 _IDS: dict[str, str] = {}

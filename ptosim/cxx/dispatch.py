@@ -167,6 +167,11 @@ class Dispatcher:
             "GlobalTensor.SetValue",
         ):
             self.scalar_access(op, req, out)
+        elif op == "launch" or op.startswith("acl."):
+            raise CxxError(
+                "a kernel launch <<<...>>> or an ACL runtime call is host code: "
+                "run the test folder with `ptosim test`"
+            )
         elif op == "__unsupported__":
             raise CxxError(f"{req['what']} is not supported by ptosim")
         else:

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include <functional>
+#include <string>
+
 #include "record.hpp"
 
 // ---- address-space and function qualifiers of the CCE dialect: no meaning on the host -------
@@ -125,21 +128,39 @@ inline void unsupported(const char *what, long long pc)
 }
 
 // `kernel<<<blocks, l2, stream>>>(args)` is rewritten by the build into
-// `::ptosim::launch(kernel, blocks, l2, stream)(args)`. Host code with launches is the business
-// of `ptosim test` (not in this build); inside a kernel run a launch stops at its line.
+// `::ptosim::launch(kernel, blocks, l2, stream)(args)`: the call is kept as a pending closure and
+// the Python side runs it once per block inside Device.run (`ptosim test`, testmain.hpp).
+inline std::function<void()> &pending_launch()
+{
+    static std::function<void()> f;
+    return f;
+}
+inline std::string symbol_of(const void *fn)
+{
+    Dl_info info;
+    if (fn && dladdr(fn, &info) && info.dli_sname) return info.dli_sname;
+    return "";
+}
 template <class F>
 struct Launcher {
     F fn;
+    long blocks;
     template <class... A>
-    __attribute__((noinline)) void operator()(A...) const
+    __attribute__((noinline)) void operator()(A... args) const
     {
-        unsupported("a kernel launch <<<...>>> (host code)", call_site(__builtin_return_address(0)));
+        long long pc = call_site(__builtin_return_address(0));
+        F f = fn;
+        pending_launch() = [f, args...]() { f(args...); };
+        std::string b;
+        jkey(b, "blocks"); jint(b, blocks);
+        jkey(b, "kernel"); jstr(b, symbol_of(reinterpret_cast<const void *>(fn)));
+        send("launch", pc, b);
     }
 };
 template <class F, class... Cfg>
-Launcher<F> launch(F fn, Cfg &&...)
+Launcher<F> launch(F fn, long blocks, Cfg &&...)
 {
-    return Launcher<F>{fn};
+    return Launcher<F>{fn, blocks};
 }
 } // namespace ptosim
 

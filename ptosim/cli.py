@@ -219,6 +219,23 @@ def _cmd_run(args) -> int:
     return status
 
 
+def _cmd_test(args) -> int:
+    """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails."""
+    from pathlib import Path
+
+    from .cxx.testdir import folder_devices, print_reports, run_test_dir
+
+    if args.device.strip().lower() == "all":
+        devices = folder_devices(Path(args.dir))
+    else:
+        devices = _devices(args.device)
+    reports = run_test_dir(
+        args.dir, devices, compiler=args.compiler, work=args.work, case_filter=args.filter
+    )
+    print_reports(reports)
+    return 0 if reports and all(r.ok for r in reports) else 1
+
+
 def _cmd_check(args) -> int:
     from .kernelfile import load_all
 
@@ -442,6 +459,13 @@ def build_parser() -> argparse.ArgumentParser:
             r.add_argument("--out", help="C++: directory for the zero buffers after the run")
             r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         r.set_defaults(func=fn)
+    t = sub.add_parser("test", help="run a C++ test folder (kernel.cpp, main.cpp, gen_data.py)")
+    t.add_argument("dir", help="the test folder")
+    t.add_argument("--device", default="all", help="a device, a comma list, or all (the folder's)")
+    t.add_argument("--compiler", help="zig, g++, clang++ or a path (env PTOSIM_CXX)")
+    t.add_argument("--filter", default="", help="only the cases whose Suite.name contains this")
+    t.add_argument("--work", help="work folder (default: a new temporary folder)")
+    t.set_defaults(func=_cmd_test)
     b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
         dest="study", required=True
     )

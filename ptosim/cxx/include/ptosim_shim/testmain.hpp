@@ -3,6 +3,7 @@
 #pragma once
 
 #include "entry.hpp"
+#include "acl/acl.h"
 #include "gtest/gtest.h"
 
 extern "C" {

@@ -1,4 +1,4 @@
-"""``ptosim test DIR``: run a vendor-style test folder (kernel.cpp, main.cpp, gen_data.py) unchanged.
+"""``ptosim test DIR``: run a vendor-style test folder (kernel.cpp, main.cpp, gen_data.py).
 
 Steps: ``gen_data.py`` runs in a temporary work folder (``<work>/data``); every ``.cpp`` of the
 folder is built with the ACL and gtest stand-ins and the test runner; each gtest case runs in
@@ -118,7 +118,9 @@ class _Host:
             start = base + (buf.address - GM_BASE_ADDRESS)
             if start <= addr < start + max(buf.nbytes, 1):
                 return buf, addr - start
-        raise CxxError(f"device address {addr - base + GM_BASE_ADDRESS:#x} is not in any aclrtMalloc buffer")
+        raise CxxError(
+            f"device address {addr - base + GM_BASE_ADDRESS:#x} is not in any aclrtMalloc buffer"
+        )
 
     def host(self, req: dict, out) -> None:
         op = req["op"]
@@ -212,9 +214,7 @@ def run_test_dir(
     (data / "bin").mkdir(parents=True, exist_ok=True)
     gen = test_dir / "gen_data.py"
     if gen.is_file():
-        proc = subprocess.run(
-            [sys.executable, str(gen)], cwd=data, capture_output=True, text=True
-        )
+        proc = subprocess.run([sys.executable, str(gen)], cwd=data, capture_output=True, text=True)
         if proc.returncode != 0:
             raise KernelError(f"ptosim test: gen_data.py failed:\n{proc.stderr[-2000:]}")
     reports = []

@@ -131,6 +131,18 @@ def py_gather(out, table, index):
     pto.TSTORE(gt(out), dst)
 
 
+@pto.kernel
+def py_events(out, a):
+    t = vec()
+    pto.TLOAD(t, gt(a))
+    pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+    pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+    pto.TADDS(t, t, 1.0)
+    pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID1)
+    pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID1)
+    pto.TSTORE(gt(out), t)
+
+
 def _inputs(rng):
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     return {
@@ -140,6 +152,7 @@ def _inputs(rng):
         "fam_convert": (py_convert, 1, [("z", (R, C), "half"), f(R, C) * 1000]),
         "fam_index": (py_index, 1, [("z", (1, C), "int32"), 5]),
         "fam_rowexpand": (py_rowexpand, 1, [("z", (R, C), "float32"), f(R)]),
+        "fam_events": (py_events, 1, [("z", (R, C), "float32"), f(R, C)]),
         "fam_gather": (
             py_gather, 1,
             [("z", (R, C), "float32"), f(1024), rng.integers(-50, 1100, (R, C)).astype(np.int32)],
@@ -176,3 +189,15 @@ def test_cxx_kernel_matches_its_python_twin(prog, entry, device):
     # every recorded instruction names its C++ line
     for block in res_cxx.blocks:
         assert all(i.source and i.source.startswith("families.cpp:") for i in block.program)
+
+
+def test_identical_runs_give_identical_programs(prog):
+    """Event ids, tile names and sources do not depend on what ran before in the process."""
+    runs = []
+    for _ in range(2):
+        dev = pto.Device("a2")
+        a = dev.gm_array(np.ones((R, C), np.float32))
+        res = dev.run(prog.entry("fam_events"), dev.gm_zeros((R, C), "float32"), a)
+        prog_ = res.blocks[0].program
+        runs.append([(i.label, i.source, getattr(i, "event_id", None)) for i in prog_])
+    assert runs[0] == runs[1]

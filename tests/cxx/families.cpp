@@ -113,3 +113,13 @@ extern "C" __global__ AICORE void fam_gather(__gm__ float *out, __gm__ float *ta
     SYNC(PIPE_MTE2, PIPE_MTE3);
     TSTORE(go, dst);
 }
+
+// Event<> objects: `ev = INSTR(...)` posts a flag, passing ev to a later instruction waits on it
+extern "C" __global__ AICORE void fam_events(__gm__ float *out, __gm__ float *a)
+{
+    GTF ga(a), go(out);
+    TileF t;
+    Event<Op::TLOAD, Op::TADDS> loaded = TLOAD(t, ga);
+    Event<Op::TADDS, Op::TSTORE_VEC> added = TADDS(t, t, 1.0f, loaded);
+    TSTORE(go, t, added);
+}

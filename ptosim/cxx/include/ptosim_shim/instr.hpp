@@ -351,6 +351,7 @@ std::string value_targ2()
     PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
     {                                                                                                   \
         long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);                                                             \
         ::ptosim::record(#NAME, pc, "", args...);                                                       \
         return {};                                                                                      \
     }                                                                                                   \
@@ -358,6 +359,7 @@ std::string value_targ2()
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
         long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);                                                             \
         ::ptosim::record(#NAME, pc, "", args...);                                                       \
         return {};                                                                                      \
     }                                                                                                   \

@@ -374,7 +374,8 @@ struct Event {
     bool posted = false;
     Event() = default;
     __attribute__((noinline)) Event(const RecordEvent &) { post(::ptosim::call_site(__builtin_return_address(0))); }
-    static int &counter() { static int c = 0; return c; }
+    // one id sequence per block run (reset by ptosim_set_block): identical runs, identical ids
+    static int &counter() { return ::ptosim::st().event_counter; }
     __attribute__((noinline)) Event &operator=(const RecordEvent &)
     {
         post(::ptosim::call_site(__builtin_return_address(0)));

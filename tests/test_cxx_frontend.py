@@ -201,3 +201,25 @@ def test_identical_runs_give_identical_programs(prog):
         prog_ = res.blocks[0].program
         runs.append([(i.label, i.source, getattr(i, "event_id", None)) for i in prog_])
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+def test_multicore_loop_ping_pong_kernel_matches_numpy(device):
+    """4 blocks, a loop with double buffers, GlobalTensor re-pointing (TASSIGN on a tensor),
+    event ids in variables, dynamic valid shapes, integer parameters (tests/cxx/multicore.cpp)."""
+    rng = np.random.default_rng(7)
+    blocks, rows_per_block, table_rows = 4, 16, 100
+    n = blocks * rows_per_block
+    table = rng.standard_normal((table_rows, 64)).astype(np.float32)
+    index = rng.integers(-5, table_rows + 5, n).astype(np.int32)  # some out of range: Clamp
+    clamped = np.clip(index, 0, table_rows - 1)
+    clamped[index < 0] = table_rows - 1  # a negative index is a huge unsigned one: clamps high
+    rowmax = np.repeat(table[clamped].max(axis=1, keepdims=True), 8, axis=1).astype(np.float32)
+    dev = pto.Device(device)
+    out = dev.gm_zeros((n, 64), "float32")
+    args = [dev.gm_array(table), dev.gm_array(index), dev.gm_array(rowmax)]
+    kernel = pto.cxx.load(HERE / "cxx" / "multicore.cpp", compiler="g++").entry("gather_center")
+    res = dev.run(kernel, out, *args, rows_per_block, table_rows, block_dim=blocks)
+    assert np.array_equal(out.numpy(), table[clamped] - rowmax[:, :1])
+    assert res.findings == []
+    assert {b.program.block_idx for b in res.blocks} == set(range(blocks))

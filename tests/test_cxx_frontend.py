@@ -143,6 +143,53 @@ def py_events(out, a):
     pto.TSTORE(gt(out), t)
 
 
+@pto.kernel
+def py_colexpand(out, a, row):
+    ta, td, tr = vec(), vec(), vec(rows=1)
+    pto.TLOAD(ta, gt(a))
+    pto.TLOAD(tr, gt(row, 1, C))
+    sync(pto.PIPE_MTE2, pto.PIPE_V)
+    pto.TCOLEXPANDADD(td, ta, tr)
+    sync(pto.PIPE_V, pto.PIPE_MTE3)
+    pto.TSTORE(gt(out), td)
+
+
+@pto.kernel
+def py_trans(out, a):
+    ta, td, tmp = vec(), vec(), vec()
+    for t, addr in ((ta, 0x0), (td, 0x400), (tmp, 0x800)):
+        pto.TASSIGN(t, addr)
+    pto.TLOAD(ta, gt(a))
+    sync(pto.PIPE_MTE2, pto.PIPE_V)
+    pto.TTRANS(td, ta, tmp)
+    sync(pto.PIPE_V, pto.PIPE_MTE3)
+    pto.TSTORE(gt(out), td)
+
+
+@pto.kernel
+def py_sort(out, scores, index):
+    src, idx, dst = vec(rows=1, cols=32), vec("uint32", 1, 32), vec(rows=1, cols=64)
+    for t, addr in ((src, 0x0), (idx, 0x100), (dst, 0x200)):
+        pto.TASSIGN(t, addr)
+    pto.TLOAD(src, gt(scores, 1, 32))
+    pto.TLOAD(idx, gt(index, 1, 32))
+    sync(pto.PIPE_MTE2, pto.PIPE_V)
+    pto.TSORT32(dst, src, idx)
+    sync(pto.PIPE_V, pto.PIPE_MTE3)
+    pto.TSTORE(gt(out, 1, 64), dst)
+
+
+@pto.kernel
+def py_scatter(table, src, index):
+    s, i = vec(rows=1, cols=8), vec("int32", 1, 8)
+    pto.TASSIGN(s, 0x0)
+    pto.TASSIGN(i, 0x80)
+    pto.TLOAD(s, gt(src, 1, 8))
+    pto.TLOAD(i, gt(index, 1, 8))
+    pto.pipe_barrier(pto.PIPE_ALL)
+    pto.MSCATTER(gt(table, 1, 64), s, i, coalesce="Elem")
+
+
 def _inputs(rng):
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     return {
@@ -152,6 +199,17 @@ def _inputs(rng):
         "fam_convert": (py_convert, 1, [("z", (R, C), "half"), f(R, C) * 1000]),
         "fam_index": (py_index, 1, [("z", (1, C), "int32"), 5]),
         "fam_rowexpand": (py_rowexpand, 1, [("z", (R, C), "float32"), f(R)]),
+        "fam_colexpand": (py_colexpand, 1, [("z", (R, C), "float32"), f(R, C), f(1, C)]),
+        "fam_trans": (py_trans, 1, [("z", (R, C), "float32"), f(R, C)]),
+        "fam_sort": (
+            py_sort, 1,
+            [("z", (1, 64), "float32"), rng.integers(-4, 4, 32).astype(np.float32),
+             np.arange(32, dtype=np.uint32)[::-1].copy()],
+        ),
+        "fam_scatter": (
+            py_scatter, 1,
+            [("z", (1, 64), "float32"), f(8), rng.permutation(64)[:8].astype(np.int32)],
+        ),
         "fam_events": (py_events, 1, [("z", (R, C), "float32"), f(R, C)]),
         "fam_gather": (
             py_gather, 1,
@@ -184,6 +242,7 @@ def test_cxx_kernel_matches_its_python_twin(prog, entry, device):
     out_cxx, res_cxx = _run(device, prog.entry(entry), blocks, spec)
     out_py, res_py = _run(device, py_kernel, blocks, spec)
     assert out_cxx.tobytes() == out_py.tobytes()
+    assert np.any(out_py != 0)  # the kernels really wrote their output
     assert res_cxx.cycles == res_py.cycles
     assert [f.code for f in res_cxx.findings] == [f.code for f in res_py.findings]
     # every recorded instruction names its C++ line

@@ -123,3 +123,69 @@ extern "C" __global__ AICORE void fam_events(__gm__ float *out, __gm__ float *a)
     Event<Op::TADDS, Op::TSTORE_VEC> added = TADDS(t, t, 1.0f, loaded);
     TSTORE(go, t, added);
 }
+
+// column broadcast: dst = full + row (a [1, C] row vector)
+extern "C" __global__ AICORE void fam_colexpand(__gm__ float *out, __gm__ float *a, __gm__ float *row)
+{
+    GTF ga(a), go(out);
+    GlobalTensor<float, Shape<1, 1, 1, 1, C>, Stride<C, C, C, C, 1>> gr(row);
+    TileF ta, td;
+    Tile<TileType::Vec, float, 1, C> tr;
+    TLOAD(ta, ga);
+    TLOAD(tr, gr);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TCOLEXPANDADD(td, ta, tr);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, td);
+}
+
+// layout: transpose through a scratch tile
+extern "C" __global__ AICORE void fam_trans(__gm__ float *out, __gm__ float *a)
+{
+    GTF ga(a), go(out);
+    TileF ta, td, tmp;
+    TASSIGN(ta, 0x0);
+    TASSIGN(td, 0x400);
+    TASSIGN(tmp, 0x800);
+    TLOAD(ta, ga);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TTRANS(td, ta, tmp);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, td);
+}
+
+// sort: 32-element blocks of (score, index) records
+extern "C" __global__ AICORE void fam_sort(__gm__ float *out, __gm__ float *scores, __gm__ uint32_t *index)
+{
+    GlobalTensor<float, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>> gs(scores);
+    GlobalTensor<uint32_t, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>> gi(index);
+    GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>> go(out);
+    Tile<TileType::Vec, float, 1, 32> src;
+    Tile<TileType::Vec, uint32_t, 1, 32> idx;
+    Tile<TileType::Vec, float, 1, 64> dst;
+    TASSIGN(src, 0x0);
+    TASSIGN(idx, 0x100);
+    TASSIGN(dst, 0x200);
+    TLOAD(src, gs);
+    TLOAD(idx, gi);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TSORT32(dst, src, idx);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, dst);
+}
+
+// the MSCATTER seed with an explicit policy
+extern "C" __global__ AICORE void fam_scatter(__gm__ float *table, __gm__ float *src, __gm__ int32_t *index)
+{
+    GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>> gt(table);
+    GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>> gs(src);
+    GlobalTensor<int32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>> gi(index);
+    Tile<TileType::Vec, float, 1, 8> s;
+    Tile<TileType::Vec, int32_t, 1, 8> i;
+    TASSIGN(s, 0x0);
+    TASSIGN(i, 0x80);
+    TLOAD(s, gs);
+    TLOAD(i, gi);
+    pipe_barrier(PIPE_ALL);
+    MSCATTER<Coalesce::Elem>(gt, s, i);
+}

@@ -14,7 +14,7 @@ import ptosim as pto
 SRC = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
 ENTRIES = [
     "bad_dtype", "matmul", "raw_tile", "raw_gm", "outside", "no_wait", "get_value",
-    "missing_wait", "fine",
+    "missing_wait", "fine", "value_used",
 ]  # fmt: skip
 
 
@@ -106,3 +106,36 @@ def test_trace_slices_name_cpp_lines(prog, tmp_path):
         e for e in slices if "instruction" in e.get("args", {}) and "#" in e["args"]["instruction"]
     ]
     assert named and all(e["args"].get("source", "").startswith("errors.cpp:") for e in named)
+
+
+def test_scalar_reads_are_served_by_the_tiles_getvalue_when_present(prog, monkeypatch):
+    """The hook for ptosim's simulation session: Tile.GetValue(i) answers the C++ read."""
+    asked = []
+
+    def get_value(self, i):
+        asked.append(i)
+        return 2.0 * i
+
+    monkeypatch.setattr(pto.Tile, "GetValue", get_value, raising=False)
+    _, out = run(prog, "value_used")
+    assert asked == [3]
+    assert np.array_equal(out.numpy(), np.full((16, 16), 7.0, np.float32))
+
+
+def test_call_sites_without_pyelftools_use_addr2line(prog, monkeypatch):
+    import shutil
+
+    if shutil.which("addr2line") is None:
+        pytest.skip("binutils addr2line not installed")
+
+    def sources():
+        fresh = pto.cxx.load(SRC, compiler="g++")  # a new site map (the library is cached)
+        for e in ENTRIES:
+            fresh.entry(e)
+        res, _ = run(fresh, "fine")
+        return [i.source for i in res.blocks[0].program]
+
+    with_elf = sources()
+    monkeypatch.setenv("PTOSIM_CXX_NO_PYELFTOOLS", "1")
+    assert sources() == with_elf
+    assert len(with_elf) >= 4 and all(s.startswith("errors.cpp:") for s in with_elf)

@@ -77,3 +77,14 @@ extern "C" __global__ AICORE void fine(__gm__ float *out, __gm__ float *a)
     wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
     TSTORE(go, tf);
 }
+
+extern "C" __global__ AICORE void value_used(__gm__ float *out, __gm__ float *a)
+{
+    TileF tf;
+    GTF go(out);
+    float v = tf.GetValue(3);
+    TEXPANDS(tf, v + 1.0f);
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    TSTORE(go, tf);
+}

@@ -239,6 +239,11 @@ def _cmd_test(args) -> int:
 def _cmd_check(args) -> int:
     from .kernelfile import load_all
 
+    if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
+        raise KernelError(
+            "ptosim check takes Python kernel files; for a C++ kernel use "
+            "ptosim run K.cpp --entry NAME --arg ... --strict (findings are listed, exit 1)"
+        )
     devices = _devices(args.device)
     status = 0
     for spec in load_all(args.file):

@@ -84,3 +84,15 @@ def test_readme_cxx_snippets_run(tmp_path, monkeypatch):
         "--arg", "x=x.bin", "--arg", "k=0.5", "--arg", "out=2x16x16:float32", "--out", "results",
     ]) == 0  # fmt: skip
     assert np.array_equal(np.fromfile(tmp_path / "results" / "out.bin", np.float32), x * 0.5)
+
+
+def test_strict_run_of_a_cpp_kernel_with_findings_exits_1_and_check_points_to_run(tmp_path, capsys):
+    src = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
+    code = main([
+        "run", str(src), "--entry", "no_wait", "--device", "a2", "--strict",
+        "--arg", "a=16x16:float32", "--arg", "out=16x16:float32",
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1 and "errors.cpp:" in out and "race" in out
+    assert main(["check", str(src)]) == 2
+    assert "ptosim run K.cpp --entry NAME" in capsys.readouterr().err

@@ -143,3 +143,17 @@ def test_rewrite_helpers():
     pre = '# 1 "/sys/h.h"\nint f() __asm__ volatile("g");\n# 1 "/u/k.cpp"\nasm volatile("nop");\n'
     out = B.transform(pre, {"/u/k.cpp"})
     assert '__asm__ volatile("g")' in out and 'asm volatile("nop")' not in out
+
+
+def test_every_shim_header_is_package_data():
+    """A non-editable install must carry every header of ptosim/cxx/include."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["ptosim"]
+    pkg = root / "ptosim"
+    covered = {p for pat in patterns for p in pkg.glob(pat) if p.is_file()}
+    headers = {p for p in B.INCLUDE_DIR.rglob("*") if p.is_file()}
+    assert headers and headers <= covered

@@ -190,6 +190,25 @@ def py_scatter(table, src, index):
     pto.MSCATTER(gt(table, 1, 64), s, i, coalesce="Elem")
 
 
+@pto.kernel
+def py_crosscore(out, a, tmp):
+    b = pto.get_block_idx()
+    view = lambda buf, k: pto.GlobalTensor(buf, (1, 1, 1, R, C), offset=k * R * C)  # noqa: E731
+    t = vec()
+    pto.TASSIGN(t, 0x0)
+    pto.TLOAD(t, view(a, b))
+    sync(pto.PIPE_MTE2, pto.PIPE_MTE3)
+    pto.TSTORE(view(tmp, 1 - b), t)
+    pto.pipe_barrier(pto.PIPE_ALL)
+    pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(0, 14))
+    pto.wait_flag_dev(14)
+    pto.TLOAD(t, view(tmp, b))
+    sync(pto.PIPE_MTE2, pto.PIPE_V)
+    pto.TADDS(t, t, 1.0)
+    sync(pto.PIPE_V, pto.PIPE_MTE3)
+    pto.TSTORE(view(out, b), t)
+
+
 def _inputs(rng):
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     return {
@@ -209,6 +228,9 @@ def _inputs(rng):
         "fam_scatter": (
             py_scatter, 1,
             [("z", (1, 64), "float32"), f(8), rng.permutation(64)[:8].astype(np.int32)],
+        ),
+        "fam_crosscore": (
+            py_crosscore, 2, [("z", (2, R, C), "float32"), f(2, R, C), ("z", (2, R, C), "float32")],
         ),
         "fam_events": (py_events, 1, [("z", (R, C), "float32"), f(R, C)]),
         "fam_gather": (
@@ -243,6 +265,8 @@ def test_cxx_kernel_matches_its_python_twin(prog, entry, device):
     out_py, res_py = _run(device, py_kernel, blocks, spec)
     assert out_cxx.tobytes() == out_py.tobytes()
     assert np.any(out_py != 0)  # the kernels really wrote their output
+    if entry == "fam_crosscore":  # each block reads what the other block wrote
+        assert out_py.tobytes() == (spec[1][::-1] + np.float32(1)).tobytes()
     assert res_cxx.cycles == res_py.cycles
     assert [f.code for f in res_cxx.findings] == [f.code for f in res_py.findings]
     # every recorded instruction names its C++ line

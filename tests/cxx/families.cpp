@@ -189,3 +189,24 @@ extern "C" __global__ AICORE void fam_scatter(__gm__ float *table, __gm__ float 
     pipe_barrier(PIPE_ALL);
     MSCATTER<Coalesce::Elem>(gt, s, i);
 }
+
+// cross-core synchronisation: each block writes the other block's half of tmp, all blocks meet
+// (AscendC SyncAll: barrier, FFTS flag 14 in mode 0, wait), then each reads its own half
+extern "C" __global__ AICORE void fam_crosscore(__gm__ float *out, __gm__ float *a, __gm__ float *tmp)
+{
+    int b = get_block_idx(), other = 1 - b;
+    GTF ga(a + b * R * C), gt_other(tmp + other * R * C), gt_mine(tmp + b * R * C), go(out + b * R * C);
+    TileF t;
+    TASSIGN(t, 0x0);
+    TLOAD(t, ga);
+    SYNC(PIPE_MTE2, PIPE_MTE3);
+    TSTORE(gt_other, t);
+    pipe_barrier(PIPE_ALL);
+    ffts_cross_core_sync(PIPE_MTE3, 1 | (0 << 4) | (14 << 8));
+    wait_flag_dev(14);
+    TLOAD(t, gt_mine);
+    SYNC(PIPE_MTE2, PIPE_V);
+    TADDS(t, t, 1.0f);
+    SYNC(PIPE_V, PIPE_MTE3);
+    TSTORE(go, t);
+}

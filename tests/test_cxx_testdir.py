@@ -22,7 +22,11 @@ def _env(tmp_path_factory, monkeypatch):
 
 def test_every_case_passes_bit_exact_with_cycles(tmp_path):
     reports = run_test_dir(FOLDER, ["a2"], work=tmp_path / "w")
-    assert [r.case for r in reports] == ["VaddTest.case_16x16", "VaddTest.case_32x64_4blocks"]
+    assert [r.case for r in reports] == [
+        "VaddTest.case_16x16",
+        "VaddTest.case_32x64_4blocks",
+        "VaddTest.case_plain_16x16",  # the kernel called without <<<>>>
+    ]
     for r in reports:
         assert (r.verdict, r.output, r.error, r.findings) == ("pass", "bit-exact", None, [])
         assert len(r.cycles) == 1 and r.cycles[0] > 0
@@ -43,7 +47,7 @@ def test_a_failing_case_and_findings_at_cpp_lines(tmp_path, capsys):
     code = main(["test", str(folder), "--device", "a2", "--work", str(tmp_path / "w")])
     out = capsys.readouterr().out
     assert code == 1
-    assert "0/2 cases pass" in out and "differs in" in out
+    assert "0/3 cases pass" in out and "differs in" in out
     reports = run_test_dir(folder, ["a2"], work=tmp_path / "w2", case_filter="16x16")
     assert len(reports) == 1 and reports[0].verdict == "FAIL"
     assert any(re.search(r"kernel\.cpp:\d+", f) for f in reports[0].findings)

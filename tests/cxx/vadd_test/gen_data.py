@@ -4,7 +4,11 @@ import os
 
 import numpy as np
 
-CASES = {"case_16x16": (1, 16, 16), "case_32x64_4blocks": (4, 32, 64)}
+CASES = {
+    "case_16x16": (1, 16, 16),
+    "case_32x64_4blocks": (4, 32, 64),
+    "case_plain_16x16": (1, 16, 16),
+}
 
 rng = np.random.default_rng(3)
 for name, shape in CASES.items():

@@ -7,6 +7,7 @@
 
 template <int R, int C>
 void LaunchVadd(float *out, float *a, float *b, int blocks, void *stream);
+void VaddPlain(float *out, float *a, float *b);
 
 static bool ReadFile(const std::string &path, void *buf, size_t n)
 {
@@ -26,7 +27,7 @@ static void WriteFile(const std::string &path, const void *buf, size_t n)
 class VaddTest : public testing::Test {};
 
 template <int R, int C>
-void RunCase(const std::string &name, int blocks)
+void RunCase(const std::string &name, int blocks, bool plain = false)
 {
     aclInit(nullptr);
     aclrtSetDevice(0);
@@ -47,7 +48,11 @@ void RunCase(const std::string &name, int blocks)
     ASSERT_TRUE(ReadFile(dir + "golden.bin", hG, n));
     aclrtMemcpy(dA, n, hA, n, ACL_MEMCPY_HOST_TO_DEVICE);
     aclrtMemcpy(dB, n, hB, n, ACL_MEMCPY_HOST_TO_DEVICE);
-    LaunchVadd<R, C>(dO, dA, dB, blocks, stream);
+    if (plain) {
+        VaddPlain(dO, dA, dB);  // the kernel called as a plain function (no <<<>>>)
+    } else {
+        LaunchVadd<R, C>(dO, dA, dB, blocks, stream);
+    }
     aclrtSynchronizeStream(stream);
     aclrtMemcpy(hO, n, dO, n, ACL_MEMCPY_DEVICE_TO_HOST);
     WriteFile(dir + "output.bin", hO, n);
@@ -68,6 +73,7 @@ void RunCase(const std::string &name, int blocks)
 
 TEST_F(VaddTest, case_16x16) { RunCase<16, 16>("case_16x16", 1); }
 TEST_F(VaddTest, case_32x64_4blocks) { RunCase<32, 64>("case_32x64_4blocks", 4); }
+TEST_F(VaddTest, case_plain_16x16) { RunCase<16, 16>("case_plain_16x16", 1, true); }
 
 int main(int argc, char **argv)
 {

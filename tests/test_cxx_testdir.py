@@ -48,7 +48,7 @@ def test_a_failing_case_and_findings_at_cpp_lines(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert "0/3 cases pass" in out and "differs in" in out
-    reports = run_test_dir(folder, ["a2"], work=tmp_path / "w2", case_filter="16x16")
+    reports = run_test_dir(folder, ["a2"], work=tmp_path / "w2", case_filter="case_16x16")
     assert len(reports) == 1 and reports[0].verdict == "FAIL"
     assert any(re.search(r"kernel\.cpp:\d+", f) for f in reports[0].findings)
 

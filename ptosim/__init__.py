@@ -187,3 +187,6 @@ from .isa import registry as _registry  # noqa: E402
 
 globals().update(_registry.kernel_functions())
 __all__ += [_name for _name in _registry.kernel_functions() if _name not in __all__]
+
+# The C++ front end, as pto.cxx (imported last: it uses the names above).
+from . import cxx  # noqa: E402, F401

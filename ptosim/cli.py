@@ -169,7 +169,16 @@ def _cmd_run(args) -> int:
             raise KernelError(
                 f"--trace/--csv: device {device} runs untimed; use a timed device such as a2"
             )
-    spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
+    if getattr(args, "entry", None) is not None or args.file.lower().endswith(
+        (".cpp", ".cc", ".cxx", ".c++")
+    ):  # a C++ kernel file (ptosim/cxx/cli.py)
+        from .cxx.cli import CxxRunSpec
+
+        spec = CxxRunSpec(
+            args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
+        )
+    else:
+        spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
     status = 0
     for device in devices:
         if several:
@@ -210,9 +219,31 @@ def _cmd_run(args) -> int:
     return status
 
 
+def _cmd_test(args) -> int:
+    """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails."""
+    from pathlib import Path
+
+    from .cxx.testdir import folder_devices, print_reports, run_test_dir
+
+    if args.device.strip().lower() == "all":
+        devices = folder_devices(Path(args.dir))
+    else:
+        devices = _devices(args.device)
+    reports = run_test_dir(
+        args.dir, devices, compiler=args.compiler, work=args.work, case_filter=args.filter
+    )
+    print_reports(reports)
+    return 0 if reports and all(r.ok for r in reports) else 1
+
+
 def _cmd_check(args) -> int:
     from .kernelfile import load_all
 
+    if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
+        raise KernelError(
+            "ptosim check takes Python kernel files; for a C++ kernel use "
+            "ptosim run K.cpp --entry NAME --arg ... --strict (findings are listed, exit 1)"
+        )
     devices = _devices(args.device)
     status = 0
     for spec in load_all(args.file):
@@ -392,7 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("check", "run a kernel file's hazard analysis; exit 1 on any finding", _cmd_check),
     ):
         r = sub.add_parser(cmd, help=helptext)
-        r.add_argument("file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py)")
+        r.add_argument(
+            "file", help="FILE.py or FILE.py:kernel (see ptosim/kernelfile.py), or KERNEL.cpp"
+        )
         r.add_argument(
             "--device",
             default="a2",
@@ -420,7 +453,24 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="add one summary line per executed instruction",
             )
+            # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
+            r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
+            r.add_argument(
+                "--arg",
+                action="append",
+                metavar="NAME=VALUE",
+                help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
+            )
+            r.add_argument("--out", help="C++: directory for the zero buffers after the run")
+            r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         r.set_defaults(func=fn)
+    t = sub.add_parser("test", help="run a C++ test folder (kernel.cpp, main.cpp, gen_data.py)")
+    t.add_argument("dir", help="the test folder")
+    t.add_argument("--device", default="all", help="a device, a comma list, or all (the folder's)")
+    t.add_argument("--compiler", help="zig, g++, clang++ or a path (env PTOSIM_CXX)")
+    t.add_argument("--filter", default="", help="only the cases whose Suite.name contains this")
+    t.add_argument("--work", help="work folder (default: a new temporary folder)")
+    t.set_defaults(func=_cmd_test)
     b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
         dest="study", required=True
     )

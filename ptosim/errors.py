@@ -98,6 +98,21 @@ class UnsupportedError(ConstraintError):
     code = "PTO102"
 
 
+class CxxError(KernelError):
+    """A C++ kernel (ptosim.cxx) did something the front end cannot run: an instruction ptosim
+    does not implement, a raw access to tile storage or GM, a pointer outside the kernel's
+    buffers. The message starts with the kernel's ``file:line``."""
+
+    code = "PTO103"
+
+
+class CxxBuildError(CxxError):
+    """A C++ kernel file could not be built: no compiler, or a compilation error (shown at the
+    user's file:line; an error inside ptosim's headers is reported as a ptosim bug)."""
+
+    code = "PTO104"
+
+
 class MemoryLayoutError(ConstraintError):
     """A tile placement is invalid: misaligned, overflowing the memory or the UB budget."""
 

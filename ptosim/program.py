@@ -76,10 +76,13 @@ class Recorder:
 
     def __init__(self, program: Program):
         self.program = program
+        # an explicit call site ("kernel.cpp:42") set by a front end that is not Python code
+        # (ptosim.cxx); None: the Python caller's file:line
+        self.source: str | None = None
 
     def emit(self, instr: Instruction) -> Instruction:
         instr.position = len(self.program.instructions)
-        instr.source = _caller_source()
+        instr.source = self.source or _caller_source()
         try:
             instr.check(self.program.arch)
         except ConstraintError as exc:

@@ -84,8 +84,17 @@ def chrome_trace(result) -> dict:
                 "args": {"sort_index": _tid(pipe)},
             }
         )
+    # each slice names its kernel source line (a C++ kernel's file:line too)
+    sources = {
+        (core, i.position): i.source
+        for core, block in enumerate(result.blocks)
+        for i in block.program.instructions
+        if i.source
+    }
     for e in trace.events:
         args = {"instruction": f"{e.opcode} #{e.instr}", "bytes": e.bytes}
+        if (e.core, e.instr) in sources:
+            args["source"] = sources[(e.core, e.instr)]
         args.update(_jsonable(e.args))
         events.append(
             {

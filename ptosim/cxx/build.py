@@ -1,0 +1,428 @@
+"""Building a C++ kernel file against ptosim's shim headers into a shared library.
+
+Steps (docs/reference.md, "C++ front end"):
+
+1. A small wrapper translation unit includes the user's file, then the shim's entry runtime,
+   then one pair of extern "C" functions per requested entry (its signature and its call).
+2. The wrapper is preprocessed with the shim's include directory first (``pto/pto-inst.hpp``
+   and friends resolve to ptosim's headers) and the target's device-compiler macros.
+3. In the parts of the preprocessed text that come from the user's files, the CUDA-style launch
+   ``kernel<<<blocks, l2, stream>>>(args)`` becomes ``::ptosim::launch(kernel, blocks, l2,
+   stream)(args)`` (macro-generated callees included, since macros are expanded by then) and
+   device inline assembly ``asm volatile(...)`` becomes ``((void)0)``; line markers are kept,
+   so diagnostics and DWARF name the user's lines.
+4. The result is compiled with -O0 -g into a shared object, cached by the hash of the
+   preprocessed text, the shim version, the compiler and the flags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CxxBuildError
+
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+# Bumped whenever the headers' behaviour changes in a way the text hash would not show.
+SHIM_VERSION = "4"
+
+# Macros the device compiler predefines, per ptosim target family.
+TARGET_DEFINES = {
+    "a2a3": ["__NPU_ARCH__=2201", "__CCE_AICORE__=220", "__DAV_C220_VEC__", "__DAV_VEC__"],
+    "a5": ["__NPU_ARCH__=3101", "__CCE_AICORE__=310", "__DAV_C310_VEC__", "__DAV_VEC__"],
+    "cpu": ["__CPU_SIM"],
+}
+FLAGS = ["-std=c++20", "-O0", "-g", "-fPIC", "-w"]
+INSTALL_HINT = (
+    'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), '
+    "or a system g++/clang++"
+)
+
+
+# ---- compilers ----------------------------------------------------------------------------------
+def _has_ziglang() -> bool:
+    try:
+        import importlib.util
+
+        return importlib.util.find_spec("ziglang") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def compiler_command(compiler: str | None = None) -> list[str]:
+    """The command that runs the C++ compiler.
+
+    ``compiler``: ``"zig"`` (the clang of the ziglang package), a name on PATH (``g++``,
+    ``clang++``) or a path; None means the environment variable PTOSIM_CXX, else zig when the
+    ziglang package is installed, else clang++, else g++.
+
+    Raises:
+        CxxBuildError: the compiler is not available (with how to get one).
+    """
+    choice = compiler or os.environ.get("PTOSIM_CXX") or None
+    if choice is None:
+        if _has_ziglang():
+            return [sys.executable, "-m", "ziglang", "c++"]
+        for name in ("clang++", "g++"):
+            exe = shutil.which(name)
+            if exe:
+                return [exe]
+        raise CxxBuildError(f"no C++ compiler found: {INSTALL_HINT}")
+    if choice == "zig":
+        if not _has_ziglang():
+            raise CxxBuildError(
+                f"compiler 'zig' asked for but the ziglang package is missing: {INSTALL_HINT}"
+            )
+        return [sys.executable, "-m", "ziglang", "c++"]
+    exe = shutil.which(choice)
+    if exe is None:
+        raise CxxBuildError(f"C++ compiler {choice!r} not found: {INSTALL_HINT}")
+    return [exe]
+
+
+def _is_zig(cmd: list[str]) -> bool:
+    return "ziglang" in cmd
+
+
+# ---- the <<<...>>> rewrite and asm neutralisation ------------------------------------------------
+def _skip_back(text: str, j: int, close: str, open_: str) -> int:
+    """Index just before the bracket that opens the group closed at text[j]; parentheses inside
+    an angle-bracket group are skipped whole (so ``(N > 1)`` does not count)."""
+    depth = 0
+    while j >= 0:
+        c = text[j]
+        if c == ")" and close == ">":
+            j = _skip_back(text, j, ")", "(") + 1
+        elif c == close:
+            depth += 1
+        elif c == open_:
+            depth -= 1
+            if depth == 0:
+                return j - 1
+        j -= 1
+    raise CxxBuildError("unbalanced brackets before a <<< kernel launch")
+
+
+def _callee_start(text: str, end: int) -> int:
+    """Start of the callee expression that ends just before ``end`` (a ``<<<``): a qualified
+    name with optional template arguments."""
+    j = end - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    if j >= 0 and text[j] == ">":
+        j = _skip_back(text, j, ">", "<")
+        while j >= 0 and text[j].isspace():
+            j -= 1
+    while j >= 0 and (text[j].isalnum() or text[j] in "_:"):
+        j -= 1
+    return j + 1
+
+
+def _balanced_end(text: str, open_idx: int) -> int:
+    """Index just past the parenthesis closing text[open_idx] == '(' (string literals skipped)."""
+    depth, i, n = 0, open_idx, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise CxxBuildError("unbalanced parentheses in an asm statement")
+
+
+_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\s+(?:volatile|__volatile__)\s*\(")
+
+
+def neutralize_asm(text: str) -> str:
+    """Replace device inline assembly ``asm volatile("...")`` by ``((void)0)``, keeping lines."""
+    out, pos = [], 0
+    for m in _ASM.finditer(text):
+        if m.start() < pos:
+            continue
+        end = _balanced_end(text, m.end() - 1)
+        out.append(text[pos : m.start()])
+        out.append("((void)0)" + "\n" * text.count("\n", m.start(), end))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def rewrite_launches(text: str) -> str:
+    """``callee<<<cfg>>>`` -> ``::ptosim::launch(callee, cfg)``; the line count is kept."""
+    out, pos = [], 0
+    for m in re.finditer(r"<<<", text):
+        i = m.start()
+        if i < pos:
+            continue
+        end = text.find(">>>", i + 3)
+        if end < 0:
+            raise CxxBuildError("unterminated <<< ... >>> kernel launch")
+        start = _callee_start(text, i)
+        callee = text[start:i].rstrip()
+        if not callee:
+            raise CxxBuildError("cannot find the kernel name before a <<< launch")
+        newlines = text.count("\n", start, end)
+        out.append(text[pos:start])
+        out.append(f"::ptosim::launch({callee}, {text[i + 3 : end]})" + "\n" * newlines)
+        pos = end + 3
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"', re.M)
+
+
+def user_segments(text: str, user_files: set[str]) -> list[tuple[int, int, bool]]:
+    """(start, end, from a user file) spans of preprocessed text, split at line markers."""
+    spans, start, user = [], 0, False
+    for m in _MARKER.finditer(text):
+        spans.append((start, m.start(), user))
+        start = m.start()
+        user = os.path.realpath(m.group(2)) in user_files
+    spans.append((start, len(text), user))
+    return [s for s in spans if s[1] > s[0]]
+
+
+def transform(text: str, user_files: set[str]) -> str:
+    """Apply the launch rewrite and the asm neutralisation to the user's parts only."""
+    parts = []
+    for a, b, user in user_segments(text, user_files):
+        seg = text[a:b]
+        if user and ("<<<" in seg or "asm" in seg):
+            seg = neutralize_asm(rewrite_launches(seg))
+        parts.append(seg)
+    return "".join(parts)
+
+
+# ---- entries ------------------------------------------------------------------------------------
+def entry_expression(name: str) -> str:
+    """The C++ expression naming an entry: ``kern``, ``ns::kern<float, 16>``; a demangled full
+    signature (``void kern<float, 16>(float*, float*)``) is reduced to its name."""
+    s = name.strip()
+    if s.endswith(")"):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i].rstrip()
+                break
+    depth, cut = 0, 0
+    for i, c in enumerate(s):
+        depth += {"<": 1, ">": -1}.get(c, 0)
+        if c == " " and depth == 0:
+            cut = i + 1
+    s = s[cut:]
+    if not re.fullmatch(r"[A-Za-z_:][\w:]*(<.*>)?", s):
+        raise CxxBuildError(f"--entry {name!r} is not a function name or template instantiation")
+    return s
+
+
+def wrapper_source(source: Path, entries: list[str]) -> str:
+    lines = [f'#include "{source}"', '#include "ptosim_shim/entry.hpp"']
+    for i, e in enumerate(entries):
+        expr = entry_expression(e)
+        lines.append(
+            f'extern "C" __attribute__((visibility("default"))) const char *ptosim_entry_sig_{i}()'
+            f" {{ static std::string s = ::ptosim::entry_of({expr}).signature();"
+            " return s.c_str(); }"
+        )
+        lines.append(
+            f'extern "C" __attribute__((visibility("default"))) int ptosim_entry_call_{i}'
+            f"(const uint64_t *argv) {{ return ::ptosim::run_entry("
+            f"::ptosim::entry_of({expr}), argv); }}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# ---- the build ----------------------------------------------------------------------------------
+def cache_dir() -> Path:
+    root = os.environ.get("PTOSIM_CACHE_DIR")
+    base = Path(root) if root else Path.home() / ".cache" / "ptosim"
+    return base / "cxx"
+
+
+@dataclass
+class Library:
+    """A built shared object."""
+
+    path: Path
+    source: Path
+    entries: list[str]
+    target: str
+    compiler: list[str]
+    preprocessed: str  # the user's code after preprocessing (parameter names are read from it)
+    cached: bool  # True when the library came from the cache
+
+
+_ERR = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
+    r"(?P<kind>fatal error|error|note|warning)?:? ?(?P<msg>.*)$"
+)
+
+
+def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
+    """A build failure in the user's terms: their file:line; the wrapper's lines mean a bad entry
+    name; errors only inside ptosim's headers are a ptosim bug."""
+    user, wrap, shim = [], [], []
+    inc = str(INCLUDE_DIR)
+    for line in stderr.splitlines():
+        m = _ERR.match(line)
+        if not m:
+            continue
+        f = m.group("file")
+        kind = m.group("kind") or ""
+        if "error" not in kind and "required from here" not in line:
+            continue
+        real = os.path.realpath(f)
+        if real == os.path.realpath(wrapper):
+            wrap.append(line)
+        elif real.startswith(inc + os.sep):
+            shim.append(line)
+        else:
+            user.append(line)
+    if user:
+        shown = "\n".join(user[:12])
+        return f"{source.name}: compilation failed:\n{shown}"
+    if wrap:
+        return (
+            f"{source.name}: no kernel function named {' / '.join(map(repr, entries))} "
+            f'(give --entry an extern "C" function or a template instantiation such as '
+            f"kern<float, 16>):\n" + "\n".join(wrap[:4])
+        )
+    if shim:
+        return (
+            "compilation failed inside ptosim's C++ headers; this is a ptosim bug, please report "
+            "it with the kernel:\n" + "\n".join(shim[:8])
+        )
+    return f"{source.name}: compilation failed:\n{stderr[-4000:]}"
+
+
+def build(
+    source,
+    entries: list[str],
+    *,
+    target: str,
+    compiler: str | None = None,
+    defines: list[str] = (),
+    include_dirs: list = (),
+) -> Library:
+    """Build (or fetch from the cache) the shared object for ``source`` and ``entries``.
+
+    Raises:
+        CxxBuildError: missing compiler, compilation errors (with the user's file:line).
+    """
+    source = _existing(source)
+    units = [(source, wrapper_source(source, entries), entries)]
+    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs)
+
+
+def build_test(
+    sources,
+    *,
+    target: str,
+    compiler: str | None = None,
+    defines: list[str] = (),
+    include_dirs: list = (),
+) -> Library:
+    """Build a test folder's sources (kernel.cpp, main.cpp ...) with the ACL / gtest stand-ins
+    and the test runner (``ptosim_shim/testmain.hpp``) into one shared object."""
+    sources = [_existing(s) for s in sources]
+    if not sources:
+        raise CxxBuildError("no .cpp sources to build")
+    units = [(s, f'#include "{s}"\n', []) for s in sources]
+    runner = '#include "ptosim_shim/testmain.hpp"\n'
+    units.append((sources[0], runner, []))
+    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs)
+
+
+def _existing(source) -> Path:
+    source = Path(source).resolve()
+    if not source.is_file():
+        raise CxxBuildError(f"C++ kernel file not found: {source}")
+    return source
+
+
+def _build_units(main, units, entries, target, compiler, defines, include_dirs) -> Library:
+    """Preprocess each unit (source, wrapper text), rewrite, hash, compile and link them."""
+    if target not in TARGET_DEFINES:
+        raise CxxBuildError(f"unknown target {target!r}")
+    cmd = compiler_command(compiler)
+    sources = sorted({u[0] for u in units})
+    incs = [INCLUDE_DIR, *sorted({s.parent for s in sources})]
+    incs += [Path(d).resolve() for d in include_dirs]
+    flags = FLAGS + [f"-D{d}" for d in TARGET_DEFINES[target] + list(defines)]
+    flags += [f"-I{i}" for i in incs]
+    user_files = {os.path.realpath(s) for s in sources}
+    out_dir = cache_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+        texts, hashed, user_text = [], [], []
+        for n, (source, wrapper_text, unit_entries) in enumerate(units):
+            wrapper = Path(tmp) / f"{source.stem}.{n}.ptosim.cpp"
+            wrapper.write_text(wrapper_text)
+            pre = subprocess.run(cmd + flags + ["-E", str(wrapper)], capture_output=True, text=True)
+            if pre.returncode != 0:
+                raise CxxBuildError(_explain(pre.stderr, source, wrapper, unit_entries))
+            text = transform(pre.stdout, user_files)
+            texts.append((source, wrapper, unit_entries, text))
+            # the temporary wrapper's path must not change the hash
+            hashed.append(text.replace(str(wrapper), "<wrapper>"))
+            user_text += [text[a:b] for a, b, u in user_segments(text, user_files) if u]
+        key = hashlib.sha256(
+            "\0".join(
+                [*hashed, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]
+            ).encode()
+        ).hexdigest()[:24]
+        lib = out_dir / f"{main.stem}-{key}.so"
+        user = "".join(user_text)
+        if lib.exists():
+            return Library(lib, main, list(entries), target, cmd, user, True)
+        files = []
+        for n, (source, _, _, text) in enumerate(texts):
+            # .cpp: zig's driver links libc++ only for C++ source suffixes
+            ii = Path(tmp) / f"{source.stem}.{n}.pre.cpp"
+            ii.write_text(text)
+            files.append(str(ii))
+        tmp_lib = Path(tmp) / "out.so"
+        link = ["-shared"] + ([] if _is_zig(cmd) else ["-fno-gnu-unique", "-ldl"])
+        proc = subprocess.run(
+            cmd + FLAGS + files + ["-o", str(tmp_lib)] + link, capture_output=True, text=True
+        )
+        if proc.returncode != 0:
+            source, wrapper, unit_entries, _ = texts[0]
+            raise CxxBuildError(_explain(proc.stderr, source, wrapper, unit_entries))
+        os.replace(tmp_lib, lib)  # atomic: concurrent builds of the same key are harmless
+    return Library(lib, main, list(entries), target, cmd, user, False)
+
+
+_IDS: dict[str, str] = {}
+
+
+def _compiler_id(cmd: list[str]) -> str:
+    """The compiler's version line (part of the cache key), once per process."""
+    key = " ".join(cmd)
+    if key not in _IDS:
+        try:
+            out = subprocess.run(
+                cmd + ["--version"], capture_output=True, text=True, timeout=60
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        _IDS[key] = out.splitlines()[0] if out else ""
+    return _IDS[key]

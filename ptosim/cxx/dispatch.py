@@ -1,0 +1,324 @@
+"""From one shim request (JSON) to the matching ptosim API call, issued into the current recorder.
+
+Requests: ``{"op": "TADD", "pc": 1234, "t": {...template args...}, "a": [operands]}``; operand
+kinds: ``tile`` (geometry, valid shape, placement), ``gm`` (pointer, shape, stride, layout),
+``scalar``, ``bool``, ``enum`` (type and enumerator name), ``event`` (a waited Event, no
+operand), ``opaque``. Seeds and data movement are mapped one by one (their template policies
+are explicit); every other instruction is mapped from the registry (ptosim/isa/registry.py):
+tiles, tensors and scalars fill the Python parameters in C++ order, enums go to the keyword
+named by their type (``ENUM_KEYWORDS``), explicit template values to ``TEMPLATE_KEYWORDS``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+
+import ptosim as pto
+
+from ..dtypes import dtype as as_dtype
+from ..errors import CxxError, PtoSimError
+from ..isa import registry
+
+# enum operand / template value type -> Python keyword of the instruction
+ENUM_KEYWORDS = {
+    "RoundMode": "mode",
+    "SaturationMode": "sat",
+    "CmpMode": "cmp_mode",
+    "MaskPattern": "mask",
+    "GatherAxis": "axis",
+    "ScatterAxis": "axis",
+    "HistByte": "byte",
+    "QuantType": "quant",
+    **{
+        f"{k}Algorithm": "algorithm"
+        for k in ("Div", "Exp", "Log", "Sqrt", "Rsqrt", "Recip", "Pow", "Fmod", "Rem")
+    },
+}
+_ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
+# instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
+TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
+# Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
+# C++ TQUANT(dst, src, scale, offset) has no tmp; Python is TQUANT(dst, src, scale, tmp, offset).
+POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
+# explicitly mapped here (the seeds, data movement, sync), not through the registry
+EXPLICIT = {
+    "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
+    "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
+}  # fmt: skip
+ROWEXPAND_BINARY = {
+    "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
+    "TROWEXPANDDIV", "TROWEXPANDEXPDIF",
+}  # fmt: skip
+# registered instructions that a C++ kernel cannot reach (Python-only helpers)
+NOT_CXX = {"SyncAll"}
+
+
+class Dispatcher:
+    """Serves the requests of one block's run of a C++ kernel."""
+
+    def __init__(self, loaded, recorder, buffers):
+        self.loaded = loaded
+        self.recorder = recorder
+        self.buffers = buffers
+        self.tiles: dict[int, pto.Tile] = {}
+        self.error: BaseException | None = None
+
+    # -- the callback ---------------------------------------------------------------------------
+    def handle(self, request: bytes, out) -> int:
+        site = None
+        try:
+            req = json.loads(request)
+            site = self.loaded.site(req.get("pc", -1))
+            self.recorder.source = site
+            self.issue(req, site, out)
+            return 0
+        except BaseException as exc:  # stored and re-raised by CxxKernel after the unwind
+            self.error = _located(exc, site)
+            return 1
+        finally:
+            self.recorder.source = None
+
+    # -- operands -------------------------------------------------------------------------------
+    def tile(self, d: dict) -> pto.Tile:
+        t = self.tiles.get(d["id"])
+        static = d["svr"] > 0 and d["svc"] > 0
+        if t is None:
+            t = pto.Tile(
+                d["loc"], d["dt"], d["r"], d["c"], d["bl"],
+                valid=(d["svr"], d["svc"]) if static else None,
+                slayout=d["sl"], fractal=d["fr"], pad=d["pad"],
+            )  # fmt: skip
+            self.tiles[d["id"]] = t
+        if not static:
+            vr = d["svr"] if d["svr"] > 0 else d["vr"]
+            vc = d["svc"] if d["svc"] > 0 else d["vc"]
+            if t.static_valid or t.valid != (vr, vc):
+                t.set_valid(vr, vc)
+        placed = t.placement.address if t.placement is not None else None
+        if d["as"] and placed != d["addr"]:  # a copy of an assigned tile: same storage
+            pto.TASSIGN(t, d["addr"])
+        return t
+
+    def global_tensor(self, d: dict) -> pto.GlobalTensor:
+        ptr = d["ptr"]
+        dt = as_dtype(d["dt"])
+        base = self.loaded.gm_base
+        for buf in self.buffers:
+            start = base + (buf.address - pto_gm_base())
+            if start <= ptr < start + max(buf.nbytes, 1):
+                off = ptr - start
+                if off % dt.size_bytes:
+                    raise CxxError(
+                        f"GlobalTensor pointer is {off} bytes into GM buffer #{buf.buffer_id}, "
+                        f"not a multiple of its {dt.name} element size"
+                    )
+                return pto.GlobalTensor(
+                    buf, shape=d["shape"], stride=d["stride"], layout=d["lay"],
+                    offset=off // dt.size_bytes, dtype=dt,
+                )  # fmt: skip
+        gm_address = ptr - base + pto_gm_base()  # deterministic, unlike the host pointer
+        inside = ", ".join(
+            f"#{b.buffer_id} [{b.address:#x}, {b.address + b.nbytes:#x})" for b in self.buffers
+        )
+        raise CxxError(
+            f"GlobalTensor pointer (GM address {gm_address:#x}) is not inside any GM buffer passed "
+            f"to the kernel ({inside or 'none'})"
+        )
+
+    def operand(self, d: dict):
+        k = d["k"]
+        if k == "tile":
+            return self.tile(d)
+        if k == "gm":
+            return self.global_tensor(d)
+        if k == "scalar":
+            v = d["v"]
+            return float(v) if isinstance(v, str) else v
+        if k == "bool":
+            return bool(d["v"])
+        if k == "enum":
+            return d.get("name", d["v"])
+        raise CxxError(f"operand of C++ type {d.get('type', k)!r} is not a PTO operand")
+
+    # -- requests -------------------------------------------------------------------------------
+    def issue(self, req: dict, site: str | None, out) -> None:
+        op = req["op"]
+        t = req.get("t", {})
+        raw = [d for d in req.get("a", []) if d["k"] != "event"]
+        if op == "TASSIGN":
+            d = raw[0]
+            tile = self.tiles.get(d["id"]) or self.tile(dict(d, **{"as": False}))
+            pto.TASSIGN(tile, d["addr"])
+        elif op in ("set_flag", "wait_flag"):
+            getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
+        elif op == "pipe_barrier":
+            pto.pipe_barrier(getattr(pto, req["pipe"]))
+        elif op == "ffts_cross_core_sync":
+            pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
+        elif op == "wait_flag_dev":
+            pto.wait_flag_dev(req["flag"])
+        elif op in (
+            "Tile.GetValue",
+            "Tile.SetValue",
+            "GlobalTensor.GetValue",
+            "GlobalTensor.SetValue",
+        ):
+            self.scalar_access(op, req, out)
+        elif op == "launch" or op.startswith("acl."):
+            raise CxxError(
+                "a kernel launch <<<...>>> or an ACL runtime call is host code: "
+                "run the test folder with `ptosim test`"
+            )
+        elif op == "__unsupported__":
+            raise CxxError(f"{req['what']} is not supported by ptosim")
+        else:
+            self.instruction(op, t, raw)
+
+    def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
+        ops = [self.operand(d) for d in raw]
+        if op == "TLOAD":
+            pto.TLOAD(ops[0], ops[1])
+        elif op in ("TSTORE", "TMOV"):
+            if t:
+                given = ", ".join(f"{k}={v}" for k, v in t.items())
+                raise CxxError(
+                    f"{op} with template arguments ({given}) is not implemented by ptosim"
+                )
+            getattr(pto, op)(ops[0], ops[1])
+        elif op == "TEXPANDS":
+            pto.TEXPANDS(ops[0], ops[1])
+        elif op == "MGATHER":
+            dst, table, idx = ops[:3]
+            coalesce = t.get("coalesce") or _infer_coalesce(raw[0], raw[2])
+            pto.MGATHER(
+                dst, table, idx, coalesce=coalesce, oob=t.get("oob", "Undefined"),
+                scratch=ops[3] if len(ops) > 3 else None, gather_exec=t.get("exec", "Scalar"),
+            )  # fmt: skip
+        elif op == "MSCATTER":
+            table, src, idx = ops[:3]
+            coalesce = t.get("coalesce") or _infer_coalesce(raw[1], raw[2])
+            pto.MSCATTER(
+                table, src, idx, coalesce=coalesce, atomic=t.get("atomic", "None"),
+                oob=t.get("oob", "Undefined"), conflict=t.get("conflict"),
+            )  # fmt: skip
+        elif op == "TSCATTER":
+            if "mask" in t:
+                pto.TSCATTER(ops[0], ops[1], mask=t["mask"], axis=t["axis"])
+            else:
+                pto.TSCATTER(*ops[:3])
+        elif op == "TROWEXPAND":
+            pto.TROWEXPAND(ops[0], ops[1])
+        elif op in ROWEXPAND_BINARY:
+            getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
+        else:
+            self.generic(op, t, raw, ops)
+
+    def generic(self, op: str, t: dict, raw: list[dict], ops: list) -> None:
+        try:
+            spec = registry.spec(op)
+        except KeyError:
+            raise CxxError(f"{op} is not implemented by ptosim") from None
+        kwargs: dict = {}
+        positional = []
+        for d, v in zip(raw, ops):
+            if d["k"] == "enum":
+                kw = ENUM_KEYWORDS.get(d.get("type", ""))
+                if kw is None:
+                    raise CxxError(
+                        f"{op}: enum operand {d.get('type')}::{v} is not supported by ptosim"
+                    )
+                kwargs[kw] = v
+            else:
+                positional.append(v)
+        for key in ("value", "value2"):
+            if key in t:
+                d = t[key]
+                if d["k"] == "enum" and d.get("type") in ENUM_KEYWORDS:
+                    kwargs[ENUM_KEYWORDS[d["type"]]] = d["name"]
+                elif d["k"] != "enum" and op in TEMPLATE_KEYWORDS:
+                    kwargs[TEMPLATE_KEYWORDS[op]] = self.operand(d)
+                else:
+                    raise CxxError(f"{op}: template argument {_show(d)} is not supported by ptosim")
+        call_positional, call_kwargs = bind(op, spec.function, positional, kwargs)
+        spec.function(*call_positional, **call_kwargs)
+
+    def scalar_access(self, op: str, req: dict, out) -> None:
+        kind, method = op.split(".")
+        d, index = req["a"][0], req["a"][1]["v"]
+        obj = self.tile(d) if kind == "Tile" else self.global_tensor(d)
+        fn = getattr(obj, method, None)
+        if fn is None:
+            raise CxxError(
+                f"{kind}::{method}: scalar reads and writes need ptosim's session "
+                "(not in this build)"
+            )
+        if method == "SetValue":
+            fn(index, self.operand(req["value"]))
+            return
+        value = fn(index)
+        dt = as_dtype(d["dt"])
+        raw = np.asarray(value).astype(dt.np).tobytes()
+        import ctypes
+
+        ctypes.memmove(out, raw, len(raw))
+
+
+def pto_gm_base() -> int:
+    from ..memory import GM_BASE_ADDRESS
+
+    return GM_BASE_ADDRESS
+
+
+def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
+    """Map operands in C++ order onto the Python parameters of ``fn`` (those not already given
+    by keyword, and never those of ``ENUM_KEYWORDS``), honouring ``POSITIONAL_EXCEPTIONS``."""
+    special = POSITIONAL_EXCEPTIONS.get((op, len(positional)))
+    if special is not None:
+        return [], dict(kwargs, **dict(zip(special, positional)))
+    params = list(inspect.signature(fn).parameters.values())
+    out_kwargs = dict(kwargs)
+    rest = list(positional)
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            return rest, out_kwargs
+        if p.kind is p.KEYWORD_ONLY or p.name in out_kwargs:
+            continue
+        if p.name in _ENUM_PARAMS and p.default is not p.empty:
+            continue  # an optional mode (TCVT's sat) comes only from a C++ enum operand
+        if not rest:
+            break
+        out_kwargs[p.name] = rest.pop(0)
+    if rest:
+        raise CxxError(
+            f"{op}: {len(positional)} operands; ptosim's {op} takes at most "
+            f"{len(positional) - len(rest)}"
+        )
+    return [], out_kwargs
+
+
+def _show(d: dict) -> str:
+    if d["k"] == "enum":
+        return f"{d.get('type') or 'enum'}::{d.get('name', d['v'])}"
+    return repr(d.get("v"))
+
+
+def _infer_coalesce(data: dict, idx: dict) -> str:
+    """Row/Elem for MGATHER/MSCATTER without an explicit Coalesce (the pre-policy API): an index
+    tile of one column selects rows; an index tile shaped like the data selects elements."""
+    if idx.get("k") != "tile":
+        return "Row"
+    if idx["c"] == 1 or (idx["r"] == 1 and data.get("r", 1) > 1):
+        return "Row"
+    return "Elem"
+
+
+def _located(exc: BaseException, site: str | None) -> BaseException:
+    """The error with the C++ call site in its message (ptosim errors raised before the
+    instruction was recorded do not carry one)."""
+    if site and isinstance(exc, PtoSimError) and site not in str(exc):
+        exc.message = f"{site}: {exc.message}"
+        exc.args = (exc.message,)
+    return exc

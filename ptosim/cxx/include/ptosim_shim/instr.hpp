@@ -1,0 +1,433 @@
+// ptosim C++ front end: instruction entry points.
+//
+// The seeds and data movement have the template parameter lists of the public API, so explicit
+// policies (MGATHER<Coalesce::Elem, GatherOOB::Clamp>, TSCATTER<MaskPattern::P1010>,
+// TSTORE<AtomicType::...>) are sent as named fields. Every other instruction gets a generic
+// recorder that accepts any operands (and explicit type arguments followed by one or two value
+// arguments); the Python side maps the operands onto the instruction's Python signature from
+// ptosim's instruction registry, or stops the run naming the line if ptosim does not implement it.
+//
+// All entry points are noinline so that __builtin_return_address(0) is the kernel's call site.
+#pragma once
+
+#define PTOSIM_PC ::ptosim::call_site(__builtin_return_address(0))
+#define PTOSIM_NOINLINE __attribute__((noinline))
+
+namespace pto {
+
+// ---- TASSIGN --------------------------------------------------------------------------------
+template <typename T, typename AddrType>
+PTOSIM_NOINLINE void TASSIGN(T &obj, AddrType addr)
+{
+    if constexpr (is_tile_data_v<T>) {
+        obj.data_ = reinterpret_cast<typename T::DType *>(::ptosim::onchip_base() +
+                                                          ::ptosim::onchip_offset((uintptr_t)addr));
+        obj.ptosim_assigned = true;
+        ::ptosim::record("TASSIGN", PTOSIM_PC, "", obj);
+    } else if constexpr (is_global_data_v<T>) {
+        obj.data_ = (typename T::DType *)(addr);  // re-point a GlobalTensor: no instruction
+    } else {
+        static_assert(is_tile_data_v<T> || is_global_data_v<T>, "TASSIGN: Tile or GlobalTensor expected");
+    }
+}
+
+template <std::size_t Addr, typename T>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<T>> TASSIGN(T &obj)
+{
+    obj.data_ = reinterpret_cast<typename T::DType *>(::ptosim::onchip_base() + Addr);
+    obj.ptosim_assigned = true;
+    ::ptosim::record("TASSIGN", PTOSIM_PC, "", obj);
+}
+
+// ---- TLOAD / TSTORE -------------------------------------------------------------------------
+template <typename TileData, typename GlobalData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TLOAD(TileData &dst, GlobalData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TLOAD", pc, "", dst, src);
+    return {};
+}
+
+namespace detail {
+template <typename TileData, typename GlobalData>
+void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const char *phase, const char *relu,
+           bool quant)
+{
+    std::string t;
+    if (atomic != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomic));
+    if (phase) ::ptosim::targ(t, "phase", phase);
+    if (relu) ::ptosim::targ(t, "relu", relu);
+    if (quant) ::ptosim::targ(t, "prequant", "yes");
+    ::ptosim::record("TSTORE", pc, t, dst, src);
+}
+} // namespace detail
+
+template <typename TileData, typename GlobalData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, AtomicType::AtomicNone, nullptr, nullptr, false);
+    return {};
+}
+template <STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, AtomicType::AtomicNone, ::ptosim::name(Phase), nullptr, false);
+    return {};
+}
+template <typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, atomicType, nullptr, nullptr, false);
+    return {};
+}
+template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, atomicType, ::ptosim::name(Phase), nullptr, false);
+    return {};
+}
+template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, atomicType, nullptr, ::ptosim::name(reluPreMode), false);
+    return {};
+}
+template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::store(pc, dst, src, atomicType, nullptr, ::ptosim::name(reluPreMode), true);
+    return {};
+}
+
+template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSTORE_FP(GlobalData &dst, TileData &src, FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TSTORE_FP", pc, "", dst, src, fp);
+    return {};
+}
+
+// ---- TMOV / TEXPANDS ------------------------------------------------------------------------
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, "", dst, src);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));
+    ::ptosim::record("TMOV", pc, t, dst, src);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "acc_to_vec", "yes");
+    ::ptosim::record("TMOV", pc, t, dst, src);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "prequant", "yes");
+    ::ptosim::record("TMOV", pc, t, dst, src);
+    return {};
+}
+
+template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV_FP", pc, "", dst, src, fp);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV_FP", pc, "", dst, src, fp);
+    return {};
+}
+
+template <typename TileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TEXPANDS(TileData &dst, typename TileData::DType scalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TEXPANDS", pc, "", dst, scalar);
+    return {};
+}
+
+// ---- MGATHER / MSCATTER ---------------------------------------------------------------------
+// Without explicit policies the call is recorded without a "coalesce" field: the loader then
+// infers Row/Elem from the index tile shape, as the pre-policy API did.
+template <typename TileDst, typename GlobalData, typename TileInd, typename... Rest>
+PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    ::ptosim::record("MGATHER", pc, "", dst, table, idx, rest...);
+    return {};
+}
+template <Coalesce CMode, GatherOOB Oob = GatherOOB::Undefined, typename TileDst, typename GlobalData, typename TileInd,
+          typename... Rest>
+PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    std::string t;
+    ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
+    ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
+    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    return {};
+}
+template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename TileDst, typename GlobalData, typename TileInd,
+          typename... Rest>
+PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    std::string t;
+    ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
+    ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
+    ::ptosim::targ(t, "exec", ::ptosim::name(Exec));
+    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    return {};
+}
+template <GatherOOB Oob, typename TileDst, typename GlobalData, typename TileInd, typename... Rest>
+PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    std::string t;
+    ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
+    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    return {};
+}
+
+template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent MSCATTER(GlobalData &table, TileSrc &src, TileInd &idx, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("MSCATTER", pc, "", table, src, idx);
+    return {};
+}
+template <Coalesce CMode, ScatterAtomicOp Atomic = ScatterAtomicOp::None, ScatterOOB Oob = ScatterOOB::Undefined,
+          typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent MSCATTER(GlobalData &table, TileSrc &src, TileInd &idx, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
+    ::ptosim::targ(t, "atomic", ::ptosim::name(Atomic));
+    ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
+    ::ptosim::record("MSCATTER", pc, t, table, src, idx);
+    return {};
+}
+template <Coalesce CMode, ScatterAtomicOp Atomic, ScatterOOB Oob, ScatterConflict Conflict, typename GlobalData,
+          typename TileSrc, typename TileInd, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent MSCATTER(GlobalData &table, TileSrc &src, TileInd &idx, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
+    ::ptosim::targ(t, "atomic", ::ptosim::name(Atomic));
+    ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
+    ::ptosim::targ(t, "conflict", ::ptosim::name(Conflict));
+    ::ptosim::record("MSCATTER", pc, t, table, src, idx);
+    return {};
+}
+
+// ---- TSCATTER -------------------------------------------------------------------------------
+template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSCATTER(TileDataD &dst, TileDataS &src, TileDataI &indexes, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TSCATTER", pc, "", dst, src, indexes);
+    return {};
+}
+template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
+          typename DstTileData, typename SrcTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSCATTER(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "mask", ::ptosim::name(maskPattern));
+    ::ptosim::targ(t, "axis", (int)ScatterType == 0 ? "SCATTER_ROW" : "SCATTER_COL");
+    ::ptosim::record("TSCATTER", pc, t, dst, src);
+    return {};
+}
+
+// ---- TROWEXPAND family ----------------------------------------------------------------------
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TROWEXPAND(TileDataDst &dst, TileDataSrc &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TROWEXPAND", pc, "", dst, src);
+    return {};
+}
+
+#define PTOSIM_ROWEXPAND_BINARY(NAME)                                                                           \
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... Rest>             \
+    PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest) \
+    {                                                                                                           \
+        long long pc = PTOSIM_PC;                                                                               \
+        ::ptosim::wait_events(pc, rest...);                                                                         \
+        ::ptosim::record(#NAME, pc, "", dst, src0, src1, rest...);                                              \
+        return {};                                                                                              \
+    }
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDMAX)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDMIN)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDADD)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDSUB)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDMUL)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDDIV)
+PTOSIM_ROWEXPAND_BINARY(TROWEXPANDEXPDIF)
+#undef PTOSIM_ROWEXPAND_BINARY
+
+// ---- every other instruction: generic recorder ----------------------------------------------
+namespace detail {
+// explicit template value arguments, described like operands (enums by type and name)
+template <auto V>
+std::string value_targ()
+{
+    std::string t = "\"value\":";
+    ::ptosim::describe(t, V);
+    return t;
+}
+template <auto V1, auto V2>
+std::string value_targ2()
+{
+    std::string t = "\"value\":";
+    ::ptosim::describe(t, V1);
+    t += ",\"value2\":";
+    ::ptosim::describe(t, V2);
+    return t;
+}
+} // namespace detail
+
+#define PTOSIM_GENERIC(NAME)                                                                            \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
+    {                                                                                                   \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);                                                             \
+        ::ptosim::record(#NAME, pc, "", args...);                                                       \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);                                                             \
+        ::ptosim::record(#NAME, pc, "", args...);                                                       \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <auto V, typename... A>                                                                    \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <auto V1, auto V2, typename... A>                                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                     \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename T1, auto V, typename... A>                                                       \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename T1, typename T2, auto V, typename... A>                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        return {};                                                                                      \
+    }
+
+PTOSIM_GENERIC(TABS) PTOSIM_GENERIC(TADD) PTOSIM_GENERIC(TADDC) PTOSIM_GENERIC(TADDS) PTOSIM_GENERIC(TADDSC)
+PTOSIM_GENERIC(TAND) PTOSIM_GENERIC(TANDS) PTOSIM_GENERIC(TBROADCAST) PTOSIM_GENERIC(TCI) PTOSIM_GENERIC(TCMP)
+PTOSIM_GENERIC(TCMPS) PTOSIM_GENERIC(TCOLEXPAND) PTOSIM_GENERIC(TCOLEXPANDADD) PTOSIM_GENERIC(TCOLEXPANDDIV)
+PTOSIM_GENERIC(TCOLEXPANDEXPDIF) PTOSIM_GENERIC(TCOLEXPANDMAX) PTOSIM_GENERIC(TCOLEXPANDMIN)
+PTOSIM_GENERIC(TCOLEXPANDMUL) PTOSIM_GENERIC(TCOLEXPANDSUB) PTOSIM_GENERIC(TCOLMAX) PTOSIM_GENERIC(TCOLMIN)
+PTOSIM_GENERIC(TCOLPROD) PTOSIM_GENERIC(TCOLSUM) PTOSIM_GENERIC(TCVT) PTOSIM_GENERIC(TDEQUANT) PTOSIM_GENERIC(TDIV)
+PTOSIM_GENERIC(TDIVS) PTOSIM_GENERIC(TEXP) PTOSIM_GENERIC(TEXTRACT) PTOSIM_GENERIC(TEXTRACT_FP)
+PTOSIM_GENERIC(TFILLPAD) PTOSIM_GENERIC(TFILLPAD_EXPAND) PTOSIM_GENERIC(TFILLPAD_INPLACE) PTOSIM_GENERIC(TFMOD)
+PTOSIM_GENERIC(TFMODS) PTOSIM_GENERIC(TFREE) PTOSIM_GENERIC(TGATHER) PTOSIM_GENERIC(TGATHERB) PTOSIM_GENERIC(TGEMV)
+PTOSIM_GENERIC(TGEMV_ACC) PTOSIM_GENERIC(TGEMV_BIAS) PTOSIM_GENERIC(TGEMV_MX) PTOSIM_GENERIC(TGET)
+PTOSIM_GENERIC(TIMG2COL) PTOSIM_GENERIC(TINSERT) PTOSIM_GENERIC(TINSERT_FP) PTOSIM_GENERIC(TLOG)
+PTOSIM_GENERIC(TLRELU) PTOSIM_GENERIC(TMATMUL) PTOSIM_GENERIC(TMATMUL_ACC) PTOSIM_GENERIC(TMATMUL_BIAS)
+PTOSIM_GENERIC(TMATMUL_MX) PTOSIM_GENERIC(TMAX) PTOSIM_GENERIC(TMAXS) PTOSIM_GENERIC(TMIN) PTOSIM_GENERIC(TMINS)
+PTOSIM_GENERIC(TMRGSORT) PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TMULS) PTOSIM_GENERIC(TNEG)
+PTOSIM_GENERIC(TNOT) PTOSIM_GENERIC(TNOTIFY) PTOSIM_GENERIC(TOR) PTOSIM_GENERIC(TORS) PTOSIM_GENERIC(TPACK)
+PTOSIM_GENERIC(TPARTADD) PTOSIM_GENERIC(TPARTMAX) PTOSIM_GENERIC(TPARTMIN) PTOSIM_GENERIC(TPARTMUL)
+PTOSIM_GENERIC(TPOP) PTOSIM_GENERIC(TPREFETCH) PTOSIM_GENERIC(TPRELU) PTOSIM_GENERIC(TPRINT) PTOSIM_GENERIC(TPUSH)
+PTOSIM_GENERIC(TPUT) PTOSIM_GENERIC(TQUANT) PTOSIM_GENERIC(TRECIP) PTOSIM_GENERIC(TREDUCE) PTOSIM_GENERIC(TRELU)
+PTOSIM_GENERIC(TREM) PTOSIM_GENERIC(TREMS) PTOSIM_GENERIC(TRESHAPE) PTOSIM_GENERIC(TROWMAX) PTOSIM_GENERIC(TROWMIN)
+PTOSIM_GENERIC(TROWPROD) PTOSIM_GENERIC(TROWSUM) PTOSIM_GENERIC(TRSQRT) PTOSIM_GENERIC(TSEL) PTOSIM_GENERIC(TSELS)
+PTOSIM_GENERIC(TSETFMATRIX) PTOSIM_GENERIC(TSET_IMG2COL_PADDING) PTOSIM_GENERIC(TSET_IMG2COL_RPT)
+PTOSIM_GENERIC(TSHL) PTOSIM_GENERIC(TSHLS) PTOSIM_GENERIC(TSHR) PTOSIM_GENERIC(TSHRS) PTOSIM_GENERIC(TSORT32)
+PTOSIM_GENERIC(TSQRT) PTOSIM_GENERIC(TSUB) PTOSIM_GENERIC(TSUBC) PTOSIM_GENERIC(TSUBS)
+PTOSIM_GENERIC(TSUBSC) PTOSIM_GENERIC(TTEST) PTOSIM_GENERIC(TTRANS) PTOSIM_GENERIC(TTRI) PTOSIM_GENERIC(TWAIT)
+PTOSIM_GENERIC(TXOR) PTOSIM_GENERIC(TXORS)
+PTOSIM_GENERIC(TAXPY) PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
+PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW) PTOSIM_GENERIC(TPOWS)
+PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
+#undef PTOSIM_GENERIC
+
+} // namespace pto

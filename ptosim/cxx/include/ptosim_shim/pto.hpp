@@ -1,0 +1,426 @@
+// ptosim C++ front end: the pto:: data types (Shape, Stride, GlobalTensor, Tile) and the
+// instruction entry points. Each instruction sends its operands to ptosim instead of computing.
+//
+// The template parameter lists follow the public PTO C++ API (pto-inst.hpp), so unchanged kernels
+// instantiate them; the bodies are ptosim's own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <typeinfo>
+
+#include "types.hpp"
+
+namespace pto {
+
+// ---- enums of the public API (names and values) ---------------------------------------------
+PTOSIM_ENUM(TileType, int, Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight)
+PTOSIM_ENUM(BLayout, int, RowMajor = 0, ColMajor = 1)
+PTOSIM_ENUM(SLayout, int, NoneBox = 0, RowMajor = 1, ColMajor = 2)
+PTOSIM_ENUM(PadValue, int, Null, Zero, Max, Min)
+PTOSIM_ENUM(CompactMode, int, Null, Normal)
+PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
+PTOSIM_ENUM(MaskPattern, uint8_t, P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7)
+PTOSIM_ENUM(ScatterAxis, uint8_t, SCATTER_ROW = 0, SCATTER_COL = 1)
+PTOSIM_ENUM(CmpMode, uint8_t, EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5)
+PTOSIM_ENUM(STPhase, uint8_t, Unspecified = 0x0, Partial = 0x2, Final = 0x3)
+PTOSIM_ENUM(AccPhase, uint8_t, Unspecified = 0x0, Unknown = 0x0, Partial = 0x2, Final = 0x3)
+PTOSIM_ENUM(RoundMode, uint8_t, CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD)
+PTOSIM_ENUM(TCopyMode, uint8_t, SHALLOW_COPY = 0, DEEP_COPY = 1)
+PTOSIM_ENUM(AccToVecMode, uint8_t, SingleModeVec0, SingleModeVec1, DualModeSplitM, DualModeSplitN)
+PTOSIM_ENUM(ReluPreMode, uint8_t, NoRelu = 0, NormalRelu = 1)
+PTOSIM_ENUM(AtomicType, uint8_t, AtomicNone = 0, AtomicAdd = 1)
+PTOSIM_ENUM(SaturationMode, uint8_t, ON = 0, OFF = 1)
+PTOSIM_ENUM(AccMode, int, Init, Acc, InitPartialSum, InitFinalSum, AccPartialSum, AccFinalSum)
+// MGATHER / MSCATTER policies (seed API)
+PTOSIM_ENUM(Coalesce, uint8_t, Row = 0, Elem = 1)
+PTOSIM_ENUM(GatherOOB, uint8_t, Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3)
+PTOSIM_ENUM(GatherExec, uint8_t, Scalar = 0, Simt = 1)
+PTOSIM_ENUM(ScatterAtomicOp, uint8_t, None = 0, Add = 1, Max = 2, Min = 3)
+PTOSIM_ENUM(ScatterOOB, uint8_t, Undefined = 0, Skip = 1, Clamp = 2, Wrap = 3)
+PTOSIM_ENUM(ScatterConflict, uint8_t, Last = 0, Default = 1)
+
+// precision knobs and modes of the vector instructions (ptosim maps them by type name)
+PTOSIM_ENUM(DivAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(ExpAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(LogAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(SqrtAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(RsqrtAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(RecipAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(PowAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(FmodAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(RemAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
+PTOSIM_ENUM(HistByte, uint8_t, BYTE_0, BYTE_1, BYTE_2, BYTE_3)
+PTOSIM_ENUM(QuantType, uint8_t, INT8_SYM, INT8_ASYM)
+PTOSIM_ENUM(GatherAxis, uint8_t, GATHER_ROW, GATHER_COL)
+
+PTOSIM_ENUM(Op, uint16_t, TLOAD, TSTORE_VEC, SCALAR, TRESHAPE, VECTOR, TADD, TADDS, TSUB, TMUL, TMULS, TDIV, TDIVS, TMIN, TMINS, TMAX, TAND, TOR, TSEL, TSHL, TSHR, TEXP, TSELS, TSQRT, TRSQRT, TEXPANDS, TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TCMPS, TMRGSORT, TSORT32, TCI, TGATHER, TGATHERB, TCVT, TROWSUM, TROWPROD, TROWMAX, TROWMIN, TROWEXPAND, TCOLSUM, TCOLPROD, TCOLMAX, TCOLMIN, TTRANS, TTRI, TREM, TFMOD, TREMS, TFMODS, TSUBS, TMAXS, TLRELU, TPRELU, TMOV_V2V, TMOV_V2M, TEXTRACT_V2M, TMOV_M2B, TMOV_M2L, TMOV_M2R, TMOV_M2S, TMOV_A2V, TMOV_A2M, TSTORE_ACC, TSTORE_MAT, TMATMUL, TGEMV, TMATMUL_MX, TEXTRACT_M2LR, TANDS, TORS, TSHLS, TSHRS, TXOR, TXORS, TEXTRACT_A2M, TINSERT_A2M, TIMG2COL, TSETFMATRIX, TSET_IMG2COL_RPT, TSET_IMG2COL_PADDING, TDEQUANT, OP_COUNT,)
+
+namespace GlobalTensorDim {
+constexpr int DIM_0 = 0, DIM_1 = 1, DIM_2 = 2, DIM_3 = 3, DIM_4 = 4, TOTAL_DIM = 5;
+}
+
+struct TileConfig {
+    static constexpr int alignedSize = 32;
+    static constexpr int fixedRowSize = 16;
+    static constexpr int fixedColSize = 16;
+    static constexpr int fixedMxRowSize = 16;
+    static constexpr int fixedMxColSize = 2;
+    static constexpr int fractalABSize = 512;
+    static constexpr int fractalCSize = 1024;
+    static constexpr int fractalMxSize = 32;
+};
+
+constexpr int DYNAMIC = -1;
+constexpr int BLOCK_BYTE_SIZE = 32;
+constexpr int C0_SIZE_BYTE = 32;
+constexpr int FRACTAL_NZ_ROW = 16;
+constexpr int REPEAT_BYTE = 256;
+constexpr int REPEAT_MAX = 255;
+constexpr int BLOCK_LEN = 16;
+constexpr int CUBE_BLOCK_SIZE = 512;
+constexpr uint32_t TMP_UB_SIZE = 8 * 1024;
+constexpr uint32_t TMP_UB_OFFSET = 184 * 1024;
+
+
+// ---- Shape / Stride -------------------------------------------------------------------------
+namespace detail {
+template <size_t N>
+inline void fill_dynamic(int64_t (&dst)[5], const int64_t (&stat)[5], const int64_t (&vals)[N], int64_t dflt)
+{
+    size_t k = 0;
+    for (int i = 0; i < 5; ++i) {
+        if (stat[i] != DYNAMIC) {
+            dst[i] = stat[i];
+        } else if (N == 5) {
+            dst[i] = vals[i];
+        } else {
+            dst[i] = (k < N) ? vals[k++] : dflt;
+        }
+    }
+}
+} // namespace detail
+
+template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
+struct Shape {
+    static constexpr int64_t staticShape[5] = {N1, N2, N3, N4, N5};
+    int64_t shape[5];
+    Shape() { const int64_t v[1] = {1}; detail::fill_dynamic<1>(shape, staticShape, v, 1); }
+    Shape(int64_t a) { const int64_t v[1] = {a}; detail::fill_dynamic<1>(shape, staticShape, v, 1); }
+    Shape(int64_t a, int64_t b) { const int64_t v[2] = {a, b}; detail::fill_dynamic<2>(shape, staticShape, v, 1); }
+    Shape(int64_t a, int64_t b, int64_t c) { const int64_t v[3] = {a, b, c}; detail::fill_dynamic<3>(shape, staticShape, v, 1); }
+    Shape(int64_t a, int64_t b, int64_t c, int64_t d) { const int64_t v[4] = {a, b, c, d}; detail::fill_dynamic<4>(shape, staticShape, v, 1); }
+    Shape(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) { const int64_t v[5] = {a, b, c, d, e}; detail::fill_dynamic<5>(shape, staticShape, v, 1); }
+};
+
+template <int64_t S1 = DYNAMIC, int64_t S2 = DYNAMIC, int64_t S3 = DYNAMIC, int64_t S4 = DYNAMIC, int64_t S5 = DYNAMIC>
+struct Stride {
+    static constexpr int64_t staticStride[5] = {S1, S2, S3, S4, S5};
+    int64_t stride[5];
+    Stride() { const int64_t v[1] = {1}; detail::fill_dynamic<1>(stride, staticStride, v, 1); }
+    Stride(int64_t a) { const int64_t v[1] = {a}; detail::fill_dynamic<1>(stride, staticStride, v, 1); }
+    Stride(int64_t a, int64_t b) { const int64_t v[2] = {a, b}; detail::fill_dynamic<2>(stride, staticStride, v, 1); }
+    Stride(int64_t a, int64_t b, int64_t c) { const int64_t v[3] = {a, b, c}; detail::fill_dynamic<3>(stride, staticStride, v, 1); }
+    Stride(int64_t a, int64_t b, int64_t c, int64_t d) { const int64_t v[4] = {a, b, c, d}; detail::fill_dynamic<4>(stride, staticStride, v, 1); }
+    Stride(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) { const int64_t v[5] = {a, b, c, d, e}; detail::fill_dynamic<5>(stride, staticStride, v, 1); }
+};
+
+// ---- GlobalTensor ---------------------------------------------------------------------------
+template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
+struct GlobalTensor {
+    using Shape = Shape_;
+    using Stride = Stride_;
+    using RawDType = Element_;
+    using DType = Element_;
+    static constexpr Layout layout = Layout_;
+    static constexpr int64_t staticShape[5] = {Shape_::staticShape[0], Shape_::staticShape[1], Shape_::staticShape[2],
+                                               Shape_::staticShape[3], Shape_::staticShape[4]};
+    static constexpr int64_t staticStride[5] = {Stride_::staticStride[0], Stride_::staticStride[1],
+                                                Stride_::staticStride[2], Stride_::staticStride[3],
+                                                Stride_::staticStride[4]};
+
+    GlobalTensor(DType *data, const Shape &shape = Shape(), const Stride &stride = Stride())
+        : data_(data), shape_(shape), stride_(stride)
+    {}
+    GlobalTensor() : data_(nullptr) {}
+
+    int64_t GetShape(const int dim) const { return (dim >= 0 && dim < 5) ? shape_.shape[dim] : -1; }
+    int64_t GetStride(const int dim) const { return (dim >= 0 && dim < 5) ? stride_.stride[dim] : -1; }
+    template <int dim>
+    static constexpr int64_t GetShape() { static_assert(staticShape[dim] != DYNAMIC, "dynamic dim"); return staticShape[dim]; }
+    template <int dim>
+    static constexpr int64_t GetStride() { static_assert(staticStride[dim] != DYNAMIC, "dynamic dim"); return staticStride[dim]; }
+    int64_t GetShapeSize(const int dim) const { return GetShape(dim); }
+    int64_t GetStrideSize(const int dim) const { return GetStride(dim); }
+    DType *data() { return data_; }
+    const DType *data() const { return data_; }
+    void SetAddr(DType *addr) { data_ = addr; }
+    __attribute__((noinline)) void SetValue(const size_t i, const DType v)
+    {
+        ::ptosim::scalar_access("GlobalTensor.SetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i, &v);
+    }
+    __attribute__((noinline)) DType GetValue(const size_t i)
+    {
+        return ::ptosim::scalar_read<DType>("GlobalTensor.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
+    }
+
+    DType *data_;
+    Shape shape_;
+    Stride stride_;
+};
+
+// ---- Tile -----------------------------------------------------------------------------------
+namespace detail {
+struct TileIdentity {
+    uint64_t ptosim_id;
+    bool ptosim_assigned = false;
+    TileIdentity() : ptosim_id(ptosim::st().next_tile_id++) {}
+    TileIdentity(const TileIdentity &o) : ptosim_id(ptosim::st().next_tile_id++), ptosim_assigned(o.ptosim_assigned) {}
+    TileIdentity &operator=(const TileIdentity &o)
+    {
+        ptosim_assigned = o.ptosim_assigned;  // keeps its own identity, takes the other's placement
+        return *this;
+    }
+};
+} // namespace detail
+
+template <TileType Loc_, typename Element_, const int Rows_, const int Cols_, const BLayout BFractal_ = BLayout::RowMajor,
+          const int RowValid_ = Rows_, const int ColValid_ = Cols_, const SLayout SFractal_ = SLayout::NoneBox,
+          const int SFractalSize_ = TileConfig::fractalABSize, const PadValue PadVal_ = PadValue::Null,
+          const CompactMode Compact_ = CompactMode::Null>
+struct Tile : detail::TileIdentity {
+    using DType = Element_;
+    static constexpr TileType Loc = Loc_;
+    static constexpr int Rows = Rows_;
+    static constexpr int Cols = Cols_;
+    static constexpr int RowStride = BFractal_ == BLayout::RowMajor ? Cols : 1;
+    static constexpr int ColStride = BFractal_ == BLayout::RowMajor ? 1 : Rows;
+    static constexpr int ValidRow = RowValid_;
+    static constexpr int ValidCol = ColValid_;
+    static constexpr BLayout BFractal = BFractal_;
+    static constexpr SLayout SFractal = SFractal_;
+    static constexpr int Numel = Rows * Cols;
+    static constexpr bool isRowMajor = BFractal_ == BLayout::RowMajor;
+    static constexpr int SFractalSize = SFractalSize_;
+    static constexpr PadValue PadVal = PadVal_;
+    static constexpr CompactMode Compact = Compact_;
+    static constexpr bool isBoxedLayout = SFractal_ != SLayout::NoneBox;
+    static constexpr bool isInnerRowMajor = SFractal_ == SLayout::RowMajor;
+    static constexpr bool isInnerColMajor = SFractal_ == SLayout::ColMajor;
+    static constexpr int InnerRows = !isBoxedLayout ? 1 : (isInnerRowMajor ? 16 : int(32 / sizeof(DType)));
+    static constexpr int InnerCols = !isBoxedLayout ? 1 : (isInnerRowMajor ? int(32 / sizeof(DType)) : 16);
+    static constexpr int InnerNumel = InnerRows * InnerCols;
+    static_assert(Rows > 0 && ValidRow <= Rows && Cols > 0 && ValidCol <= Cols, "Invalid Tile Layout.");
+
+    using TileDType = DType *;
+
+    Tile() {}
+    template <int RM = ValidRow, int CM = ValidCol>
+    Tile(std::enable_if_t<RM == DYNAMIC && CM == DYNAMIC, size_t> vr, std::enable_if_t<RM == DYNAMIC && CM == DYNAMIC, size_t> vc)
+    {
+        RowMaskInternal = (int)vr;
+        ColMaskInternal = (int)vc;
+    }
+    template <int RM = ValidRow, int CM = ValidCol>
+    Tile(std::enable_if_t<(RM == DYNAMIC) && (CM > 0), size_t> vr)
+    {
+        RowMaskInternal = (int)vr;
+    }
+    template <int RM = ValidRow, int CM = ValidCol>
+    Tile(std::enable_if_t<(RM > 0) && (CM == DYNAMIC), size_t> vc)
+    {
+        ColMaskInternal = (int)vc;
+    }
+
+    TileDType &data() { return data_; }
+    const TileDType &data() const { return data_; }
+
+    template <int RM = ValidRow>
+    static constexpr std::enable_if_t<(RM > 0), int> GetValidRow() { return RM; }
+    template <int RM = ValidRow>
+    std::enable_if_t<RM == DYNAMIC, int> GetValidRow() const { return RowMaskInternal; }
+    template <int CM = ValidCol>
+    static constexpr std::enable_if_t<(CM > 0), int> GetValidCol() { return CM; }
+    template <int CM = ValidCol>
+    std::enable_if_t<CM == DYNAMIC, int> GetValidCol() const { return ColMaskInternal; }
+
+    // scalar access to tile contents: served by ptosim's simulation session (Python tile.GetValue)
+    __attribute__((noinline)) void SetValue(const uint32_t i, const DType v)
+    {
+        ::ptosim::scalar_access("Tile.SetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i, &v);
+    }
+    __attribute__((noinline)) DType GetValue(const uint32_t i)
+    {
+        return ::ptosim::scalar_read<DType>("Tile.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
+    }
+    bool GetKAligned() const { return kAligned_; }
+    void SetKAligned(bool k) { kAligned_ = k; }
+    void SetMadTF32Mode(RoundMode = RoundMode::CAST_ROUND) {}
+    void ResetMadMode() {}
+
+    int RowMaskInternal = ValidRow > 0 ? ValidRow : Rows;
+    int ColMaskInternal = ValidCol > 0 ? ValidCol : Cols;
+    // until TASSIGN: a private slot in the on-chip range (served after simulation, see runtime.cpp)
+    TileDType data_ = reinterpret_cast<TileDType>(::ptosim::onchip_base() + ::ptosim::UNPLACED_BASE +
+                                                  (ptosim_id % 128) * ::ptosim::UNPLACED_SLOT);
+    bool kAligned_ = false;
+};
+
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileLeft = Tile<TileType::Left, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, TileConfig::fractalABSize>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileRight = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, CV, SLayout::ColMajor, TileConfig::fractalABSize>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileAcc = Tile<TileType::Acc, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, TileConfig::fractalCSize>;
+
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileLeftCompact = Tile<TileType::Left, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor,
+                             TileConfig::fractalABSize, PadValue::Null, CompactMode::Normal>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileRightCompact = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, CV, SLayout::ColMajor,
+                              TileConfig::fractalABSize, PadValue::Null, CompactMode::Normal>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileAccCompact = Tile<TileType::Acc, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor,
+                            TileConfig::fractalCSize, PadValue::Null, CompactMode::Normal>;
+
+// 2-D shapes / strides of a GlobalTensor for ND, DN and NZ data (the other layouts: not modelled)
+template <typename T, int64_t rows = DYNAMIC, int64_t cols = DYNAMIC, Layout L = Layout::ND>
+struct TileShape2D;
+template <typename T, int64_t rows, int64_t cols>
+struct TileShape2D<T, rows, cols, Layout::ND> : Shape<1, 1, 1, rows, cols> {
+    using Shape<1, 1, 1, rows, cols>::Shape;
+    TileShape2D() = default;
+    TileShape2D(int64_t r, int64_t c) : Shape<1, 1, 1, rows, cols>(1, 1, 1, r, c) {}
+};
+template <typename T, int64_t rows, int64_t cols>
+struct TileShape2D<T, rows, cols, Layout::DN> : TileShape2D<T, rows, cols, Layout::ND> {
+    using TileShape2D<T, rows, cols, Layout::ND>::TileShape2D;
+};
+template <typename T, int64_t rows, int64_t cols>
+struct TileShape2D<T, rows, cols, Layout::NZ>
+    : Shape<1, (cols == DYNAMIC ? DYNAMIC : cols / int64_t(32 / sizeof(T))), (rows == DYNAMIC ? DYNAMIC : rows / 16), 16,
+            int64_t(32 / sizeof(T))> {
+    using Base = Shape<1, (cols == DYNAMIC ? DYNAMIC : cols / int64_t(32 / sizeof(T))), (rows == DYNAMIC ? DYNAMIC : rows / 16),
+                       16, int64_t(32 / sizeof(T))>;
+    TileShape2D() = default;
+    TileShape2D(int64_t r, int64_t c) : Base(1, c / int64_t(32 / sizeof(T)), r / 16, 16, int64_t(32 / sizeof(T))) {}
+};
+template <typename T, int64_t rows = DYNAMIC, int64_t cols = DYNAMIC, Layout L = Layout::ND>
+struct BaseShape2D;
+template <typename T, int64_t rows, int64_t cols>
+struct BaseShape2D<T, rows, cols, Layout::ND>
+    : Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+             (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, cols, 1> {
+    using Base = Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+                        (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+                        (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, cols, 1>;
+    BaseShape2D() = default;
+    BaseShape2D(int64_t r, int64_t c) : Base(r * c, r * c, r * c, c, 1) {}
+};
+template <typename T, int64_t rows, int64_t cols>
+struct BaseShape2D<T, rows, cols, Layout::DN>
+    : Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+             (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, 1, rows> {
+    using Base = Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+                        (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+                        (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, 1, rows>;
+    BaseShape2D() = default;
+    BaseShape2D(int64_t r, int64_t c) : Base(r * c, r * c, r * c, 1, r) {}
+};
+
+struct MrgSortExecutedNumList {
+    uint16_t mrgSortList0 = 0, mrgSortList1 = 0, mrgSortList2 = 0, mrgSortList3 = 0;
+};
+
+// ---- traits ---------------------------------------------------------------------------------
+template <typename T> struct is_tile : std::false_type {};
+template <TileType L, typename E, int R, int C, BLayout B, int RV, int CV, SLayout S, int F, PadValue P, CompactMode M>
+struct is_tile<Tile<L, E, R, C, B, RV, CV, S, F, P, M>> : std::true_type {};
+template <typename T> struct is_global : std::false_type {};
+template <typename E, typename Sh, typename St, Layout L>
+struct is_global<GlobalTensor<E, Sh, St, L>> : std::true_type {};
+template <typename T> constexpr bool is_tile_data_v = is_tile<std::remove_cv_t<T>>::value;
+template <typename T> constexpr bool is_global_data_v = is_global<std::remove_cv_t<T>>::value;
+template <typename T> constexpr bool is_conv_tile_v = false;
+
+// ---- events ---------------------------------------------------------------------------------
+struct RecordEvent {};
+
+namespace detail {
+constexpr pipe_t op_pipe(Op op)
+{
+    switch (op) {
+        case Op::TLOAD: return PIPE_MTE2;
+        case Op::TSTORE_VEC: case Op::TSTORE_MAT: return PIPE_MTE3;
+        case Op::SCALAR: return PIPE_S;
+        case Op::TMOV_M2B: case Op::TMOV_M2L: case Op::TMOV_M2R: case Op::TMOV_M2S: case Op::TEXTRACT_M2LR:
+            return PIPE_MTE1;
+        case Op::TMATMUL: case Op::TGEMV: case Op::TMATMUL_MX: return PIPE_M;
+        case Op::TMOV_A2V: case Op::TMOV_A2M: case Op::TSTORE_ACC: case Op::TEXTRACT_A2M: case Op::TINSERT_A2M:
+            return PIPE_FIX;
+        default: return PIPE_V;
+    }
+}
+} // namespace detail
+
+// Event<SrcOp, DstOp>: `ev = INSTR(...)` posts set_flag(src pipe, dst pipe, id); passing `ev` to
+// a later instruction waits on it first.
+template <Op SrcOp, Op DstOp>
+struct Event {
+    static constexpr pipe_t src = detail::op_pipe(SrcOp);
+    static constexpr pipe_t dst = detail::op_pipe(DstOp);
+    int id = 0;
+    bool posted = false;
+    Event() = default;
+    __attribute__((noinline)) Event(const RecordEvent &) { post(::ptosim::call_site(__builtin_return_address(0))); }
+    // one id sequence per block run (reset by ptosim_set_block): identical runs, identical ids
+    static int &counter() { return ::ptosim::st().event_counter; }
+    __attribute__((noinline)) Event &operator=(const RecordEvent &)
+    {
+        post(::ptosim::call_site(__builtin_return_address(0)));
+        return *this;
+    }
+    void post(long long pc)
+    {
+        id = counter();
+        counter() = (counter() + 1) % 8;
+        posted = true;
+        ptosim::flag_record("set_flag", pc, src, dst, id);
+    }
+    void Wait(long long pc = -1)
+    {
+        if (posted) ptosim::flag_record("wait_flag", pc, src, dst, id);
+        posted = false;
+    }
+};
+template <typename T> struct is_event : std::false_type {};
+template <Op A, Op B> struct is_event<Event<A, B>> : std::true_type {};
+
+template <typename... E>
+__attribute__((noinline)) void WaitAllEvents(E &...events)
+{
+    long long pc = ::ptosim::call_site(__builtin_return_address(0));
+    (events.Wait(pc), ...);
+}
+template <typename... E>
+__attribute__((noinline)) void TSYNC(E &...events)
+{
+    long long pc = ::ptosim::call_site(__builtin_return_address(0));
+    (events.Wait(pc), ...);
+}
+template <Op OpCode>
+inline void TSYNC() {}
+
+template <pipe_t SrcPipe, pipe_t DstPipe>
+__attribute__((noinline)) void PtoSetWaitFlag()
+{
+    long long pc = ptosim::call_site(__builtin_return_address(0));
+    ptosim::flag_record("set_flag", pc, SrcPipe, DstPipe, 0);
+    ptosim::flag_record("wait_flag", pc, SrcPipe, DstPipe, 0);
+}
+
+} // namespace pto
+
+#include "describe.hpp"
+#include "instr.hpp"

@@ -1,0 +1,191 @@
+// ptosim C++ front end: the live recorder core.
+//
+// A kernel compiled against these headers runs inside ptosim's recording of one block: every PTO
+// call (instruction, flag, TASSIGN, scalar read ...) is described as one compact JSON object and
+// handed at once to the Python side through one callback, which issues the matching ptosim API
+// call into the current recorder. A non-zero return means the Python side stored an error: the
+// shim throws ptosim::Abort, which unwinds the kernel to the extern "C" entry wrapper
+// (entry.hpp), and Python re-raises the stored error.
+//
+// Own code, written for ptosim; no vendor code.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+namespace ptosim {
+
+// json: one request; out: 8 bytes for a returned value (GetValue). Returns 0 on success.
+using Callback = int (*)(const char *json, void *out);
+
+struct Abort {};  // thrown when the Python side reported an error; caught by the entry wrapper
+
+struct State {
+    Callback callback = nullptr;
+    int block = 0;
+    int blocks = 1;
+    uint64_t next_tile_id = 1;
+    int event_counter = 0;  // ids of Event<> objects (pto.hpp)
+};
+
+inline State &st()
+{
+    static State s;
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// On-chip memory (UB / L1) is a reserved, inaccessible address range: Tile::data() returns
+// base + address, so kernels can do address arithmetic on it (TASSIGN(t, (uint64_t)u.data() + n))
+// while any direct element access faults and is reported with its line (entry.hpp) instead of
+// reading data that the recording does not have.
+constexpr size_t ONCHIP_SPAN = size_t(64) << 20;
+inline uintptr_t reserve(size_t span)
+{
+    void *p = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? uintptr_t(0) : (uintptr_t)p;
+}
+inline uintptr_t onchip_base()
+{
+    static uintptr_t base = reserve(ONCHIP_SPAN);
+    return base;
+}
+// Tiles without TASSIGN (placed by the simulator) point into this part of the range.
+constexpr size_t UNPLACED_BASE = size_t(32) << 20;
+constexpr size_t UNPLACED_SLOT = size_t(256) << 10;
+// An address given to TASSIGN: either an on-chip offset or a pointer obtained from data().
+inline uint64_t onchip_offset(uintptr_t v)
+{
+    uintptr_t b = onchip_base();
+    return (b && v >= b && v < b + ONCHIP_SPAN) ? uint64_t(v - b) : uint64_t(v);
+}
+
+// GM as the kernel sees it: a reserved, inaccessible window; the device buffer at simulated GM
+// address A is passed to the kernel as gm_base() + (A - GM_BASE_ADDRESS) (ptosim/memory.py), so
+// pointer arithmetic works, GlobalTensor pointers map back to buffers, and a raw dereference
+// faults instead of reading stale host memory.
+constexpr size_t GM_SPAN = size_t(16) << 30;
+inline uintptr_t gm_base()
+{
+    static uintptr_t base = reserve(GM_SPAN);
+    return base;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tiny JSON writer
+inline void jstr(std::string &o, const char *s)
+{
+    o += '"';
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\') {
+            o += '\\';
+            o += *s;
+        } else if ((unsigned char)*s < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", (unsigned char)*s);
+            o += b;
+        } else {
+            o += *s;
+        }
+    }
+    o += '"';
+}
+inline void jstr(std::string &o, const std::string &s) { jstr(o, s.c_str()); }
+inline void jint(std::string &o, long long v) { o += std::to_string(v); }
+inline void juint(std::string &o, unsigned long long v) { o += std::to_string(v); }
+inline void jnum(std::string &o, double v)
+{
+    if (std::isnan(v)) { o += "\"nan\""; return; }
+    if (std::isinf(v)) { o += v > 0 ? "\"inf\"" : "\"-inf\""; return; }
+    char b[40];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    o += b;
+}
+inline void jkey(std::string &o, const char *k)
+{
+    if (!o.empty() && o.back() != '{' && o.back() != '[') o += ',';
+    jstr(o, k);
+    o += ':';
+}
+
+// ---------------------------------------------------------------------------------------------
+// call sites: the return address of a shim entry point, relative to the shared object (the
+// Python side maps it to file:line with DWARF); -1 when unknown
+inline long long call_site(void *ra)
+{
+    Dl_info info;
+    if (ra && dladdr(ra, &info) && info.dli_fbase) {
+        return (long long)((uintptr_t)ra - (uintptr_t)info.dli_fbase) - 1;
+    }
+    return -1;
+}
+
+// Send one request: {"op": op, "pc": pc, <body>}. Throws Abort when Python reports an error.
+inline void send(const char *op, long long pc, const std::string &body, void *out = nullptr)
+{
+    std::string o = "{\"op\":";
+    jstr(o, op);
+    o += ",\"pc\":";
+    o += std::to_string(pc);
+    if (!body.empty()) {
+        o += ',';
+        o += body;
+    }
+    o += '}';
+    uint64_t scratch = 0;
+    State &s = st();
+    if (s.callback == nullptr) {
+        std::fprintf(stderr, "[ptosim] %s called outside a ptosim run\n", op);
+        throw Abort{};
+    }
+    if (s.callback(o.c_str(), out ? out : &scratch) != 0) throw Abort{};
+}
+
+// Parse "A, B = 3, C" (an enum's stringified enumerator list) and return the name of value v.
+inline std::string enum_name(long long v, const char *list)
+{
+    long long next = 0;
+    const char *p = list;
+    while (*p) {
+        while (*p == ' ' || *p == ',' || *p == '\n') ++p;
+        const char *b = p;
+        while (*p && *p != ',' && *p != '=' && *p != ' ') ++p;
+        std::string name(b, p);
+        while (*p == ' ') ++p;
+        long long value = next;
+        if (*p == '=') {
+            ++p;
+            value = std::strtoll(p, nullptr, 0);
+            while (*p && *p != ',') ++p;
+        }
+        if (!name.empty() && value == v) return name;
+        next = value + 1;
+    }
+    return std::to_string(v);
+}
+
+// scalar element access (describe.hpp), declared here for the Tile / GlobalTensor members
+template <typename Obj>
+void scalar_access(const char *op, long long pc, const Obj &obj, size_t index, const void *value, void *out = nullptr);
+template <typename D, typename Obj>
+D scalar_read(const char *op, long long pc, const Obj &obj, size_t index);
+
+} // namespace ptosim
+
+// An enum of the public API with its enumerator names available to the recorder.
+#define PTOSIM_ENUM(NAME, BASE, ...)                                                            \
+    enum class NAME : BASE { __VA_ARGS__ };                                                     \
+    inline const char *ptosim_enum_type(NAME) { return #NAME; }                                 \
+    inline std::string ptosim_enum_name(NAME v) { return ::ptosim::enum_name((long long)v, #__VA_ARGS__); }
+
+// The device compiler's built-in block variables (also used by AscendC-style kernels).
+inline int64_t block_idx = 0;
+inline int64_t block_num = 1;

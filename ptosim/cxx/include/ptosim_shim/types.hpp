@@ -1,0 +1,231 @@
+// ptosim C++ front end: the device-compiler dialect (qualifiers, scalar types, pipes, events,
+// intrinsics) mapped onto standard C++ so that g++ / clang compile kernel files unchanged.
+// Own code, written for ptosim; no vendor code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <functional>
+#include <string>
+
+#include "record.hpp"
+
+// ---- address-space and function qualifiers of the CCE dialect: no meaning on the host -------
+#ifndef __global__
+#define __global__
+#endif
+#define AICORE
+#define __aicore__
+#define __gm__
+#define __out__
+#define __in__
+#define __ubuf__
+#define __cbuf__
+#define __ca__
+#define __cb__
+#define __cc__
+#define __fbuf__
+#define __tf__
+#define __sync_noalias__
+#define __sync_alias__
+#define PTO_INLINE inline
+#define PTO_INST inline
+#define PTO_INTERNAL inline
+#define OP_NAME(Name)
+#define OP_TYPE(TypeName)
+#define __cce_get_tile_ptr(x) (x)
+#define GM_ADDR uint8_t *
+
+// The device compiler defines these; kernels test them with #if. The front end sets them per
+// target with -D (see ptosim/cxx/build.py); these are fallbacks.
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
+
+// ---- scalar element types -------------------------------------------------------------------
+typedef _Float16 half;
+
+// bfloat16: storage + conversions (round to nearest even)
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    bfloat16_t(float f)
+    {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        if ((u & 0x7fffffffu) > 0x7f800000u) {
+            bits = (uint16_t)((u >> 16) | 0x40);
+        } else {
+            u += 0x7fffu + ((u >> 16) & 1u);
+            bits = (uint16_t)(u >> 16);
+        }
+    }
+    bfloat16_t(double d) : bfloat16_t((float)d) {}
+    bfloat16_t(int v) : bfloat16_t((float)v) {}
+    operator float() const
+    {
+        uint32_t u = (uint32_t)bits << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+};
+typedef bfloat16_t bfloat16;
+
+#define PTOSIM_OPAQUE8(NAME)                       \
+    struct NAME {                                  \
+        uint8_t bits = 0;                          \
+        NAME() = default;                          \
+        explicit NAME(uint8_t b) : bits(b) {}      \
+    };
+PTOSIM_OPAQUE8(float8_e4m3_t)
+PTOSIM_OPAQUE8(float8_e5m2_t)
+PTOSIM_OPAQUE8(float8_e8m0_t)
+PTOSIM_OPAQUE8(hifloat8_t)
+PTOSIM_OPAQUE8(float4_e2m1x2_t)
+PTOSIM_OPAQUE8(float4_e1m2x2_t)
+#undef PTOSIM_OPAQUE8
+
+// ---- pipes and events (global names, as the device compiler provides them) ------------------
+enum pipe_t : int {
+    PIPE_S = 0,
+    PIPE_V = 1,
+    PIPE_MTE1 = 2,
+    PIPE_MTE2 = 3,
+    PIPE_MTE3 = 4,
+    PIPE_M = 5,
+    PIPE_ALL = 6,
+    PIPE_FIX = 7,
+};
+enum event_t : int {
+    EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7,
+    EVENT_ID8, EVENT_ID9, EVENT_ID10, EVENT_ID11, EVENT_ID12, EVENT_ID13, EVENT_ID14, EVENT_ID15,
+};
+
+namespace ptosim {
+inline const char *pipe_name(int p)
+{
+    static const char *names[] = {"PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M",
+                                  "PIPE_ALL", "PIPE_FIX"};
+    return (p >= 0 && p < 8) ? names[p] : "PIPE_?";
+}
+inline void flag_record(const char *op, long long pc, int src, int dst, long long id)
+{
+    std::string b;
+    jkey(b, "src"); jstr(b, pipe_name(src));
+    jkey(b, "dst"); jstr(b, pipe_name(dst));
+    jkey(b, "event"); jint(b, id);
+    send(op, pc, b);
+}
+// unsupported device features: the run stops at their call site
+inline void unsupported(const char *what, long long pc)
+{
+    std::string b;
+    jkey(b, "what"); jstr(b, what);
+    send("__unsupported__", pc, b);
+}
+
+// `kernel<<<blocks, l2, stream>>>(args)` is rewritten by the build into
+// `::ptosim::launch(kernel, blocks, l2, stream)(args)`: the call is kept as a pending closure and
+// the Python side runs it once per block inside Device.run (`ptosim test`, testmain.hpp).
+inline std::function<void()> &pending_launch()
+{
+    static std::function<void()> f;
+    return f;
+}
+inline std::string symbol_of(const void *fn)
+{
+    Dl_info info;
+    if (fn && dladdr(fn, &info) && info.dli_sname) return info.dli_sname;
+    return "";
+}
+template <class F>
+struct Launcher {
+    F fn;
+    long blocks;
+    template <class... A>
+    __attribute__((noinline)) void operator()(A... args) const
+    {
+        long long pc = call_site(__builtin_return_address(0));
+        F f = fn;
+        pending_launch() = [f, args...]() { f(args...); };
+        std::string b;
+        jkey(b, "blocks"); jint(b, blocks);
+        jkey(b, "kernel"); jstr(b, symbol_of(reinterpret_cast<const void *>(fn)));
+        send("launch", pc, b);
+    }
+};
+template <class F, class... Cfg>
+Launcher<F> launch(F fn, long blocks, Cfg &&...)
+{
+    return Launcher<F>{fn, blocks};
+}
+} // namespace ptosim
+
+template <class E>
+__attribute__((noinline)) void set_flag(pipe_t src, pipe_t dst, E id)
+{
+    ptosim::flag_record("set_flag", ptosim::call_site(__builtin_return_address(0)), src, dst, (long long)id);
+}
+template <class E>
+__attribute__((noinline)) void wait_flag(pipe_t src, pipe_t dst, E id)
+{
+    ptosim::flag_record("wait_flag", ptosim::call_site(__builtin_return_address(0)), src, dst, (long long)id);
+}
+__attribute__((noinline)) inline void pipe_barrier(pipe_t p)
+{
+    std::string b;
+    ptosim::jkey(b, "pipe");
+    ptosim::jstr(b, ptosim::pipe_name(p));
+    ptosim::send("pipe_barrier", ptosim::call_site(__builtin_return_address(0)), b);
+}
+
+// multi-core: the block being recorded (set by the Python side from ptosim's recording)
+inline int64_t get_block_idx() { return ptosim::st().block; }
+inline int64_t get_block_num() { return ptosim::st().blocks; }
+inline int64_t get_subblockid() { return 0; }
+inline int64_t get_subblockdim() { return 1; }
+inline int64_t get_coreid() { return ptosim::st().block; }
+inline uint64_t get_sys_cnt() { return 0; }
+
+// mask / control registers: no effect on the simulated instructions
+inline void set_mask_norm() {}
+inline void set_vector_mask(uint64_t, uint64_t) {}
+inline void set_atomic_none() {}
+inline void dsb(int = 0) {}
+#define DSB_DDR 0
+#define DSB_ALL 0
+
+// cross-core synchronisation through FFTS flags (ptosim/engine/ffts.py)
+__attribute__((noinline)) inline void ffts_cross_core_sync(pipe_t pipe, uint64_t config)
+{
+    std::string b;
+    ptosim::jkey(b, "pipe"); ptosim::jstr(b, ptosim::pipe_name(pipe));
+    ptosim::jkey(b, "config"); ptosim::juint(b, config);
+    ptosim::send("ffts_cross_core_sync", ptosim::call_site(__builtin_return_address(0)), b);
+}
+__attribute__((noinline)) inline void wait_flag_dev(int64_t flag_id)
+{
+    std::string b;
+    ptosim::jkey(b, "flag"); ptosim::jint(b, flag_id);
+    ptosim::send("wait_flag_dev", ptosim::call_site(__builtin_return_address(0)), b);
+}
+inline void set_ffts_base_addr(uint64_t) {}
+__attribute__((noinline)) inline void set_intra_block(pipe_t, int64_t)
+{
+    ptosim::unsupported("set_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+}
+__attribute__((noinline)) inline void wait_intra_block(pipe_t, int64_t)
+{
+    ptosim::unsupported("wait_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+}
+
+// instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect
+inline void preload(const void *, int = 0) {}
+inline int64_t get_icache_prl_st() { return 0; }
+inline void set_ctrl(uint64_t) {}
+inline uint64_t get_ctrl() { return 0; }
+inline uint64_t sbitset0(uint64_t v, uint64_t bit) { return v & ~(uint64_t(1) << bit); }
+inline uint64_t sbitset1(uint64_t v, uint64_t bit) { return v | (uint64_t(1) << bit); }

@@ -1,0 +1,104 @@
+"""Call sites: offsets inside a built C++ kernel library -> ``file:line`` via DWARF.
+
+pyelftools (the ``cxx`` extra) reads the line tables in-process; without it, binutils'
+``addr2line`` is used; without either, sites stay unknown (messages then name the instruction
+only).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+
+class SiteMap:
+    """Resolve call-site offsets of one library (results cached)."""
+
+    def __init__(self, library: Path):
+        self.library = Path(library)
+        self._rows: tuple[list[int], list[tuple[str, int]]] | None = None
+        self._cache: dict[int, tuple[str, int] | None] = {}
+
+    def lookup(self, pc: int) -> tuple[str, int] | None:
+        """(absolute file path, line) of an offset, or None."""
+        if pc is None or pc < 0:
+            return None
+        if pc not in self._cache:
+            self._cache[pc] = self._resolve(pc)
+        return self._cache[pc]
+
+    def _resolve(self, pc: int) -> tuple[str, int] | None:
+        if self._rows is None and _have_pyelftools():
+            self._rows = _line_rows(self.library)
+        if self._rows is not None:
+            addrs, where = self._rows
+            i = bisect.bisect_right(addrs, pc) - 1
+            return where[i] if i >= 0 else None
+        return _addr2line(self.library, pc)
+
+
+def _have_pyelftools() -> bool:
+    if os.environ.get("PTOSIM_CXX_NO_PYELFTOOLS"):
+        return False
+    try:
+        import elftools  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
+    """Every row of the DWARF line tables, sorted by address."""
+    from elftools.elf.elffile import ELFFile
+
+    rows: list[tuple[int, str, int]] = []
+    with open(library, "rb") as fh:
+        elf = ELFFile(fh)
+        if not elf.has_dwarf_info():
+            return [], []
+        dwarf = elf.get_dwarf_info()
+        for cu in dwarf.iter_CUs():
+            lp = dwarf.line_program_for_CU(cu)
+            if lp is None:
+                continue
+            v5 = lp.header.version >= 5
+            files = lp["file_entry"]
+            dirs = lp["include_directory"]
+            names: dict[int, str] = {}
+            for entry in lp.get_entries():
+                st = entry.state
+                if st is None or st.end_sequence:
+                    continue
+                if st.file not in names:
+                    names[st.file] = _file_name(files, dirs, st.file, v5)
+                rows.append((st.address, names[st.file], st.line))
+    rows.sort()
+    return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
+
+
+def _file_name(files, dirs, index: int, v5: bool) -> str:
+    fe = files[index if v5 else index - 1]
+    name = fe.name.decode() if isinstance(fe.name, bytes) else fe.name
+    if not name.startswith("/"):
+        di = fe.dir_index if v5 else fe.dir_index - 1
+        if 0 <= di < len(dirs):
+            d = dirs[di]
+            d = d.decode() if isinstance(d, bytes) else d
+            name = f"{d}/{name}"
+    return os.path.normpath(name)
+
+
+def _addr2line(library: Path, pc: int) -> tuple[str, int] | None:
+    exe = shutil.which("addr2line")
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "-e", str(library), hex(pc)], capture_output=True, text=True).stdout
+    line = out.strip().splitlines()[0] if out.strip() else ""
+    if not line or line.startswith("??"):
+        return None
+    path, _, lineno = line.rpartition(":")
+    lineno = lineno.split(" ")[0]
+    return (path, int(lineno)) if lineno.isdigit() and int(lineno) > 0 else None

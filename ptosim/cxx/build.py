@@ -18,6 +18,7 @@ Steps (docs/reference.md, "C++ front end"):
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -31,7 +32,7 @@ from ..errors import CxxBuildError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "4"
+SHIM_VERSION = "5"
 
 # Macros the device compiler predefines, per ptosim target family.
 TARGET_DEFINES = {
@@ -191,10 +192,14 @@ _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"', re.M)
 def user_segments(text: str, user_files: set[str]) -> list[tuple[int, int, bool]]:
     """(start, end, from a user file) spans of preprocessed text, split at line markers."""
     spans, start, user = [], 0, False
+    real: dict[str, bool] = {}  # one realpath per file, not per line marker
     for m in _MARKER.finditer(text):
         spans.append((start, m.start(), user))
         start = m.start()
-        user = os.path.realpath(m.group(2)) in user_files
+        name = m.group(2)
+        if name not in real:
+            real[name] = os.path.realpath(name) in user_files
+        user = real[name]
     spans.append((start, len(text), user))
     return [s for s in spans if s[1] > s[0]]
 
@@ -371,6 +376,14 @@ def _build_units(main, units, entries, target, compiler, defines, include_dirs) 
     user_files = {os.path.realpath(s) for s in sources}
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
+    # fast path: the inputs (user files, the shim's headers, system headers: every file the last
+    # preprocessing read) are unchanged, so the last library is still right without running the
+    # preprocessor again (it costs more than a second per load)
+    manifest = out_dir / f"{main.stem}-{_inputs_key(units, cmd, flags)}.json"
+    hit = _manifest_hit(manifest)
+    if hit is not None:
+        lib, user = hit
+        return Library(lib, main, list(entries), target, cmd, user, True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         texts, hashed, user_text = [], [], []
         for n, (source, wrapper_text, unit_entries) in enumerate(units):
@@ -391,7 +404,12 @@ def _build_units(main, units, entries, target, compiler, defines, include_dirs) 
         ).hexdigest()[:24]
         lib = out_dir / f"{main.stem}-{key}.so"
         user = "".join(user_text)
+        deps = sorted(  # the temporary wrappers are keyed by their text already
+            {f for _, _, _, text in texts for f in _LINE_MARKER.findall(text)}
+            - {str(w) for _, w, _, _ in texts}
+        )
         if lib.exists():
+            _write_manifest(manifest, lib, user, deps)
             return Library(lib, main, list(entries), target, cmd, user, True)
         files = []
         for n, (source, _, _, text) in enumerate(texts):
@@ -408,7 +426,52 @@ def _build_units(main, units, entries, target, compiler, defines, include_dirs) 
             source, wrapper, unit_entries, _ = texts[0]
             raise CxxBuildError(_explain(proc.stderr, source, wrapper, unit_entries))
         os.replace(tmp_lib, lib)  # atomic: concurrent builds of the same key are harmless
+    _write_manifest(manifest, lib, user, deps)
     return Library(lib, main, list(entries), target, cmd, user, False)
+
+
+# the files a preprocessed text came from (its line markers: `# 12 "path" flags`)
+_LINE_MARKER = re.compile(r'^# \d+ "([^"<][^"]*)"', re.M)
+
+
+def _inputs_key(units, cmd: list[str], flags: list[str]) -> str:
+    """What the manifest is keyed by: the units (paths, wrapper texts), compiler and flags."""
+    parts = [SHIM_VERSION, " ".join(cmd), " ".join(flags)]
+    parts += [f"{source}\0{text}" for source, text, _ in units]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def _stamp(path: str) -> str | None:
+    """The content hash of a file (not its mtime: two edits within one clock tick keep the
+    mtime), None when it is gone."""
+    try:
+        return hashlib.blake2b(Path(path).read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
+def _write_manifest(manifest: Path, lib: Path, user: str, deps: list[str]) -> None:
+    stamps = {d: _stamp(d) for d in deps if os.path.isabs(d) or os.path.exists(d)}
+    data = {"lib": lib.name, "user": user, "deps": stamps}
+    tmp = manifest.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, manifest)
+
+
+def _manifest_hit(manifest: Path) -> tuple[Path, str] | None:
+    """The cached library and user text when no input file changed since the manifest was
+    written, else None."""
+    try:
+        data = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return None
+    lib = manifest.parent / data.get("lib", "")
+    deps = data.get("deps")
+    if not lib.is_file() or not isinstance(deps, dict) or not deps:
+        return None
+    if any(_stamp(path) != stamp for path, stamp in deps.items()):
+        return None
+    return lib, data.get("user", "")
 
 
 _IDS: dict[str, str] = {}

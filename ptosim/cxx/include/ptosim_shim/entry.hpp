@@ -83,18 +83,28 @@ Entry<R, A...> entry_of(R (*fn)(A...))
 }
 
 // ---- faults: raw access to tile storage or GM ------------------------------------------------
+// Per thread: in a simulation session every block's kernel body runs on its own thread, and the
+// bodies take turns (one may be suspended inside a GetValue while another runs).
 struct Fault {
     sigjmp_buf env;
     volatile sig_atomic_t armed = 0;
     volatile uintptr_t addr = 0;
     void *frames[48];
     int nframes = 0;
-    struct sigaction prev_segv, prev_bus;
 };
 inline Fault &fault()
 {
-    static Fault f;
+    static thread_local Fault f;
     return f;
+}
+// The handlers that were installed before ours (process-wide, like sigaction itself).
+struct PrevHandlers {
+    struct sigaction segv, bus;
+};
+inline PrevHandlers &prev_handlers()
+{
+    static PrevHandlers p;
+    return p;
 }
 inline bool reserved_address(uintptr_t a)
 {
@@ -118,10 +128,26 @@ inline void on_fault(int sig, siginfo_t *si, void *ctx)
         f.armed = 0;
         siglongjmp(f.env, 1);
     }
-    // not ours: restore the previous handlers and let the access fault again into them
-    sigaction(SIGSEGV, &f.prev_segv, nullptr);
-    sigaction(SIGBUS, &f.prev_bus, nullptr);
+    // not ours: restore the previous handlers and let the access fault again into them (the
+    // next kernel run installs ours again)
+    sigaction(SIGSEGV, &prev_handlers().segv, nullptr);
+    sigaction(SIGBUS, &prev_handlers().bus, nullptr);
     (void)sig;
+}
+// Install on_fault unless it is installed already. It stays installed after a run: uninstalling
+// it when one block's run ends would leave another block's suspended run without it.
+inline void ensure_fault_handler()
+{
+    struct sigaction cur;
+    sigaction(SIGSEGV, nullptr, &cur);
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fault) return;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &prev_handlers().segv);
+    sigaction(SIGBUS, &sa, &prev_handlers().bus);
 }
 
 template <typename E>
@@ -132,19 +158,12 @@ int run_entry(const E &entry, const uint64_t *argv)
     gm_base();
     void *warm[2];
     backtrace(warm, 2);  // loads libgcc now, not inside the signal handler
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
+    ensure_fault_handler();
     volatile int rc = 0;
     // run_entry nests (a test case's launch runs its kernel through Python): keep the outer state
     sigjmp_buf outer;
     std::memcpy(outer, f.env, sizeof outer);
     sig_atomic_t outer_armed = f.armed;
-    struct sigaction outer_segv = f.prev_segv, outer_bus = f.prev_bus;
-    sigaction(SIGSEGV, &sa, &f.prev_segv);
-    sigaction(SIGBUS, &sa, &f.prev_bus);
     f.nframes = 0;
     if (sigsetjmp(f.env, 1) == 0) {
         f.armed = 1;
@@ -158,11 +177,7 @@ int run_entry(const E &entry, const uint64_t *argv)
     } else {
         rc = 3;
     }
-    sigaction(SIGSEGV, &f.prev_segv, nullptr);
-    sigaction(SIGBUS, &f.prev_bus, nullptr);
     std::memcpy(f.env, outer, sizeof outer);
-    f.prev_segv = outer_segv;
-    f.prev_bus = outer_bus;
     f.armed = outer_armed;
     return rc;
 }

@@ -38,7 +38,8 @@ struct State {
 
 inline State &st()
 {
-    static State s;
+    // per thread: in a simulation session each block's body runs on its own thread
+    static thread_local State s;
     return s;
 }
 
@@ -187,5 +188,5 @@ D scalar_read(const char *op, long long pc, const Obj &obj, size_t index);
     inline std::string ptosim_enum_name(NAME v) { return ::ptosim::enum_name((long long)v, #__VA_ARGS__); }
 
 // The device compiler's built-in block variables (also used by AscendC-style kernels).
-inline int64_t block_idx = 0;
-inline int64_t block_num = 1;
+inline thread_local int64_t block_idx = 0;
+inline thread_local int64_t block_num = 1;

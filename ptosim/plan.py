@@ -51,6 +51,9 @@ class Region:
 
 def merge_ranges(ranges) -> list[tuple[int, int]]:
     """Sorted, non-empty, merged ``[lo, hi)`` byte ranges (touching ranges join)."""
+    if type(ranges) is list and len(ranges) == 1:  # the common case: one range per access
+        lo, hi = ranges[0]
+        return [(lo, hi)] if hi > lo else []
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
         if out and lo <= out[-1][1]:
@@ -106,6 +109,7 @@ class Step:
 # DMA steps are not merged: the chip memory system books each DMA's bytes after its own
 # latency (ptosim/engine/chip.py), so a merged run of DMAs would be charged one latency.
 _MERGEABLE = (StepKind.SCALAR, StepKind.VECTOR)
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # (Enum class attribute lookups are slow)
 # False: merge_steps returns the plan unchanged (to compare merged and unmerged runs).
 MERGE_STEPS = True
 
@@ -114,7 +118,7 @@ def _mergeable(step) -> bool:
     return (
         type(step) is Step
         and step.kind in _MERGEABLE
-        and step.pipe is not Pipe.PIPE_ALL
+        and step.pipe is not _PIPE_ALL
         and step.flag is None
         and step.resolve is None
         and not step.sub
@@ -155,7 +159,7 @@ def merge_steps(steps: list, issue_cycles: int) -> list:
         if run:
             prev = run[-1]
             same = prev.pipe is step.pipe and prev.kind is step.kind and prev.data == step.data
-            if not same or (step.pipe is not Pipe.PIPE_S and prev.cycles < issue_cycles):
+            if not same or (step.pipe is not _PIPE_S and prev.cycles < issue_cycles):
                 flush()
         run.append(step)
     flush()

@@ -26,6 +26,9 @@ PLAN_CACHE = True
 _UNCACHED_MODULES = ("ptosim.isa.gather", "ptosim.isa.scatter", "ptosim.isa.tscatter")
 _NOT_OPERANDS = ("position", "source", "_arch", "_bursts")
 _PLAN_CACHE_SIZE = 4096  # plans per core before the cache starts over
+_SIMT = StepKind.SIMT  # (Enum class attribute lookups are slow)
+# the synchronisation instructions: their plan depends on their plain operands only
+_SYNC_TYPES = frozenset((SetFlag, WaitFlag, PipeBarrier, FftsCrossCoreSync, WaitFlagDev))
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {
@@ -76,6 +79,13 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
         UnsupportedError: the instruction has no plan on this target (never a silent
             zero-cost step).
     """
+    if type(instr) in _SYNC_TYPES and PLAN_CACHE:  # one plan per flag / pipe / config
+        key = (type(instr), *[v for k, v in vars(instr).items() if k not in _NOT_OPERANDS])
+        cache = _plan_cache(ctx)
+        steps = cache.get(key)
+        if steps is None:
+            steps = cache[key] = plan_sync(instr, ctx)
+        return list(steps)
     steps = plan_sync(instr, ctx)
     if steps is not None:
         return steps
@@ -128,7 +138,7 @@ def _plan_cache(ctx) -> dict:
 
 
 def _static(st) -> bool:
-    return type(st) is Step and st.resolve is None and st.kind is not StepKind.SIMT
+    return type(st) is Step and st.resolve is None and st.kind is not _SIMT
 
 
 def _merged(steps: list, issue_cycles: int) -> list:

@@ -33,7 +33,7 @@ from ..findings import Edit, Finding
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
-from .flags import flag_findings
+from .flags import cross_unconsumed, flag_findings
 from .intervals import IntervalMap
 
 RACE = "F203"
@@ -41,6 +41,7 @@ CROSS_CORE = "F205"
 DMA_REORDER = "F206"
 # Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
 DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # Enum class attribute lookups are slow
 
 
 @dataclass(eq=False)
@@ -95,7 +96,7 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
     table: dict[tuple, Access] = {}
     spans: dict[tuple, tuple] = {}
     for i, (step, instr) in enumerate(issued):
-        pipe = Pipe.PIPE_S if step.pipe is Pipe.PIPE_ALL else step.pipe
+        pipe = _PIPE_S if step.pipe is _PIPE_ALL else step.pipe
         key = (instr.position, pipe)
         span = spans.get(key)
         spans[key] = (vcs[i] if span is None else span[0], vcs[i])
@@ -113,23 +114,25 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
                     )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
-    accs = [a for a in table.values() if merge_ranges(a.ranges)]
-    for a in accs:
+    accs = []
+    for a in table.values():
         a.ranges = merge_ranges(a.ranges)
+        if a.ranges:
+            accs.append(a)
     return CoreView(core, issued, clocks, accs, spans, target)
 
 
 def _component(a: Access) -> int:
     """The clock component that carries ``a`` to other pipes: a scalar read is ordered by issue
     order, a scalar write only by a flag chain from PIPE_S."""
-    if a.pipe is Pipe.PIPE_S and not a.writes:
+    if a.pipe is _PIPE_S and not a.writes:
         return C.ISSUE
     return C.INDEX[a.pipe]
 
 
 def happens_before(a: Access, b: Access) -> bool:
     if a.pipe is b.pipe:
-        if a.pipe is Pipe.PIPE_S:
+        if a.pipe is _PIPE_S:
             return True  # the scalar unit is in order and synchronous
         # another step of the same queue: ordered only once a's completion is known
         return bool(a.last_vc[C.INDEX[a.pipe]] <= b.first_vc[C.done_index(a.pipe)])
@@ -242,6 +245,8 @@ def analyse(
     moved: set[tuple] = set()
     for view in views:
         findings += flag_findings(view, event_ids, flag_depth, complete)
+    if complete:
+        findings += cross_unconsumed(cores)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
         findings.append(_race_finding(group, by_core[core], books[core], moved))
     for pair in reorders.values():

@@ -7,6 +7,7 @@ the target family where the reference implementations differ (DESIGN.md section 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import ClassVar, NoReturn
 
@@ -32,6 +33,39 @@ class Arch:
     event_ids: int
 
 
+# Validation memo (Instruction.check): instructions with only plain-value operands are checked
+# once per signature. False: validate every instruction.
+VALIDATE_CACHE = True
+_PLAIN = (int, float, str, bool, type(None), enum.Enum)
+_NOT_OPERANDS = ("position", "source", "_arch")
+_VALID: dict[tuple, bool] = {}
+_VALID_SIZE = 4096
+
+
+_NAMES: dict[tuple, tuple[str, ...]] = {}
+
+
+def _operand_names(cls, reads: tuple, writes: tuple) -> tuple[str, ...]:
+    """The operand names of ``reads`` + ``writes`` without repeats, in order (memoised)."""
+    key = (cls, reads, writes)
+    names = _NAMES.get(key)
+    if names is None:
+        names = _NAMES[key] = tuple(dict.fromkeys(reads + writes))
+    return names
+
+
+def _check_key(instr: Instruction, arch: Arch) -> tuple | None:
+    """(class, arch, operands) when every operand is a plain value (pure validation), else None."""
+    items = []
+    for name, value in vars(instr).items():
+        if name in _NOT_OPERANDS:
+            continue
+        if not isinstance(value, _PLAIN):
+            return None
+        items.append((name, type(value), value))
+    return (type(instr), arch, tuple(items))
+
+
 class Instruction:
     """Base of every recorded instruction.
 
@@ -52,7 +86,7 @@ class Instruction:
     def tile_operands(self) -> dict[str, TileRef]:
         """Tile operands by name (used for placement, budgets and messages)."""
         out = {}
-        for name in dict.fromkeys(self.reads + self.writes):
+        for name in _operand_names(type(self), self.reads, self.writes):
             value = getattr(self, name, None)
             if isinstance(value, TileRef):
                 out[name] = value
@@ -80,9 +114,20 @@ class Instruction:
         """Check every constraint of the specification for ``arch``; raise ConstraintError."""
 
     def check(self, arch: Arch) -> None:
-        """Entry point used by the recorder: remembers the arch, then validates."""
+        """Entry point used by the recorder: remembers the arch, then validates.
+
+        An instruction whose operands are all plain values (pipes, event ids, flags: the
+        synchronisation instructions) is validated once per (class, arch, operands): its
+        ``validate`` can only depend on them. Tile and GM operands are always validated."""
         self._arch = arch
+        key = _check_key(self, arch) if VALIDATE_CACHE else None
+        if key is not None and key in _VALID:
+            return
         self.validate(arch)
+        if key is not None:
+            if len(_VALID) >= _VALID_SIZE:
+                _VALID.clear()
+            _VALID[key] = True
 
     def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise ConstraintError(
@@ -185,9 +230,13 @@ class ExecContext:
 
     def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
         """Raise OutOfBoundsError if any element offset leaves the operand's GM buffer."""
+        self._gm_bounds(ref, offsets, operand)
+
+    def _gm_bounds(self, ref: GmRef, offsets, operand: str) -> tuple[int, int] | None:
+        """``gm_check``; returns the (lowest, highest) element offset, None when empty."""
         offsets = np.asarray(offsets)
         if offsets.size == 0:
-            return
+            return None
         limit = ref.buffer.nbytes // ref.dtype.size_bytes
         lo, hi = int(offsets.min()), int(offsets.max())
         if lo < 0 or hi >= limit:
@@ -196,6 +245,7 @@ class ExecContext:
                 f"{self.instr.label if self.instr else ''}: operand '{operand}' would access "
                 f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
             )
+        return lo, hi
 
     def finding(self, code: str, kind: str, message: str, *extra_positions: int) -> None:
         positions = ((self.instr.position,) if self.instr else ()) + extra_positions

@@ -38,7 +38,7 @@ class Arch:
 VALIDATE_CACHE = True
 _PLAIN = (int, float, str, bool, type(None), enum.Enum)
 _NOT_OPERANDS = ("position", "source", "_arch")
-_VALID: dict[tuple, bool] = {}
+_VALID: dict[tuple, Arch] = {}  # key -> the arch it was validated for
 _VALID_SIZE = 4096
 
 
@@ -55,7 +55,9 @@ def _operand_names(cls, reads: tuple, writes: tuple) -> tuple[str, ...]:
 
 
 def _check_key(instr: Instruction, arch: Arch) -> tuple | None:
-    """(class, arch, operands) when every operand is a plain value (pure validation), else None."""
+    """(class, arch id, operands) when every operand is a plain value (pure validation), else
+    None. The arch is keyed by identity (``_VALID`` holds it): hashing its fields per
+    instruction cost more than the validation saved."""
     items = []
     for name, value in vars(instr).items():
         if name in _NOT_OPERANDS:
@@ -63,7 +65,7 @@ def _check_key(instr: Instruction, arch: Arch) -> tuple | None:
         if not isinstance(value, _PLAIN):
             return None
         items.append((name, type(value), value))
-    return (type(instr), arch, tuple(items))
+    return (type(instr), id(arch), tuple(items))
 
 
 class Instruction:
@@ -116,18 +118,26 @@ class Instruction:
     def check(self, arch: Arch) -> None:
         """Entry point used by the recorder: remembers the arch, then validates.
 
-        An instruction whose operands are all plain values (pipes, event ids, flags: the
-        synchronisation instructions) is validated once per (class, arch, operands): its
-        ``validate`` can only depend on them. Tile and GM operands are always validated."""
+        An instruction is validated once per ``validation_key`` (by default: instructions whose
+        operands are all plain values, e.g. pipes and event ids); a failing validation raises
+        every time (only successes are remembered)."""
         self._arch = arch
-        key = _check_key(self, arch) if VALIDATE_CACHE else None
-        if key is not None and key in _VALID:
+        key = self.validation_key(arch) if VALIDATE_CACHE else None
+        if key is not None and _VALID.get(key) is arch:
             return
         self.validate(arch)
         if key is not None:
             if len(_VALID) >= _VALID_SIZE:
                 _VALID.clear()
-            _VALID[key] = True
+            _VALID[key] = arch
+
+    def validation_key(self, arch: Arch) -> tuple | None:
+        """The signature ``validate`` is a pure function of (``check`` validates once per
+        signature), or None to always validate. Default: the class, the arch and the operands
+        when they are all plain values. A subclass whose validation reads only part of its
+        operands (not a GM offset, say) may return that part, with its class and ``id(arch)``
+        first."""
+        return _check_key(self, arch)
 
     def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise ConstraintError(

@@ -12,7 +12,7 @@ GlobalTensor, cpu pairs any layouts, and a2a3 TMOV copies between any layouts (D
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -149,6 +149,24 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
+# dma_bursts memo: a burst pattern depends on the GM offset only through gm_start, which
+# grows with it (the same transfer shape at each loop iteration is computed once)
+_BURSTS: dict[tuple, Bursts] = {}
+
+
+def _memo_bursts(target: str, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
+    key = (target, load, tile.geom, tile.valid, tile.pad, gm.geom)
+    base = _BURSTS.get(key)
+    if base is None:
+        if len(_BURSTS) >= 1024:
+            _BURSTS.clear()
+        base = dma_bursts(target, tile, replace(gm, offset=0), load=load)
+        base.gm_start.flags.writeable = False
+        base.tile_start.flags.writeable = False  # shared by every transfer of this shape
+        _BURSTS[key] = base
+    return Bursts(base.gm_start + gm.offset, base.tile_start, base.length, base.pad)
+
+
 def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     g = tile.geom
     if layout is Layout.ND:
@@ -199,11 +217,13 @@ class _Transfer(Instruction):
         plan and the execution all need it, and tile and GlobalTensor refs are frozen."""
         cached = self._bursts
         if cached is None or cached[0] != target:
-            cached = self._bursts = (
-                target,
-                dma_bursts(target, self.tile, self.gm, load=self.is_load),
-            )
+            cached = self._bursts = (target, _memo_bursts(target, self.tile, self.gm, self.is_load))
         return cached[1]
+
+    def validation_key(self, arch: Arch) -> tuple | None:
+        # validate reads the tile, the GM dtype and geometry, never the GM offset or buffer
+        # (the GlobalTensor checked its own bounds): a loop's transfers validate once
+        return (type(self), id(arch), self.tile, self.gm.dtype, self.gm.geom)
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm

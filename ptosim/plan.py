@@ -174,12 +174,25 @@ def _merged(parts: tuple[Step, ...]) -> Step:
         sum(p.cycles for p in parts),
         f"{first.label} .. {parts[-1].label} ({len(parts)} steps)",
         bytes=sum(p.bytes for p in parts),
-        reads=tuple(r for p in parts for r in p.reads),
-        writes=tuple(r for p in parts for r in p.writes),
+        reads=_union(tuple(r for p in parts for r in p.reads)),
+        writes=_union(tuple(r for p in parts for r in p.writes)),
         data=first.data,
         args={"merged": len(parts)},
         parts=parts,
     )
+
+
+def _union(regions: tuple[Region, ...]) -> tuple[Region, ...]:
+    """The byte union of ``regions``, merged per space (spaces in order of appearance): every
+    reader of a step's regions (hazard analysis, failure location) takes their union, and a
+    merged 16-row vector step otherwise carries one region per row and intrinsic. Unchanged
+    when a region is empty (an empty region still says the step touches that space)."""
+    if len(regions) < 2 or any(r.end <= r.start for r in regions):
+        return regions
+    spaces: dict[str, list[tuple[int, int]]] = {}
+    for r in regions:
+        spaces.setdefault(r.space, []).append((r.start, r.end))
+    return tuple(Region(sp, lo, hi) for sp, rs in spaces.items() for lo, hi in merge_ranges(rs))
 
 
 @dataclass(slots=True)

@@ -200,8 +200,10 @@ class _Core:
                     self.run(self.cursor, _PIPE_S, everything, every_xk)
                     self.published = int(self.pipe_vc[_PIPE_S][S])
                 else:
-                    issue_vc = self.pipe_vc[_PIPE_S].copy()
-                    issue_vc[S] = self.published  # scalar writes are not published by issuing
+                    issue_vc = self.pipe_vc[_PIPE_S]  # clocks are never mutated: share it
+                    if issue_vc[S] != self.published:
+                        issue_vc = issue_vc.copy()
+                        issue_vc[S] = self.published  # scalar writes are not published by issuing
                     self.queues[step.pipe].append((self.cursor, issue_vc, self.pipe_xk[_PIPE_S]))
                 self.cursor += 1
                 progress = True

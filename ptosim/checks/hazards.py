@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..engine.effects import hardware_atomic
 from ..enums import Pipe
 from ..findings import Edit, Finding
@@ -56,8 +54,8 @@ class Access:
     writes: bool
     atomic: str | None = None  # the hardware atomic op (commutes with the same op)
     ranges: list[tuple[int, int]] = field(default_factory=list)
-    first_vc: np.ndarray | None = None
-    last_vc: np.ndarray | None = None
+    first_vc: list[int] | None = None
+    last_vc: list[int] | None = None
     first_xk: dict | None = None  # cross-core knowledge at its first step (clocks.Clocks.xk)
     first_issue: int = 0
     rank: int = 0  # place of its first step in the logical execution
@@ -77,7 +75,7 @@ class CoreView:
     issued: list
     clocks: C.Clocks
     accesses: list[Access]
-    spans: dict[tuple, tuple[np.ndarray, np.ndarray]]
+    spans: dict[tuple, tuple[list[int], list[int]]]
     target: str
     set_wait: dict | None = None  # issued index of a set -> of the wait that consumes it
 
@@ -87,7 +85,7 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
         clocks = C.vector_clocks(issued)
     vcs = clocks.vcs
     xks = clocks.xk or [C.EMPTY] * len(issued)
-    rank = np.full(len(issued), len(issued) * 2, dtype=np.int64)
+    rank = [len(issued) * 2] * len(issued)  # a list: numpy item access is slow per step
     for r, i in enumerate(clocks.order):
         rank[i] = r
     never = [i for i in range(len(issued)) if rank[i] >= len(issued) * 2]
@@ -110,7 +108,7 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
                 if acc is None:
                     acc = table[k] = Access(
                         core, instr, pipe, reg.space, writes, atomic,
-                        first_vc=vcs[i], first_xk=xks[i], first_issue=i, rank=int(rank[i]),
+                        first_vc=vcs[i], first_xk=xks[i], first_issue=i, rank=rank[i],
                     )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
@@ -241,13 +239,15 @@ def analyse(
             else:
                 group.append(_Pair(first, second, lo, hi))
     by_core = {v.core: v for v in views}
-    books = {v.core: FlagBook(v.issued, event_ids) for v in views}
+    books: dict[int, FlagBook] = {}  # built for the cores with races only
     moved: set[tuple] = set()
     for view in views:
         findings += flag_findings(view, event_ids, flag_depth, complete)
     if complete:
         findings += cross_unconsumed(cores)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
+        if core not in books:
+            books[core] = FlagBook(by_core[core].issued, event_ids)
         findings.append(_race_finding(group, by_core[core], books[core], moved))
     for pair in reorders.values():
         findings.append(_reorder_finding(pair))

@@ -252,32 +252,39 @@ class CoreEngine:
             self.ffts.post(
                 self.core, mode, flag, Post(start, self.core, state.instr.position, ps.pipe.name)
             )
-        self._mark_busy(ps, start, end - start)
+        ps.busy_cycles += end - start  # _mark_busy, inline on the hot path
+        if ps.first is None:
+            ps.first = start
+        if end > ps.last:
+            ps.last = end
         if state.start is None:
             state.start = start
         if end > state.end:
             state.end = end
         state.bytes += step.bytes
         instr = state.instr
+        core, position, opcode = self.core, instr.position, instr.opcode
         pipe_name = ps.pipe._name_  # the plain attribute (Enum.name is a slower descriptor)
         events = self.trace.events
         if not step.parts:
             events.append(
                 TraceEvent(
-                    self.core, pipe_name, step.label, start, end - start, kind._value_,
-                    instr.position, instr.opcode, step.bytes, args,  # args: with the chip's stretch
+                    core, pipe_name, step.label, start, end - start, kind._value_, position,
+                    opcode, step.bytes, args,  # args: with the chip's stretch
                 )
             )  # fmt: skip
         else:  # a merged step: one slice per part, back to back (plan.merge_steps)
             at = start
+            append = events.append
             for part in step.parts:
-                events.append(
+                cycles = part.cycles
+                append(
                     TraceEvent(
-                        self.core, pipe_name, part.label, at, part.cycles, part.kind._value_,
-                        instr.position, instr.opcode, part.bytes, part.args,
+                        core, pipe_name, part.label, at, cycles, part.kind._value_, position,
+                        opcode, part.bytes, part.args,
                     )
                 )  # fmt: skip
-                at += part.cycles
+                at += cycles
         for thread, name, offset, cycles, args in step.sub:
             events.append(
                 TraceEvent(

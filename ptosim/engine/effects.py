@@ -122,12 +122,14 @@ class PendingWrites:
     __slots__ = ("changes", "replay")
 
     def __init__(self):
-        self.changes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # (memory, first byte, the span's new bytes, which of them changed)
+        self.changes: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []
         self.replay = None
 
     def commit(self) -> None:
-        for target, where, values in self.changes:
-            target[where] = values
+        for target, lo, values, changed in self.changes:
+            # only the changed bytes: another pipe may have written the others meanwhile
+            np.copyto(target[lo : lo + values.size], values, where=changed)
         if self.replay is not None:
             self.replay()
 
@@ -227,11 +229,11 @@ def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
     atomic = hardware_atomic(instr, ctx.target)
     for a, lo, hi, old in fp.spans:
         view = a[lo:hi]
-        where = (view != old).nonzero()[0]
-        if where.size:
+        changed = view != old
+        if changed.any():
             if not atomic:
-                pending.changes.append((a, where + lo, view[where]))  # a copy (fancy index)
-            view[where] = old[where]
+                pending.changes.append((a, lo, view.copy(), changed))
+            view[:] = old  # the other bytes equal ``old`` already
     if atomic:
         pending.replay = _replay(instr, ctx)
     return pending

@@ -44,8 +44,8 @@ def plan_transfer(instr, ctx) -> list[Step]:
     ub = tile_region(t)
     steps = []
     for n, starts in enumerate(groups):
-        offs = (starts[:, None] + np.arange(max(length, 1))).reshape(-1)
-        gm = gm_region(g, offs)
+        # the bounding range of the bursts' elements: their first and last element suffice
+        gm = gm_region(g, np.array([starts.min(), starts.max() + max(length, 1) - 1]))
         gm_bytes = g.buffer.address + starts * sz
         steps.append(
             dma_step(

@@ -334,13 +334,14 @@ def test_memoised_bursts_equal_fresh_ones_at_any_offset(target, layout, load):
 
 
 # -- validation memo ------------------------------------------------------------------------------
-def test_a_loop_validates_each_instruction_signature_once(monkeypatch):
-    """set_flag / wait_flag (plain operands) and TLOAD / TSTORE (same tile and GM shape at
-    another offset) of a loop are validated once per signature; the run is unchanged."""
-    from ptosim.isa import base, sync
+def test_a_loop_validates_each_transfer_shape_once(monkeypatch):
+    """TLOAD / TSTORE of a loop (same tile and GM shape at another offset) are validated once
+    per signature; the run is unchanged with the memo off; a failing validation is not
+    remembered."""
+    from ptosim.isa import base
 
     calls = []
-    for cls in (sync.SetFlag, sync.WaitFlag, isa_data.TLoad, isa_data.TStore):
+    for cls in (isa_data.TLoad, isa_data.TStore):
         real = cls.validate
 
         def counting(self, arch, _real=real):
@@ -372,15 +373,17 @@ def test_a_loop_validates_each_instruction_signature_once(monkeypatch):
         return r.cycles, [(e.name, e.start, e.dur) for e in r.trace.events]
 
     memo = run()
-    assert sorted(calls) == sorted(["TLOAD", "TSTORE", "SET_FLAG", "SET_FLAG"] + ["WAIT_FLAG"] * 2)
+    assert sorted(calls) == ["TLOAD", "TSTORE"]
     monkeypatch.setattr(base, "VALIDATE_CACHE", False)
     assert run() == memo
     monkeypatch.setattr(base, "VALIDATE_CACHE", True)
+    dev = pto.Device("a2")
+    ints = dev.gm_zeros(ROWS * COLS, "int32")
 
     @pto.kernel
-    def bad():
-        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE2, 99)
+    def bad(ints):
+        pto.TLOAD(pto.Tile("Vec", "float32", ROWS, COLS), pto.GlobalTensor(ints, (ROWS, COLS)))
 
-    for _ in range(2):  # a failing validation is not remembered: it raises every time
-        with pytest.raises(pto.PtoSimError, match="event-id-range"):
-            pto.Device("a2").run(bad)
+    for _ in range(2):  # it raises every time
+        with pytest.raises(pto.PtoSimError, match="same-dtype"):
+            dev.run(bad, ints)

@@ -7,7 +7,6 @@ the target family where the reference implementations differ (DESIGN.md section 
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import ClassVar, NoReturn
 
@@ -33,39 +32,11 @@ class Arch:
     event_ids: int
 
 
-# Validation memo (Instruction.check): instructions with only plain-value operands are checked
-# once per signature. False: validate every instruction.
+# Validation memo (Instruction.check): an instruction whose ``validation_key`` is not None is
+# validated once per key. False: validate every instruction.
 VALIDATE_CACHE = True
-_PLAIN = (int, float, str, bool, type(None), enum.Enum)
-_NOT_OPERANDS = ("position", "source", "_arch")
 _VALID: dict[tuple, Arch] = {}  # key -> the arch it was validated for
 _VALID_SIZE = 4096
-
-
-_NAMES: dict[tuple, tuple[str, ...]] = {}
-
-
-def _operand_names(cls, reads: tuple, writes: tuple) -> tuple[str, ...]:
-    """The operand names of ``reads`` + ``writes`` without repeats, in order (memoised)."""
-    key = (cls, reads, writes)
-    names = _NAMES.get(key)
-    if names is None:
-        names = _NAMES[key] = tuple(dict.fromkeys(reads + writes))
-    return names
-
-
-def _check_key(instr: Instruction, arch: Arch) -> tuple | None:
-    """(class, arch id, operands) when every operand is a plain value (pure validation), else
-    None. The arch is keyed by identity (``_VALID`` holds it): hashing its fields per
-    instruction cost more than the validation saved."""
-    items = []
-    for name, value in vars(instr).items():
-        if name in _NOT_OPERANDS:
-            continue
-        if not isinstance(value, _PLAIN):
-            return None
-        items.append((name, type(value), value))
-    return (type(instr), id(arch), tuple(items))
 
 
 class Instruction:
@@ -88,7 +59,7 @@ class Instruction:
     def tile_operands(self) -> dict[str, TileRef]:
         """Tile operands by name (used for placement, budgets and messages)."""
         out = {}
-        for name in _operand_names(type(self), self.reads, self.writes):
+        for name in dict.fromkeys(self.reads + self.writes):
             value = getattr(self, name, None)
             if isinstance(value, TileRef):
                 out[name] = value
@@ -118,9 +89,8 @@ class Instruction:
     def check(self, arch: Arch) -> None:
         """Entry point used by the recorder: remembers the arch, then validates.
 
-        An instruction is validated once per ``validation_key`` (by default: instructions whose
-        operands are all plain values, e.g. pipes and event ids); a failing validation raises
-        every time (only successes are remembered)."""
+        An instruction with a ``validation_key`` is validated once per key; a failing
+        validation raises every time (only successes are remembered)."""
         self._arch = arch
         key = self.validation_key(arch) if VALIDATE_CACHE else None
         if key is not None and _VALID.get(key) is arch:
@@ -132,12 +102,11 @@ class Instruction:
             _VALID[key] = arch
 
     def validation_key(self, arch: Arch) -> tuple | None:
-        """The signature ``validate`` is a pure function of (``check`` validates once per
-        signature), or None to always validate. Default: the class, the arch and the operands
-        when they are all plain values. A subclass whose validation reads only part of its
-        operands (not a GM offset, say) may return that part, with its class and ``id(arch)``
-        first."""
-        return _check_key(self, arch)
+        """The signature ``validate`` is a pure function of, or None (the default) to validate
+        every instance. A subclass whose validation is costly and reads only part of its
+        operands (not a GM offset, say) returns ``(class, id(arch), <that part>)``: ``check``
+        then validates once per signature (only successes are remembered)."""
+        return None
 
     def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise ConstraintError(

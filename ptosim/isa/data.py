@@ -152,10 +152,29 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
 # dma_bursts memo: a burst pattern depends on the GM offset only through gm_start, which
 # grows with it (the same transfer shape at each loop iteration is computed once)
 _BURSTS: dict[tuple, Bursts] = {}
+# objects keyed by identity in the memos, kept alive so that their ids are never reused
+_GEOMS: dict[int, object] = {}
+
+
+def _alive(*objs) -> tuple[int, ...]:
+    """The ids of ``objs``, each kept alive in ``_GEOMS`` (a memo key holding an id must not
+    outlive its object, whose id could then be reused)."""
+    if len(_GEOMS) >= 4096:  # drop every key holding ids before releasing the objects
+        from .base import _VALID
+
+        _BURSTS.clear()
+        _VALID.clear()
+        _GEOMS.clear()
+    for obj in objs:
+        _GEOMS.setdefault(id(obj), obj)
+    return tuple(id(obj) for obj in objs)
 
 
 def _memo_bursts(target: str, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
-    key = (target, load, tile.geom, tile.valid, tile.pad, gm.geom)
+    g = gm.geom
+    (geom,) = _alive(tile.geom)
+    key = (target, load, geom, tile.valid_row, tile.valid_col, tile.pad, g.shape, g.stride,
+           g.layout)  # fmt: skip
     base = _BURSTS.get(key)
     if base is None:
         if len(_BURSTS) >= 1024:
@@ -221,9 +240,14 @@ class _Transfer(Instruction):
         return cached[1]
 
     def validation_key(self, arch: Arch) -> tuple | None:
-        # validate reads the tile, the GM dtype and geometry, never the GM offset or buffer
-        # (the GlobalTensor checked its own bounds): a loop's transfers validate once
-        return (type(self), id(arch), self.tile, self.gm.dtype, self.gm.geom)
+        # validate reads the tile's geometry, valid shape and pad, the GM dtype and geometry,
+        # never the GM offset or buffer (the GlobalTensor checked its own bounds): a loop's
+        # transfers validate once. Plain fields (frozen dataclasses hash in Python, slowly);
+        # the geometry and dtype objects by identity, kept alive by _GEOMS.
+        t, g = self.tile, self.gm
+        geom, dtype = _alive(t.geom, g.dtype)
+        return (type(self), id(arch), geom, t.valid_row, t.valid_col, t.static_valid, t.pad,
+                dtype, g.geom.shape, g.geom.stride, g.geom.layout)  # fmt: skip
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm

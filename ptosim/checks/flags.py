@@ -36,10 +36,16 @@ def _text(key) -> str:
     return f"({src.name}, {dst.name}, EVENT_ID{eid})"
 
 
-def _user(instr) -> bool:
-    from ..isa.sync import SetFlag, WaitFlag
+_USER_FLAGS: tuple = ()  # (SetFlag, WaitFlag), imported on first use (isa imports checks)
 
-    return isinstance(instr, (SetFlag, WaitFlag))
+
+def _user(instr) -> bool:
+    global _USER_FLAGS
+    if not _USER_FLAGS:
+        from ..isa.sync import SetFlag, WaitFlag
+
+        _USER_FLAGS = (SetFlag, WaitFlag)
+    return isinstance(instr, _USER_FLAGS)
 
 
 def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) -> list[Finding]:

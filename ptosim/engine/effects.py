@@ -230,16 +230,10 @@ def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
     for a, lo, hi, old in fp.spans:
         view = a[lo:hi]
         changed = view != old
-        if not changed.any():
-            continue
-        # trim to the first and last changed byte: a view to the end of a memory (a hidden
-        # scratch) is large, its writes are not
-        first = int(changed.argmax())
-        end = hi - lo - int(changed[::-1].argmax())
-        part = view[first:end]
-        if not atomic:
-            pending.changes.append((a, lo + first, part.copy(), changed[first:end]))
-        part[:] = old[first:end]  # the other bytes equal ``old`` already
+        if changed.any():
+            if not atomic:
+                pending.changes.append((a, lo, view.copy(), changed))
+            view[:] = old  # the other bytes equal ``old`` already
     if atomic:
         pending.replay = _replay(instr, ctx)
     return pending

@@ -42,7 +42,7 @@ DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
 _PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # Enum class attribute lookups are slow
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Access:
     """What one instruction does on one pipe to one memory space: merged byte ranges, and the
     vector clocks of its first and last step there."""
@@ -96,8 +96,9 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
     for i, (step, instr) in enumerate(issued):
         pipe = _PIPE_S if step.pipe is _PIPE_ALL else step.pipe
         key = (instr.position, pipe)
+        vc = vcs[i]
         span = spans.get(key)
-        spans[key] = (vcs[i] if span is None else span[0], vcs[i])
+        spans[key] = (vc, vc) if span is None else (span[0], vc)
         if not step.reads and not step.writes:
             continue
         atomic = hardware_atomic_op(instr, target)

@@ -186,6 +186,30 @@ def _memo_bursts(target: str, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
     return Bursts(base.gm_start + gm.offset, base.tile_start, base.length, base.pad)
 
 
+# element offsets of a memoised burst pattern (keyed by its shared tile_start array, which the
+# value holds: the id stays valid): offsets at GM offset 0, tile and pad offsets
+_OFFSETS: dict[int, tuple] = {}
+
+
+def _burst_offsets(b: Bursts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(GM element offsets, tile offsets, pad offsets or None) of ``b``'s elements."""
+    memo = _OFFSETS.get(id(b.tile_start)) if not b.tile_start.flags.writeable else None
+    if memo is None or memo[0] is not b.tile_start:
+        gm, tile = b.gm_offsets(), b.tile_offsets()
+        pad = b.pad_offsets() if b.pad else None
+        if b.tile_start.flags.writeable or not b.gm_start.size:
+            return gm, tile, pad  # not from the memo (_memo_bursts): nothing shared
+        if len(_OFFSETS) >= 1024:
+            _OFFSETS.clear()
+        for a in (tile, pad):
+            if a is not None:
+                a.flags.writeable = False
+        memo = _OFFSETS[id(b.tile_start)] = (b.tile_start, gm - b.gm_start[0], tile, pad)
+        return gm, tile, pad
+    _, rel, tile, pad = memo
+    return rel + b.gm_start[0], tile, pad  # the same pattern, shifted like gm_start
+
+
 def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     g = tile.geom
     if layout is Layout.ND:
@@ -421,9 +445,7 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(ctx)
-            b = self.bursts(ctx.target)
-            gm_offs, tile_offs = b.gm_offsets(), b.tile_offsets()
-            pad = b.pad_offsets() if b.pad else None
+            gm_offs, tile_offs, pad = _burst_offsets(self.bursts(ctx.target))
         ctx.gm_check(g, gm_offs, "gm")
         return gm_offs, tile_offs, pad
 

@@ -335,13 +335,13 @@ def test_memoised_bursts_equal_fresh_ones_at_any_offset(target, layout, load):
 
 # -- validation memo ------------------------------------------------------------------------------
 def test_a_loop_validates_each_transfer_shape_once(monkeypatch):
-    """TLOAD / TSTORE of a loop (same tile and GM shape at another offset) are validated once
-    per signature; the run is unchanged with the memo off; a failing validation is not
-    remembered."""
-    from ptosim.isa import base
+    """TLOAD / TSTORE of a loop (same tile and GM shape at another offset) and its flags are
+    validated once per signature; the run is unchanged with the memo off; a failing validation
+    is not remembered."""
+    from ptosim.isa import base, sync
 
     calls = []
-    for cls in (isa_data.TLoad, isa_data.TStore):
+    for cls in (isa_data.TLoad, isa_data.TStore, sync.SetFlag, sync.WaitFlag):
         real = cls.validate
 
         def counting(self, arch, _real=real):
@@ -373,7 +373,7 @@ def test_a_loop_validates_each_transfer_shape_once(monkeypatch):
         return r.cycles, [(e.name, e.start, e.dur) for e in r.trace.events]
 
     memo = run()
-    assert sorted(calls) == ["TLOAD", "TSTORE"]
+    assert sorted(calls) == sorted(["TLOAD", "TSTORE"] + ["SET_FLAG", "WAIT_FLAG"] * 2)
     monkeypatch.setattr(base, "VALIDATE_CACHE", False)
     assert run() == memo
     monkeypatch.setattr(base, "VALIDATE_CACHE", True)

@@ -131,6 +131,7 @@ class _Core:
         self.xk: list[dict] = [EMPTY] * n
         self.order: list[int] = []
         self.pipe_vc = {p: [0] * WIDTH for p in PIPES}
+        self.merged: dict = {p: None for p in PIPES}  # the last ``extra`` each pipe took in
         self.pipe_xk = {p: EMPTY for p in PIPES}
         self.queues = {p: deque() for p in PIPES if p is not _PIPE_S}
         self.posts: dict[tuple, deque] = {}
@@ -140,7 +141,10 @@ class _Core:
     def run(self, i: int, pipe: Pipe, extra: list[int] | None, extra_xk: dict) -> None:
         k = INDEX[pipe]
         mine = self.pipe_vc[pipe]
-        if extra is not None:
+        # a pipe's clock only grows: once it took in ``extra`` (the same object: the issue
+        # clock of PIPE_S, unchanged while PIPE_S runs nothing), taking it again changes nothing
+        if extra is not None and extra is not self.merged[pipe]:
+            self.merged[pipe] = extra
             vc = _maximum(mine, extra)
             # what the pipe learns about itself from outside is completion knowledge
             d = N_PIPES + k

@@ -184,8 +184,12 @@ class ExecContext:
 
     def tile_storage(self, ref: TileRef) -> np.ndarray:
         """Writable typed view of the tile's whole storage (Rows*Cols elements)."""
-        what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
-        return self.memory_of(ref).typed(ref.address, ref.dtype, ref.numel, what=what)
+        mem = self.memory_of(ref)
+        address = ref.address
+        what = ""  # the error message's subject, built only for an access that fails
+        if address is None or address < 0 or address + ref.size_bytes > mem.size_bytes:
+            what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
+        return mem.typed(address, ref.dtype, ref.numel, what=what)
 
     def memory_from(self, ref: TileRef) -> np.ndarray:
         """Writable typed view from the tile's address to the end of its memory."""

@@ -387,3 +387,37 @@ def test_a_loop_validates_each_transfer_shape_once(monkeypatch):
     for _ in range(2):  # it raises every time
         with pytest.raises(pto.PtoSimError, match="same-dtype"):
             dev.run(bad, ints)
+
+
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+@pytest.mark.parametrize("layout", ["ND", "DN"])
+def test_moved_transfer_plans_equal_fresh_ones(device, layout, monkeypatch):
+    """A TLOAD / TSTORE plan is computed once per shape and moved to each GM address (same
+    address modulo the GM request size): equal to the plan computed at that address."""
+    from ptosim.isa.base import ExecContext
+    from ptosim.targets.a2a3 import data as transfer
+
+    monkeypatch.setattr(transfer, "_MOVABLE", {})
+    dev = pto.Device(device)
+    ctx = ExecContext(dev.arch, None, None, dev.gm)
+    ctx.config = dev.config
+    buf = dev.gm_zeros(64 * 1024, "float32")
+    rows, cols = (16, 8) if layout == "ND" else (8, 16)
+    blayout = "RowMajor" if layout == "ND" else "ColMajor"
+    tile = pto.Tile("Vec", "float32", rows, cols, blayout=blayout).ref()
+    tile.placement.address = 4096
+    shape = (1, 1, 2, rows // 2, cols) if layout == "ND" else (1, 1, 1, rows, cols)
+    moved = 0
+    for cls, cfg in (
+        (isa_data.TLoad, dev.config.timing.mte2),
+        (isa_data.TStore, dev.config.timing.mte3),
+    ):
+        for offset in (0, 8, 1024, 40, 4096 * 3, 4096 * 3 + 8, 20000):
+            gm = pto.GlobalTensor(buf, shape, layout=layout, offset=offset).ref()
+            instr = cls(tile, gm) if cls is isa_data.TLoad else cls(gm, tile)
+            load = cls is isa_data.TLoad
+            hits = len(transfer._MOVABLE)
+            plan = transfer.plan_transfer(instr, ctx)
+            moved += len(transfer._MOVABLE) == hits
+            assert plan == transfer._plan_transfer(instr, ctx, load, cfg), (cls, offset)
+    assert moved >= 4  # the aligned offsets reuse a plan

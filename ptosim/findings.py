@@ -23,11 +23,12 @@ class Edit:
     Attributes:
         action: ``"insert"`` (a new sync instruction), ``"move"`` (an existing wait_flag) or
             ``"retarget"`` (give the set_flag/wait_flag at ``position`` ``event_id``).
-        op: ``"set_flag"``, ``"wait_flag"`` or ``"pipe_barrier"``.
+        op: ``"set_flag"``, ``"wait_flag"``, ``"pipe_barrier"`` or ``"wait_flag_dev"``.
         where: ``"before"`` or ``"after"`` the anchor instruction.
         anchor: kernel position of the anchor instruction.
         anchor_source: source line of the anchor (``file.py:line``), when known.
-        src, dst, event_id: the flag (set_flag / wait_flag); pipe: the barrier's pipe.
+        src, dst, event_id: the flag (set_flag / wait_flag; for wait_flag_dev, event_id is
+            the FFTS flag id); pipe: the barrier's pipe.
         position: for ``"move"``, the kernel position of the instruction to move.
     """
 
@@ -48,6 +49,8 @@ class Edit:
             return f"use EVENT_ID{self.event_id} in #{self.position}{line}"
         if self.op == "pipe_barrier":
             what = f"pipe_barrier({self.pipe})"
+        elif self.op == "wait_flag_dev":
+            what = f"wait_flag_dev({self.event_id})"
         else:
             what = f"{self.op}({self.src}, {self.dst}, EVENT_ID{self.event_id})"
         if self.action == "move":

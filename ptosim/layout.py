@@ -7,6 +7,7 @@ Formulas follow the reference implementation's data model (reference/semantics.m
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,7 +153,7 @@ class GmGeom:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # the GlobalTensor checked that it fits int64
 
     @property
     def extent(self) -> int:

@@ -51,6 +51,9 @@ class Region:
 
 def merge_ranges(ranges) -> list[tuple[int, int]]:
     """Sorted, non-empty, merged ``[lo, hi)`` byte ranges (touching ranges join)."""
+    if type(ranges) is list and len(ranges) == 1:  # the common case: one range per access
+        lo, hi = ranges[0]
+        return [(lo, hi)] if hi > lo else []
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
         if out and lo <= out[-1][1]:
@@ -106,6 +109,7 @@ class Step:
 # DMA steps are not merged: the chip memory system books each DMA's bytes after its own
 # latency (ptosim/engine/chip.py), so a merged run of DMAs would be charged one latency.
 _MERGEABLE = (StepKind.SCALAR, StepKind.VECTOR)
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # (Enum class attribute lookups are slow)
 # False: merge_steps returns the plan unchanged (to compare merged and unmerged runs).
 MERGE_STEPS = True
 
@@ -114,7 +118,7 @@ def _mergeable(step) -> bool:
     return (
         type(step) is Step
         and step.kind in _MERGEABLE
-        and step.pipe is not Pipe.PIPE_ALL
+        and step.pipe is not _PIPE_ALL
         and step.flag is None
         and step.resolve is None
         and not step.sub
@@ -155,7 +159,7 @@ def merge_steps(steps: list, issue_cycles: int) -> list:
         if run:
             prev = run[-1]
             same = prev.pipe is step.pipe and prev.kind is step.kind and prev.data == step.data
-            if not same or (step.pipe is not Pipe.PIPE_S and prev.cycles < issue_cycles):
+            if not same or (step.pipe is not _PIPE_S and prev.cycles < issue_cycles):
                 flush()
         run.append(step)
     flush()
@@ -170,12 +174,25 @@ def _merged(parts: tuple[Step, ...]) -> Step:
         sum(p.cycles for p in parts),
         f"{first.label} .. {parts[-1].label} ({len(parts)} steps)",
         bytes=sum(p.bytes for p in parts),
-        reads=tuple(r for p in parts for r in p.reads),
-        writes=tuple(r for p in parts for r in p.writes),
+        reads=_union(tuple(r for p in parts for r in p.reads)),
+        writes=_union(tuple(r for p in parts for r in p.writes)),
         data=first.data,
         args={"merged": len(parts)},
         parts=parts,
     )
+
+
+def _union(regions: tuple[Region, ...]) -> tuple[Region, ...]:
+    """The byte union of ``regions``, merged per space (spaces in order of appearance): every
+    reader of a step's regions (hazard analysis, failure location) takes their union, and a
+    merged 16-row vector step otherwise carries one region per row and intrinsic. Unchanged
+    when a region is empty (an empty region still says the step touches that space)."""
+    if len(regions) < 2 or any(r.end <= r.start for r in regions):
+        return regions
+    spaces: dict[str, list[tuple[int, int]]] = {}
+    for r in regions:
+        spaces.setdefault(r.space, []).append((r.start, r.end))
+    return tuple(Region(sp, lo, hi) for sp, rs in spaces.items() for lo, hi in merge_ranges(rs))
 
 
 @dataclass(slots=True)

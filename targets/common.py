@@ -16,7 +16,7 @@ from ptosim.plan import (
     set_flag_step,
     wait_flag_step,
 )
-from ptosim.tensors import TileRef
+from ptosim.tensors import GmRef, TileRef
 
 # Plans of one run are memoised by instruction signature (``PLAN_CACHE``; False: plan every
 # instruction). A plan is a pure function of the instruction's operands and the config, except
@@ -26,6 +26,9 @@ PLAN_CACHE = True
 _UNCACHED_MODULES = ("ptosim.isa.gather", "ptosim.isa.scatter", "ptosim.isa.tscatter")
 _NOT_OPERANDS = ("position", "source", "_arch", "_bursts")
 _PLAN_CACHE_SIZE = 4096  # plans per core before the cache starts over
+_SIMT = StepKind.SIMT  # (Enum class attribute lookups are slow)
+# the synchronisation instructions: their plan depends on their plain operands only
+_SYNC_TYPES = frozenset((SetFlag, WaitFlag, PipeBarrier, FftsCrossCoreSync, WaitFlagDev))
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {
@@ -76,6 +79,13 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
         UnsupportedError: the instruction has no plan on this target (never a silent
             zero-cost step).
     """
+    if type(instr) in _SYNC_TYPES and PLAN_CACHE:  # one plan per flag / pipe / config
+        key = (type(instr), *[v for k, v in vars(instr).items() if k not in _NOT_OPERANDS])
+        cache = _plan_cache(ctx)
+        steps = cache.get(key)
+        if steps is None:
+            steps = cache[key] = plan_sync(instr, ctx)
+        return list(steps)
     steps = plan_sync(instr, ctx)
     if steps is not None:
         return steps
@@ -86,11 +96,14 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
             f"an instruction with an {device_family} timing plan", instr.opcode,
             target=target, position=instr.position, source=instr.source,
         )  # fmt: skip
-    key = _plan_key(instr) if PLAN_CACHE else None
+    cache = _plan_cache(ctx) if PLAN_CACHE else None
+    key = _plan_key(instr, cache) if cache is not None else None
     if key is None:
         return _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
-    cache = _plan_cache(ctx)
-    steps = cache.get(key)
+    try:
+        steps = cache.get(key)
+    except TypeError:  # an unhashable operand (a list, an array): plan it every time
+        return _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
     if steps is None:
         steps = _merged(fn(instr, ctx), ctx.config.timing.scalar.issue_cycles)
         if all(_static(st) for st in steps):
@@ -101,22 +114,28 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
     return list(steps)
 
 
-def _plan_key(instr) -> tuple | None:
+def _plan_key(instr, cache: dict) -> tuple | None:
     """The signature of ``instr``'s plan: its type and operands (tile operands with their
-    resolved addresses), or None when it is not cacheable."""
+    resolved addresses), or None when it is not cacheable. An instruction with GM operands is
+    keyed from the second time its GM views (buffer, offset) occur: a loop that walks GM
+    (new offsets every iteration) never repeats them, and hashing its operands in full cost
+    more than planning."""
     if type(instr).__module__ in _UNCACHED_MODULES:
         return None
+    ops = [(name, value) for name, value in vars(instr).items() if name not in _NOT_OPERANDS]
+    gm = tuple((id(v.buffer), v.offset) for _, v in ops if type(v) is GmRef)
+    if gm:
+        seen = cache.get("gm_seen")
+        if seen is None:
+            seen = cache["gm_seen"] = set()
+        sig = (type(instr), gm)
+        if sig not in seen:
+            seen.add(sig)
+            return None
     items = tuple(
-        (name, value, value.address if type(value) is TileRef else None)
-        for name, value in vars(instr).items()
-        if name not in _NOT_OPERANDS
+        (name, value, value.address if type(value) is TileRef else None) for name, value in ops
     )
-    key = (type(instr), items)
-    try:
-        hash(key)
-    except TypeError:  # an unhashable operand (a list, an array): plan it every time
-        return None
-    return key
+    return (type(instr), items)
 
 
 def _plan_cache(ctx) -> dict:
@@ -128,7 +147,7 @@ def _plan_cache(ctx) -> dict:
 
 
 def _static(st) -> bool:
-    return type(st) is Step and st.resolve is None and st.kind is not StepKind.SIMT
+    return type(st) is Step and st.resolve is None and st.kind is not _SIMT
 
 
 def _merged(steps: list, issue_cycles: int) -> list:

@@ -130,3 +130,60 @@ def test_ffts_config_is_validated():
     dev = pto.Device("a2")
     with pytest.raises(pto.PtoSimError, match="ffts-mode"):
         dev.run(k, dev.gm_zeros((1, N), "float32"))
+
+
+def _cross_set_only_kernel(mode: int, waiting: tuple[int, ...] = ()):
+    """Every block posts FFTS flag 5 (``mode``); only the blocks in ``waiting`` wait for it."""
+
+    @pto.kernel
+    def k(src):
+        pto.ffts_cross_core_sync(pto.PIPE_MTE3, pto.ffts_config(mode, 5))
+        if pto.get_block_idx() in waiting:
+            pto.wait_flag_dev(5)
+
+    return k
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2", "950pr"])
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_cross_core_flag_nobody_waits_on_is_an_unconsumed_flag(device, mode):
+    dev = pto.Device(device)
+    run = dev.run(_cross_set_only_kernel(mode, waiting=(0,)), dev.gm_zeros((1, N), "float32"),
+                  block_dim=2)  # fmt: skip
+    found = [f for f in run.findings if f.kind == "cross-flag-unconsumed"]
+    assert [f.code for f in found] == ["F201"]  # core 0 waited; core 1's round is left
+    f = found[0]
+    assert "core 1" in f.message and "wait_flag_dev(5)" in f.message, f.message
+    prog = run.blocks[1].program
+    sync = next(i for i in prog if i.opcode == "FFTS_CROSS_CORE_SYNC")
+    assert f.instructions == (sync.position,)
+    (edit,) = f.fix  # the drain: wait_flag_dev(5) at the end of block 1's kernel
+    assert (edit.action, edit.op, edit.where, edit.anchor) == ("insert", "wait_flag_dev", "after",
+                                                               len(prog) - 1)  # fmt: skip
+    assert edit.event_id == 5 and "wait_flag_dev(5)" in edit.describe()
+
+
+def test_the_suggested_cross_core_drain_removes_the_finding():
+    from ptosim.checks.fixes import apply_fixes
+
+    dev = pto.Device("a2")
+    src = dev.gm_zeros((1, N), "float32")
+    run = dev.run(_cross_set_only_kernel(0), src, block_dim=2)
+    found = [f for f in run.findings if f.kind == "cross-flag-unconsumed"]
+    assert len(found) == 2  # one per core: a mode-0 round counts on every core of the launch
+    fixed = [apply_fixes(b.program, [f for f in found if f"core {n}:" in f.message])
+             for n, b in enumerate(run.blocks)]  # fmt: skip
+    assert [i.opcode for i in fixed[1]][-1] == "WAIT_FLAG_DEV"
+    again = dev.run(_cross_set_only_kernel(0, waiting=(0, 1)), src, block_dim=2)
+    assert not again.findings
+    for sync in ("pair", "all"):  # the consumed rounds of the relay kernels: no finding
+        assert not [f for f in _run("a2", sync)[0].findings if f.code == "F201"]
+
+
+def test_an_incomplete_cross_core_round_is_reported():
+    """Mode 1 pairs blocks 0 and 1; a launch of one block leaves the round without its second
+    post: nothing can ever consume it."""
+    dev = pto.Device("a2")
+    run = dev.run(_cross_set_only_kernel(1), dev.gm_zeros((1, N), "float32"))
+    (f,) = [f for f in run.findings if f.kind == "cross-flag-unconsumed"]
+    assert "never completed" in f.message and "core(s) 1" in f.message, f.message

@@ -294,6 +294,7 @@ def test_dma_bursts_once_per_transfer(device, monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(isa_data, "dma_bursts", counting)
+    monkeypatch.setattr(isa_data, "_BURSTS", {})  # the shape memo starts empty
     dev = pto.Device(device)
     x = dev.gm_array(np.arange(ROWS * COLS, dtype=np.float32))
     y = dev.gm_zeros(ROWS * COLS, "float32")
@@ -309,3 +310,114 @@ def test_dma_bursts_once_per_transfer(device, monkeypatch):
     dev.run(k, x, y)
     assert np.array_equal(y.numpy(), x.numpy())
     assert len(calls) == 2  # one per transfer (was three: validate, plan, execute)
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+@pytest.mark.parametrize("layout", ["ND", "DN"])
+@pytest.mark.parametrize("load", [True, False])
+def test_memoised_bursts_equal_fresh_ones_at_any_offset(target, layout, load):
+    """The burst memo keys a transfer's shape without its GM offset and adds the offset back:
+    the bursts of every offset equal a fresh ``dma_bursts``."""
+    dev = pto.Device("a2")
+    buf = dev.gm_zeros(64 * 64, "float32")
+    rows, cols = (16, 8) if layout == "ND" else (8, 16)
+    blayout = "RowMajor" if layout == "ND" else "ColMajor"
+    tile = pto.Tile("Vec", "float32", rows, cols, blayout=blayout).ref()
+    shape = (1, 1, 2, rows // 2, cols) if layout == "ND" else (1, 1, 1, rows, cols)
+    for offset in (0, 8, 40, 1000):
+        gm = pto.GlobalTensor(buf, shape, layout=layout, offset=offset).ref()
+        fresh = isa_data.dma_bursts(target, tile, gm, load=load)
+        memo = isa_data._memo_bursts(target, tile, gm, load)
+        assert np.array_equal(memo.gm_start, fresh.gm_start)
+        assert np.array_equal(memo.tile_start, fresh.tile_start)
+        assert (memo.length, memo.pad) == (fresh.length, fresh.pad)
+
+
+# -- validation memo ------------------------------------------------------------------------------
+def test_a_loop_validates_each_transfer_shape_once(monkeypatch):
+    """TLOAD / TSTORE of a loop (same tile and GM shape at another offset) and its flags are
+    validated once per signature; the run is unchanged with the memo off; a failing validation
+    is not remembered."""
+    from ptosim.isa import base, sync
+
+    calls = []
+    for cls in (isa_data.TLoad, isa_data.TStore, sync.SetFlag, sync.WaitFlag):
+        real = cls.validate
+
+        def counting(self, arch, _real=real):
+            calls.append(self.opcode)
+            return _real(self, arch)
+
+        monkeypatch.setattr(cls, "validate", counting)
+    monkeypatch.setattr(base, "_VALID", {})
+
+    def run():
+        dev = pto.Device("a2")
+        x = dev.gm_array(np.arange(8 * ROWS * COLS, dtype=np.float32))
+        y = dev.gm_zeros(8 * ROWS * COLS, "float32")
+
+        @pto.kernel
+        def k(x, y):
+            t = pto.Tile("Vec", "float32", ROWS, COLS)
+            for i in range(8):
+                off = i * ROWS * COLS
+                pto.TLOAD(t, pto.GlobalTensor(x, (ROWS, COLS), offset=off))
+                pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+                pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+                pto.TSTORE(pto.GlobalTensor(y, (ROWS, COLS), offset=off), t)
+                pto.set_flag(pto.PIPE_MTE3, pto.PIPE_MTE2, 0)
+                pto.wait_flag(pto.PIPE_MTE3, pto.PIPE_MTE2, 0)
+
+        r = dev.run(k, x, y)
+        assert np.array_equal(y.numpy(), x.numpy())
+        return r.cycles, [(e.name, e.start, e.dur) for e in r.trace.events]
+
+    memo = run()
+    assert sorted(calls) == sorted(["TLOAD", "TSTORE"] + ["SET_FLAG", "WAIT_FLAG"] * 2)
+    monkeypatch.setattr(base, "VALIDATE_CACHE", False)
+    assert run() == memo
+    monkeypatch.setattr(base, "VALIDATE_CACHE", True)
+    dev = pto.Device("a2")
+    ints = dev.gm_zeros(ROWS * COLS, "int32")
+
+    @pto.kernel
+    def bad(ints):
+        pto.TLOAD(pto.Tile("Vec", "float32", ROWS, COLS), pto.GlobalTensor(ints, (ROWS, COLS)))
+
+    for _ in range(2):  # it raises every time
+        with pytest.raises(pto.PtoSimError, match="same-dtype"):
+            dev.run(bad, ints)
+
+
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+@pytest.mark.parametrize("layout", ["ND", "DN"])
+def test_moved_transfer_plans_equal_fresh_ones(device, layout, monkeypatch):
+    """A TLOAD / TSTORE plan is computed once per shape and moved to each GM address (same
+    address modulo the GM request size): equal to the plan computed at that address."""
+    from ptosim.isa.base import ExecContext
+    from ptosim.targets.a2a3 import data as transfer
+
+    monkeypatch.setattr(transfer, "_MOVABLE", {})
+    dev = pto.Device(device)
+    ctx = ExecContext(dev.arch, None, None, dev.gm)
+    ctx.config = dev.config
+    buf = dev.gm_zeros(64 * 1024, "float32")
+    rows, cols = (16, 8) if layout == "ND" else (8, 16)
+    blayout = "RowMajor" if layout == "ND" else "ColMajor"
+    tile = pto.Tile("Vec", "float32", rows, cols, blayout=blayout).ref()
+    tile.placement.address = 4096
+    shape = (1, 1, 2, rows // 2, cols) if layout == "ND" else (1, 1, 1, rows, cols)
+    moved = 0
+    for cls, cfg in (
+        (isa_data.TLoad, dev.config.timing.mte2),
+        (isa_data.TStore, dev.config.timing.mte3),
+    ):
+        for offset in (0, 8, 1024, 40, 4096 * 3, 4096 * 3 + 8, 20000):
+            gm = pto.GlobalTensor(buf, shape, layout=layout, offset=offset).ref()
+            instr = cls(tile, gm) if cls is isa_data.TLoad else cls(gm, tile)
+            load = cls is isa_data.TLoad
+            hits = len(transfer._MOVABLE)
+            plan = transfer.plan_transfer(instr, ctx)
+            moved += len(transfer._MOVABLE) == hits
+            assert plan == transfer._plan_transfer(instr, ctx, load, cfg), (cls, offset)
+    assert moved >= 4  # the aligned offsets reuse a plan

@@ -40,7 +40,19 @@ N_PIPES = len(PIPES)
 S = INDEX[Pipe.PIPE_S]
 ISSUE = 2 * N_PIPES  # the PIPE_S issue-order component
 WIDTH = 2 * N_PIPES + 1
-NEVER = np.iinfo(np.int64).max
+NEVER = int(np.iinfo(np.int64).max)
+
+
+def _maximum(a: list[int], b) -> list[int]:
+    """Component-wise max of two clocks (plain lists: a clock has a few components, where
+    numpy's per-call cost dominated the analysis of long runs)."""
+    return [x if x >= y else y for x, y in zip(a, b)]
+
+
+# members as module constants: Enum class attribute lookups are slow on the analysis's hot path
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL
+_BARRIER, _SET_FLAG, _WAIT_FLAG = StepKind.BARRIER, StepKind.SET_FLAG, StepKind.WAIT_FLAG
+_CROSS_SET, _CROSS_WAIT = StepKind.CROSS_SET, StepKind.CROSS_WAIT
 
 
 def done_index(pipe: Pipe) -> int:
@@ -56,7 +68,7 @@ class Clocks:
     core's steps known complete through FFTS flags (ffts_cross_core_sync / wait_flag_dev)
     and, transitively, the flags that carried them (empty without cross-core flags)."""
 
-    vcs: list[np.ndarray]
+    vcs: list[list[int]]
     order: list[int]
     xk: list[dict] | None = None
 
@@ -73,7 +85,7 @@ def merge_knowledge(a: dict, b: dict) -> dict:
     out = dict(a)
     for core, vc in b.items():
         old = out.get(core)
-        out[core] = vc if old is None or old is vc else np.maximum(old, vc)
+        out[core] = vc if old is None or old is vc else _maximum(old, vc)
     return out
 
 
@@ -115,30 +127,35 @@ class _Core:
     def __init__(self, core: int, issued: list, ffts: _Ffts):
         self.core, self.issued, self.ffts = core, issued, ffts
         n = len(issued)
-        self.vcs: list[np.ndarray | None] = [None] * n
+        self.vcs: list[list[int] | None] = [None] * n
         self.xk: list[dict] = [EMPTY] * n
         self.order: list[int] = []
-        self.pipe_vc = {p: np.zeros(WIDTH, dtype=np.int64) for p in PIPES}
+        self.pipe_vc = {p: [0] * WIDTH for p in PIPES}
+        self.merged: dict = {p: None for p in PIPES}  # the last ``extra`` each pipe took in
         self.pipe_xk = {p: EMPTY for p in PIPES}
-        self.queues = {p: deque() for p in PIPES if p is not Pipe.PIPE_S}
+        self.queues = {p: deque() for p in PIPES if p is not _PIPE_S}
         self.posts: dict[tuple, deque] = {}
         self.published = 0  # PIPE_S count last made visible to later-issued work (PIPE_ALL)
         self.cursor = 0
 
-    def run(self, i: int, pipe: Pipe, extra: np.ndarray | None, extra_xk: dict) -> None:
+    def run(self, i: int, pipe: Pipe, extra: list[int] | None, extra_xk: dict) -> None:
         k = INDEX[pipe]
         mine = self.pipe_vc[pipe]
-        vc = mine.copy()
-        if extra is not None:
-            np.maximum(vc, extra, out=vc)
+        # a pipe's clock only grows: once it took in ``extra`` (the same object: the issue
+        # clock of PIPE_S, unchanged while PIPE_S runs nothing), taking it again changes nothing
+        if extra is not None and extra is not self.merged[pipe]:
+            self.merged[pipe] = extra
+            vc = _maximum(mine, extra)
             # what the pipe learns about itself from outside is completion knowledge
             d = N_PIPES + k
             vc[d] = max(mine[d], extra[k])
+        else:
+            vc = mine.copy()
         vc[k] += 1
         step: Step = self.issued[i][0]
-        if pipe is Pipe.PIPE_S:
+        if pipe is _PIPE_S:
             vc[ISSUE] = vc[S]
-        if step.kind is StepKind.BARRIER:  # pipe_barrier(P): every earlier P step is complete
+        if step.kind is _BARRIER:  # pipe_barrier(P): every earlier P step is complete
             vc[N_PIPES + k] = vc[k]
         xk = merge_knowledge(self.pipe_xk[pipe], extra_xk)
         self.vcs[i] = vc
@@ -146,16 +163,16 @@ class _Core:
         self.pipe_vc[pipe] = vc
         self.pipe_xk[pipe] = xk
         self.order.append(i)
-        if step.kind is StepKind.SET_FLAG:
+        if step.kind is _SET_FLAG:
             self.posts.setdefault(step.flag, deque()).append((vc, xk))
-        elif step.kind is StepKind.CROSS_SET:
+        elif step.kind is _CROSS_SET:
             _, mode, flag = step.flag
             self.ffts.post(self.core, mode, flag, merge_knowledge(xk, {self.core: vc}))
 
     def ready(self, step: Step) -> bool:
-        if step.kind is StepKind.WAIT_FLAG:
+        if step.kind is _WAIT_FLAG:
             return bool(self.posts.get(step.flag))
-        if step.kind is StepKind.CROSS_WAIT:
+        if step.kind is _CROSS_WAIT:
             return self.ffts.ready(self.core, step.flag[2])
         return True
 
@@ -166,32 +183,32 @@ class _Core:
             progress = False
             while self.cursor < len(issued):  # the scalar pipe: its own steps, PIPE_ALL, issue
                 step: Step = issued[self.cursor][0]
-                if step.pipe is Pipe.PIPE_S:
+                if step.pipe is _PIPE_S:
                     if not self.ready(step):
                         break
                     extra, extra_xk = None, EMPTY
-                    if step.kind is StepKind.WAIT_FLAG:
+                    if step.kind is _WAIT_FLAG:
                         extra, extra_xk = self.posts[step.flag].popleft()
-                    elif step.kind is StepKind.CROSS_WAIT:
+                    elif step.kind is _CROSS_WAIT:
                         extra_xk = self.ffts.take(self.core, step.flag[2])
-                    self.run(self.cursor, Pipe.PIPE_S, extra, extra_xk)
-                elif step.pipe is Pipe.PIPE_ALL:
+                    self.run(self.cursor, _PIPE_S, extra, extra_xk)
+                elif step.pipe is _PIPE_ALL:
                     if any(self.queues.values()):
                         break
-                    everything = np.max(np.stack(list(self.pipe_vc.values())), axis=0)
+                    everything = [max(c) for c in zip(*self.pipe_vc.values())]
                     for p in PIPES:  # every pipe is drained: all of its steps are complete
                         everything[N_PIPES + INDEX[p]] = everything[INDEX[p]]
                     every_xk = EMPTY
                     for p in PIPES:
                         every_xk = merge_knowledge(every_xk, self.pipe_xk[p])
-                    self.run(self.cursor, Pipe.PIPE_S, everything, every_xk)
-                    self.published = int(self.pipe_vc[Pipe.PIPE_S][S])
+                    self.run(self.cursor, _PIPE_S, everything, every_xk)
+                    self.published = int(self.pipe_vc[_PIPE_S][S])
                 else:
-                    issue_vc = self.pipe_vc[Pipe.PIPE_S].copy()
-                    issue_vc[S] = self.published  # scalar writes are not published by issuing
-                    self.queues[step.pipe].append(
-                        (self.cursor, issue_vc, self.pipe_xk[Pipe.PIPE_S])
-                    )
+                    issue_vc = self.pipe_vc[_PIPE_S]  # clocks are never mutated: share it
+                    if issue_vc[S] != self.published:
+                        issue_vc = issue_vc.copy()
+                        issue_vc[S] = self.published  # scalar writes are not published by issuing
+                    self.queues[step.pipe].append((self.cursor, issue_vc, self.pipe_xk[_PIPE_S]))
                 self.cursor += 1
                 progress = True
             for pipe, q in self.queues.items():
@@ -202,9 +219,9 @@ class _Core:
                         break
                     q.popleft()
                     extra, extra_xk = issue_vc, issue_xk
-                    if step.kind is StepKind.WAIT_FLAG:
+                    if step.kind is _WAIT_FLAG:
                         post_vc, post_xk = self.posts[step.flag].popleft()
-                        extra = np.maximum(issue_vc, post_vc)
+                        extra = _maximum(issue_vc, post_vc)
                         extra_xk = merge_knowledge(issue_xk, post_xk)
                     self.run(i, pipe, extra, extra_xk)
                     progress = True
@@ -212,7 +229,7 @@ class _Core:
         return any_progress
 
     def clocks(self) -> Clocks:
-        never = np.full(WIDTH, NEVER, dtype=np.int64)
+        never = [NEVER] * WIDTH
         vcs = [vc if vc is not None else never for vc in self.vcs]
         return Clocks(vcs, self.order, self.xk)
 
@@ -241,9 +258,9 @@ def flag_pairs(issued: list) -> dict[int, int]:
     sets: dict[tuple, deque] = {}
     waits: dict[tuple, list[int]] = {}
     for i, (step, _) in enumerate(issued):
-        if step.kind is StepKind.SET_FLAG:
+        if step.kind is _SET_FLAG:
             sets.setdefault(step.flag, deque()).append(i)
-        elif step.kind is StepKind.WAIT_FLAG:
+        elif step.kind is _WAIT_FLAG:
             waits.setdefault(step.flag, []).append(i)
     out = {}
     for key, ws in waits.items():

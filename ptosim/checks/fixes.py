@@ -93,7 +93,7 @@ def apply_fixes(program, findings: list[Finding]):
     Inserted instructions keep the order of the findings at one anchor; a moved wait_flag
     leaves its place and goes to its anchor.
     """
-    from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
+    from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
     from ..program import Program
 
     before: dict[int, list] = defaultdict(list)
@@ -111,6 +111,8 @@ def apply_fixes(program, findings: list[Finding]):
                 new = _clone_flag(by_pos[e.position])
             elif e.op == "pipe_barrier":
                 new = PipeBarrier(Pipe[e.pipe])
+            elif e.op == "wait_flag_dev":
+                new = WaitFlagDev(e.event_id)
             else:
                 cls = SetFlag if e.op == "set_flag" else WaitFlag
                 new = cls(Pipe[e.src], Pipe[e.dst], e.event_id)

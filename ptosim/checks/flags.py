@@ -36,20 +36,28 @@ def _text(key) -> str:
     return f"({src.name}, {dst.name}, EVENT_ID{eid})"
 
 
-def _user(instr) -> bool:
-    from ..isa.sync import SetFlag, WaitFlag
+_USER_FLAGS: tuple = ()  # (SetFlag, WaitFlag), imported on first use (isa imports checks)
 
-    return isinstance(instr, (SetFlag, WaitFlag))
+
+def _user(instr) -> bool:
+    global _USER_FLAGS
+    if not _USER_FLAGS:
+        from ..isa.sync import SetFlag, WaitFlag
+
+        _USER_FLAGS = (SetFlag, WaitFlag)
+    return isinstance(instr, _USER_FLAGS)
 
 
 def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) -> list[Finding]:
     issued = view.issued
     sets: dict[tuple, list[int]] = {}
     waits: dict[tuple, list[int]] = {}
+    set_kind, wait_kind = StepKind.SET_FLAG, StepKind.WAIT_FLAG  # (slow Enum lookups)
     for i, (step, _) in enumerate(issued):
-        if step.kind is StepKind.SET_FLAG:
+        kind = step.kind
+        if kind is set_kind:
             sets.setdefault(step.flag, []).append(i)
-        elif step.kind is StepKind.WAIT_FLAG:
+        elif kind is wait_kind:
             waits.setdefault(step.flag, []).append(i)
     out: list[Finding] = []
     if complete:
@@ -156,3 +164,81 @@ def _depth(view, sets, waits, depth: int) -> list[Finding]:
             )
         )
     return out
+
+
+def _ffts_group(core: int, mode: int, cores: tuple[int, ...]) -> tuple[int, ...]:
+    """The cores of ``core``'s FFTS group (engine/ffts.py: mode 0 all, mode 1 the pair)."""
+    return cores if mode == 0 else (core & ~1, core | 1)
+
+
+def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
+    """F201 ``cross-flag-unconsumed`` at the end of a finished run: a cross-core round
+    (``ffts_cross_core_sync``) that no ``wait_flag_dev`` consumed. Structural, like the engine's
+    FFTS unit (engine/ffts.py): a round of (group, flag) completes once every member posted, and
+    counts one on each member's semaphore; the n-th ``wait_flag_dev(flag)`` of a core consumes
+    one. Two cases: completed rounds a core never waited for (fix: its drain,
+    ``wait_flag_dev(flag)`` at the end of that core's kernel) and rounds that never completed
+    (a member never posted, or is not launched: no mechanical fix)."""
+    ids = tuple(core for core, _ in cores)
+    last = {core: issued[-1][1] for core, issued in cores if issued}
+    posts: dict[tuple, dict[int, list]] = {}  # (members, flag) -> member -> its post instrs
+    waits: dict[tuple[int, int], int] = {}  # (core, flag) -> wait_flag_dev steps
+    for core, issued in cores:
+        for step, instr in issued:
+            if step.kind is StepKind.CROSS_SET:
+                _, mode, flag = step.flag
+                members = _ffts_group(core, mode, ids)
+                rnd = posts.setdefault((members, flag), {m: [] for m in members})
+                rnd[core].append(instr)
+            elif step.kind is StepKind.CROSS_WAIT:
+                key = (core, step.flag[2])
+                waits[key] = waits.get(key, 0) + 1
+    rounds: dict[tuple[int, int], list] = {}  # (core, flag) -> its own post of each round
+    out: list[Finding] = []
+    for (members, flag), by_member in sorted(posts.items()):
+        done = min(len(p) for p in by_member.values())
+        for m in members:
+            rounds.setdefault((m, flag), []).extend(by_member[m][:done])
+        for core in sorted(c for c in members if len(by_member[c]) > done):
+            left = by_member[core][done:]
+            absent = [m for m in members if len(by_member[m]) <= done]
+            note = "" if all(m in ids for m in absent) else " (not launched)"
+            out.append(
+                Finding(
+                    FLAG_UNCONSUMED,
+                    "cross-flag-unconsumed",
+                    f"core {core}: ffts_cross_core_sync(flag {flag}) posted by "
+                    f"{', '.join(_label(i) for i in left)} joins a round of cores "
+                    f"{_cores(members)} that never completed: core(s) {_cores(absent)}{note} "
+                    f"did not post it, so no wait_flag_dev({flag}) could consume it; post it on "
+                    "every core of the group, or drop the ffts_cross_core_sync",
+                    tuple(i.position for i in left),
+                )
+            )
+    for (core, flag), own in sorted(rounds.items()):
+        n = len(own) - waits.get((core, flag), 0)
+        if n <= 0 or core not in last:
+            continue
+        left, end = own[-n:], last[core]
+        out.append(
+            Finding(
+                FLAG_UNCONSUMED,
+                "cross-flag-unconsumed",
+                f"core {core}: {n} round(s) of cross-core flag {flag} (ffts_cross_core_sync at "
+                f"{', '.join(_label(i) for i in left)}) completed but were never waited; fix: "
+                f"add wait_flag_dev({flag}) after {_label(end)}, the end of the core's kernel, "
+                "or drop the ffts_cross_core_sync",
+                tuple(i.position for i in left),
+                tuple(
+                    Edit(
+                        "insert", "wait_flag_dev", "after", end.position, end.source, event_id=flag
+                    )
+                    for _ in left
+                ),  # fmt: skip
+            )
+        )
+    return out
+
+
+def _cores(cores) -> str:
+    return ", ".join(str(c) for c in cores)

@@ -25,15 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..engine.effects import hardware_atomic
 from ..enums import Pipe
 from ..findings import Edit, Finding
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
-from .flags import flag_findings
+from .flags import cross_unconsumed, flag_findings
 from .intervals import IntervalMap
 
 RACE = "F203"
@@ -41,9 +39,10 @@ CROSS_CORE = "F205"
 DMA_REORDER = "F206"
 # Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
 DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # Enum class attribute lookups are slow
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Access:
     """What one instruction does on one pipe to one memory space: merged byte ranges, and the
     vector clocks of its first and last step there."""
@@ -55,8 +54,8 @@ class Access:
     writes: bool
     atomic: str | None = None  # the hardware atomic op (commutes with the same op)
     ranges: list[tuple[int, int]] = field(default_factory=list)
-    first_vc: np.ndarray | None = None
-    last_vc: np.ndarray | None = None
+    first_vc: list[int] | None = None
+    last_vc: list[int] | None = None
     first_xk: dict | None = None  # cross-core knowledge at its first step (clocks.Clocks.xk)
     first_issue: int = 0
     rank: int = 0  # place of its first step in the logical execution
@@ -76,7 +75,7 @@ class CoreView:
     issued: list
     clocks: C.Clocks
     accesses: list[Access]
-    spans: dict[tuple, tuple[np.ndarray, np.ndarray]]
+    spans: dict[tuple, tuple[list[int], list[int]]]
     target: str
     set_wait: dict | None = None  # issued index of a set -> of the wait that consumes it
 
@@ -86,7 +85,7 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
         clocks = C.vector_clocks(issued)
     vcs = clocks.vcs
     xks = clocks.xk or [C.EMPTY] * len(issued)
-    rank = np.full(len(issued), len(issued) * 2, dtype=np.int64)
+    rank = [len(issued) * 2] * len(issued)  # a list: numpy item access is slow per step
     for r, i in enumerate(clocks.order):
         rank[i] = r
     never = [i for i in range(len(issued)) if rank[i] >= len(issued) * 2]
@@ -95,10 +94,11 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
     table: dict[tuple, Access] = {}
     spans: dict[tuple, tuple] = {}
     for i, (step, instr) in enumerate(issued):
-        pipe = Pipe.PIPE_S if step.pipe is Pipe.PIPE_ALL else step.pipe
+        pipe = _PIPE_S if step.pipe is _PIPE_ALL else step.pipe
         key = (instr.position, pipe)
+        vc = vcs[i]
         span = spans.get(key)
-        spans[key] = (vcs[i] if span is None else span[0], vcs[i])
+        spans[key] = (vc, vc) if span is None else (span[0], vc)
         if not step.reads and not step.writes:
             continue
         atomic = hardware_atomic_op(instr, target)
@@ -109,27 +109,29 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
                 if acc is None:
                     acc = table[k] = Access(
                         core, instr, pipe, reg.space, writes, atomic,
-                        first_vc=vcs[i], first_xk=xks[i], first_issue=i, rank=int(rank[i]),
+                        first_vc=vcs[i], first_xk=xks[i], first_issue=i, rank=rank[i],
                     )  # fmt: skip
                 acc.ranges.append((reg.start, reg.end))
                 acc.last_vc = vcs[i]
-    accs = [a for a in table.values() if merge_ranges(a.ranges)]
-    for a in accs:
+    accs = []
+    for a in table.values():
         a.ranges = merge_ranges(a.ranges)
+        if a.ranges:
+            accs.append(a)
     return CoreView(core, issued, clocks, accs, spans, target)
 
 
 def _component(a: Access) -> int:
     """The clock component that carries ``a`` to other pipes: a scalar read is ordered by issue
     order, a scalar write only by a flag chain from PIPE_S."""
-    if a.pipe is Pipe.PIPE_S and not a.writes:
+    if a.pipe is _PIPE_S and not a.writes:
         return C.ISSUE
     return C.INDEX[a.pipe]
 
 
 def happens_before(a: Access, b: Access) -> bool:
     if a.pipe is b.pipe:
-        if a.pipe is Pipe.PIPE_S:
+        if a.pipe is _PIPE_S:
             return True  # the scalar unit is in order and synchronous
         # another step of the same queue: ordered only once a's completion is known
         return bool(a.last_vc[C.INDEX[a.pipe]] <= b.first_vc[C.done_index(a.pipe)])
@@ -238,11 +240,15 @@ def analyse(
             else:
                 group.append(_Pair(first, second, lo, hi))
     by_core = {v.core: v for v in views}
-    books = {v.core: FlagBook(v.issued, event_ids) for v in views}
+    books: dict[int, FlagBook] = {}  # built for the cores with races only
     moved: set[tuple] = set()
     for view in views:
         findings += flag_findings(view, event_ids, flag_depth, complete)
+    if complete:
+        findings += cross_unconsumed(cores)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
+        if core not in books:
+            books[core] = FlagBook(by_core[core].issued, event_ids)
         findings.append(_race_finding(group, by_core[core], books[core], moved))
     for pair in reorders.values():
         findings.append(_reorder_finding(pair))

@@ -16,6 +16,7 @@ LIVE_OVERLAP = "F204"
 def live_overlap_findings(program) -> list[Finding]:
     """Findings for overlapping tile bindings whose live ranges are interleaved with writes."""
     info: dict[int, dict] = {}
+    target = program.arch.target
     for instr in program:
         for name, ref in instr.tile_operands().items():
             if not isinstance(ref, TileRef) or ref.address is None:
@@ -31,9 +32,17 @@ def live_overlap_findings(program) -> list[Finding]:
                 d["reads"].append(instr.position)
         # bytes an instruction writes outside its operand tiles (e.g. an a2a3 TROWEXPAND* tmp
         # overrun): a write-only binding of its own
-        for ref in getattr(instr, "stray_writes", lambda target: ())(program.arch.target):
+        stray = getattr(instr, "stray_writes", None)
+        for ref in stray(target) if stray is not None else ():
             info[id(ref)] = {"ref": ref, "writes": [instr.position], "reads": []}
-    labels = {i.position: i.label + (f" ({i.source})" if i.source else "") for i in program}
+    by_position: dict = {}  # built on the first finding only (labels cost on long programs)
+
+    def label(position: int) -> str:
+        if not by_position:
+            by_position.update((i.position, i) for i in program)
+        i = by_position[position]
+        return i.label + (f" ({i.source})" if i.source else "")
+
     out = []
     items = list(info.values())
     for i, a in enumerate(items):
@@ -57,9 +66,9 @@ def live_overlap_findings(program) -> list[Finding]:
                             LIVE_OVERLAP,
                             "tile-overlap-live",
                             f"{other['ref'].name} and {live['ref'].name} share bytes "
-                            f"[{lo:#x}, {hi:#x}); {labels[w]} writes {other['ref'].name} while "
-                            f"{live['ref'].name} still holds data written by {labels[start]} and "
-                            f"read by {labels[end]}; move one of the tiles (TASSIGN) or finish "
+                            f"[{lo:#x}, {hi:#x}); {label(w)} writes {other['ref'].name} while "
+                            f"{live['ref'].name} still holds data written by {label(start)} and "
+                            f"read by {label(end)}; move one of the tiles (TASSIGN) or finish "
                             "using the first before writing the second",
                             (start, w, end),
                         )

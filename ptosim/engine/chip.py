@@ -43,6 +43,7 @@ class ChipMemory:
     traffic: dict[int, CoreTraffic] = field(default_factory=dict)
     first: int | None = None  # the first transfer's start
     last: int = 0  # the last transfer's end
+    cores: int = 0  # cores of the launch (1: no other core can hold a line; 0: unknown)
 
     @property
     def window_bytes(self) -> float:
@@ -83,7 +84,7 @@ class ChipMemory:
     def _transfer(self, core, now, planned_cycles, latency_cycles, nbytes, gm) -> int:
         t = self.traffic.setdefault(core, CoreTraffic())
         t.bytes += nbytes
-        wait = self._line_wait(core, now, gm) if gm else 0
+        wait = self._line_wait(core, now, gm) if gm and self.cores != 1 else 0
         if wait:
             t.serialised += 1
         move = planned_cycles - latency_cycles

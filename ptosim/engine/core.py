@@ -24,6 +24,13 @@ from .ffts import Ffts, Post
 
 PIPES = QUEUE_PIPES
 FLAG_UNCONSUMED = "F201"
+# step kinds the hot path tests, as module constants (cheaper than StepKind.X lookups)
+_WAIT_FLAG, _CROSS_WAIT, _SET_FLAG = StepKind.WAIT_FLAG, StepKind.CROSS_WAIT, StepKind.SET_FLAG
+_CROSS_SET, _DMA, _SIMT = StepKind.CROSS_SET, StepKind.DMA, StepKind.SIMT
+_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL
+
+
+_FLAG_NAMES: dict[tuple, tuple[str, str, int]] = {}  # flag key -> its names in a FlowEvent
 
 
 def flag_text(key) -> str:
@@ -31,7 +38,7 @@ def flag_text(key) -> str:
     return f"({src.name}, {dst.name}, EVENT_ID{event_id})"
 
 
-@dataclass
+@dataclass(slots=True)
 class InstrState:
     """Progress of one instruction: its data window and timing."""
 
@@ -56,7 +63,7 @@ class Failure:
     work: list  # steps of ``instr`` planned but not issued yet ([step, instr] entries)
 
 
-@dataclass
+@dataclass(slots=True)
 class PipeState:
     pipe: Pipe
     queue: deque = field(default_factory=deque)
@@ -148,27 +155,24 @@ class CoreEngine:
             if self.progress is not None and n % 256 == 0:
                 self.progress(n, total)
             work = deque(self._plan(instr))
-            state = InstrState(
-                instr,
-                sum(1 for st in work if isinstance(st, Step) and st.data),
-                deferred=sum(1 for st in work if isinstance(st, Deferred)),
-            )
+            state = InstrState(instr, *_counts(work))
             self.states.append(state)
             self.issuing = (instr, work)
             while work:
                 step = work.popleft()
                 if isinstance(step, Deferred):
                     more = self._plan(instr, step.build)
-                    state.data_steps += sum(1 for st in more if isinstance(st, Step) and st.data)
-                    state.deferred += sum(1 for st in more if isinstance(st, Deferred)) - 1
+                    data, deferred = _counts(more)
+                    state.data_steps += data
+                    state.deferred += deferred - 1
                     work.extendleft(reversed(more))
                     self._maybe_commit(state)
                     continue
                 entry = [step, instr]  # resolved in place when the step starts (SIMT launches)
                 self.issued.append(entry)
-                if step.pipe is Pipe.PIPE_S:
+                if step.pipe is _PIPE_S:
                     yield from self._run(s, entry, state)
-                elif step.pipe is Pipe.PIPE_ALL:
+                elif step.pipe is _PIPE_ALL:
                     yield from self._drain_all(s, entry, state)
                 else:
                     if self.issue_cycles:
@@ -203,8 +207,8 @@ class CoreEngine:
         self.ctx.instr = instr
         try:
             if build is not None:
-                return self._call(instr, Pipe.PIPE_S, "planning", build, self.ctx)
-            return self._call(instr, Pipe.PIPE_S, "planning", self.planner, instr, self.ctx)
+                return self._call(instr, _PIPE_S, "planning", build, self.ctx)
+            return self._call(instr, _PIPE_S, "planning", self.planner, instr, self.ctx)
         finally:
             self.ctx.instr = None
 
@@ -218,9 +222,10 @@ class CoreEngine:
         """Execute one issued step on ``ps``: a wait blocks first; a set posts at its end."""
         env = self.env
         step = entry[0]
-        if step.kind is StepKind.WAIT_FLAG:
+        kind = step.kind
+        if kind is _WAIT_FLAG:
             yield from self._wait(ps, step, state)
-        elif step.kind is StepKind.CROSS_WAIT:
+        elif kind is _CROSS_WAIT:
             yield from self._cross_wait(ps, step, state)
         if step.resolve is not None:
             self.ctx.instr = state.instr
@@ -233,41 +238,55 @@ class CoreEngine:
             state.began = True
             state.pending = self._begin(state.instr, ps.pipe)
         start = env.now
-        cycles, args = self._chip_cycles(step, start)
+        if self.chip is None or (kind is not _DMA and kind is not _SIMT):
+            cycles, args = step.cycles, step.args  # no shared GM involved (_chip_cycles)
+        else:
+            cycles, args = self._chip_cycles(step, start)
         if cycles:
             yield env.timeout(cycles)
         end = env.now
-        if step.kind is StepKind.SET_FLAG:
+        if kind is _SET_FLAG:
             self._post(ps, step, state, start)
-        elif step.kind is StepKind.CROSS_SET:
+        elif kind is _CROSS_SET:
             _, mode, flag = step.flag
             self.ffts.post(
                 self.core, mode, flag, Post(start, self.core, state.instr.position, ps.pipe.name)
             )
-        self._mark_busy(ps, start, end - start)
+        ps.busy_cycles += end - start  # _mark_busy, inline on the hot path
+        if ps.first is None:
+            ps.first = start
+        if end > ps.last:
+            ps.last = end
         if state.start is None:
             state.start = start
-        state.end = max(state.end, end)
+        if end > state.end:
+            state.end = end
         state.bytes += step.bytes
         instr = state.instr
+        core, position, opcode = self.core, instr.position, instr.opcode
         pipe_name = ps.pipe._name_  # the plain attribute (Enum.name is a slower descriptor)
-        for part, at in _slices(step, start, end):
-            self.trace.events.append(
+        events = self.trace.events
+        if not step.parts:
+            events.append(
                 TraceEvent(
-                    self.core,
-                    pipe_name,
-                    part.label,
-                    at,
-                    part.cycles if part is not step else end - start,
-                    part.kind._value_,
-                    instr.position,
-                    instr.opcode,
-                    part.bytes,
-                    part.args if part is not step else args,  # args: with the chip's stretch
+                    core, pipe_name, step.label, start, end - start, kind._value_, position,
+                    opcode, step.bytes, args,  # args: with the chip's stretch
                 )
-            )
+            )  # fmt: skip
+        else:  # a merged step: one slice per part, back to back (plan.merge_steps)
+            at = start
+            append = events.append
+            for part in step.parts:
+                cycles = part.cycles
+                append(
+                    TraceEvent(
+                        core, pipe_name, part.label, at, cycles, part.kind._value_, position,
+                        opcode, part.bytes, part.args,
+                    )
+                )  # fmt: skip
+                at += cycles
         for thread, name, offset, cycles, args in step.sub:
-            self.trace.events.append(
+            events.append(
                 TraceEvent(
                     self.core,
                     thread,
@@ -289,10 +308,10 @@ class CoreEngine:
         """The step's cycles with the chip's shared GM (engine/chip.py): a DMA or a SIMT launch
         that touches GM books its bytes; the planned cycles when there is no chip model."""
         chip = self.chip
-        if chip is None or step.kind not in (StepKind.DMA, StepKind.SIMT):
+        if chip is None or step.kind not in (_DMA, _SIMT):
             return step.cycles, step.args
         args = step.args
-        if step.kind is StepKind.SIMT:  # approximately: its GM sectors spread over the launch
+        if step.kind is _SIMT:  # approximately: its GM sectors spread over the launch
             nbytes = int(args.get("gm_sector_bytes", 0))
             if not nbytes:
                 return step.cycles, args
@@ -338,12 +357,14 @@ class CoreEngine:
     def _post(self, ps: PipeState, step: Step, state: InstrState, slice_start: int) -> None:
         key = step.flag
         self.counts[key] = self.counts.get(key, 0) + 1
-        self.posts.setdefault(key, deque()).append(
-            (slice_start, state.instr.position, ps.pipe.name)
-        )
-        waiter = self.waiters.pop(key, None)
-        if waiter is not None and not waiter.triggered:
-            waiter.succeed()
+        posts = self.posts.get(key)
+        if posts is None:
+            posts = self.posts[key] = deque()
+        posts.append((slice_start, state.instr.position, ps.pipe._name_))
+        if self.waiters:
+            waiter = self.waiters.pop(key, None)
+            if waiter is not None and not waiter.triggered:
+                waiter.succeed()
 
     def _wait(self, ps: PipeState, step: Step, state: InstrState):
         key = step.flag
@@ -362,14 +383,17 @@ class CoreEngine:
             ps.blocked_key = None
         self.counts[key] -= 1
         set_time, set_instr, set_pipe = self.posts[key].popleft()
+        names = _FLAG_NAMES.get(key)
+        if names is None:
+            names = _FLAG_NAMES[key] = (key[0].name, key[1].name, key[2])
         self.trace.flows.append(
             FlowEvent(
                 self.core,
-                (key[0].name, key[1].name, key[2]),
+                names,
                 set_pipe,
                 set_time,
                 set_instr,
-                ps.pipe.name,
+                ps.pipe._name_,
                 self.env.now,
                 state.instr.position,
             )
@@ -421,9 +445,13 @@ class CoreEngine:
         )
 
     def _notify_idle(self) -> None:
-        if not self.idle_event.triggered:
-            self.idle_event.succeed()
-        self.idle_event = self.env.event()
+        # only a waiting pipe_barrier(PIPE_ALL) needs the wake-up; an event nobody waits on
+        # would be a no-op in simpy's queue (it cannot gain a waiter once triggered: waiters
+        # take the current idle_event), so keep it for the next waiter instead
+        ev = self.idle_event
+        if ev.callbacks and not ev.triggered:
+            ev.succeed()
+            self.idle_event = self.env.event()
 
     def _drain_all(self, s: PipeState, entry: list, state: InstrState):
         step = entry[0]
@@ -528,16 +556,17 @@ class CoreEngine:
         return out
 
 
-def _slices(step: Step, start: int, end: int):
-    """(step, start) of each trace slice of ``step``: one per part of a merged step (they ran
-    back to back, plan.merge_steps), else the step itself."""
-    if not step.parts:
-        return ((step, start),)
-    out = []
-    for part in step.parts:
-        out.append((part, start))
-        start += part.cycles
-    return out
+def _counts(work) -> tuple[int, int]:
+    """(data steps, Deferred parts) of a plan."""
+    data = deferred = 0
+    for st in work:
+        if type(st) is Step:
+            data += st.data
+        elif isinstance(st, Deferred):
+            deferred += 1
+        elif isinstance(st, Step) and st.data:
+            data += 1
+    return data, deferred
 
 
 @dataclass
@@ -596,6 +625,8 @@ def simulate(
     failure: list[Failure] = []
     abort = env.event()
     chip = _chip(ctxs)
+    if chip is not None:
+        chip.cores = len(programs)  # one core: no same-address serialisation to track
     trace.chip = chip
     ffts = Ffts(env, len(programs))
     cores = [

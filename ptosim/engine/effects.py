@@ -43,6 +43,9 @@ from ..tensors import GmRef, TileRef
 CHECK_FOOTPRINT = os.environ.get("PTOSIM_CHECK_FOOTPRINT", "") not in ("", "0")
 
 
+_MAT = TileType.Mat  # (Enum class attribute lookups are slow)
+
+
 class FootprintError(AssertionError):
     """An instruction changed a byte outside the views it took (an engine or ISA bug)."""
 
@@ -105,14 +108,11 @@ class TrackedContext(ExecContext):
     footprint: Footprint | None = None
 
     def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
-        super().gm_check(ref, offsets, operand)  # raises before anything is recorded
+        bounds = self._gm_bounds(ref, offsets, operand)  # raises before anything is recorded
         fp = self.footprint
-        if fp is None:
-            return
-        offsets = np.asarray(offsets)
-        if offsets.size:
+        if fp is not None and bounds is not None:
             size = ref.dtype.size_bytes
-            fp.touch(ref.buffer.data, int(offsets.min()) * size, (int(offsets.max()) + 1) * size)
+            fp.touch(ref.buffer.data, bounds[0] * size, (bounds[1] + 1) * size)
 
 
 class PendingWrites:
@@ -122,12 +122,14 @@ class PendingWrites:
     __slots__ = ("changes", "replay")
 
     def __init__(self):
-        self.changes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # (memory, first byte, the span's new bytes, which of them changed)
+        self.changes: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []
         self.replay = None
 
     def commit(self) -> None:
-        for target, where, values in self.changes:
-            target[where] = values
+        for target, lo, values, changed in self.changes:
+            # only the changed bytes: another pipe may have written the others meanwhile
+            np.copyto(target[lo : lo + values.size], values, where=changed)
         if self.replay is not None:
             self.replay()
 
@@ -153,7 +155,7 @@ def _written_arrays(instr: Instruction, ctx: ExecContext) -> list[np.ndarray]:
     for name in instr.writes:
         value = getattr(instr, name, None)
         if isinstance(value, TileRef):
-            arr = ctx.l1.data if value.loc is TileType.Mat else ctx.ub.data
+            arr = ctx.l1.data if value.loc is _MAT else ctx.ub.data
         elif isinstance(value, GmRef):
             arr = value.buffer.data
         else:
@@ -225,13 +227,13 @@ def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
             _set_footprint(ctx, None)
     pending = PendingWrites()
     atomic = hardware_atomic(instr, ctx.target)
-    for a, lo, _hi, old in fp.spans:
-        view = a[lo:_hi]
-        where = np.flatnonzero(view != old)
-        if where.size:
+    for a, lo, hi, old in fp.spans:
+        view = a[lo:hi]
+        changed = view != old
+        if changed.any():
             if not atomic:
-                pending.changes.append((a, where + lo, view[where].copy()))
-            view[where] = old[where]
+                pending.changes.append((a, lo, view.copy(), changed))
+            view[:] = old  # the other bytes equal ``old`` already
     if atomic:
         pending.replay = _replay(instr, ctx)
     return pending

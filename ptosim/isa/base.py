@@ -32,6 +32,13 @@ class Arch:
     event_ids: int
 
 
+# Validation memo (Instruction.check): an instruction whose ``validation_key`` is not None is
+# validated once per key. False: validate every instruction.
+VALIDATE_CACHE = True
+_VALID: dict[tuple, Arch] = {}  # key -> the arch it was validated for
+_VALID_SIZE = 4096
+
+
 class Instruction:
     """Base of every recorded instruction.
 
@@ -80,9 +87,26 @@ class Instruction:
         """Check every constraint of the specification for ``arch``; raise ConstraintError."""
 
     def check(self, arch: Arch) -> None:
-        """Entry point used by the recorder: remembers the arch, then validates."""
+        """Entry point used by the recorder: remembers the arch, then validates.
+
+        An instruction with a ``validation_key`` is validated once per key; a failing
+        validation raises every time (only successes are remembered)."""
         self._arch = arch
+        key = self.validation_key(arch) if VALIDATE_CACHE else None
+        if key is not None and _VALID.get(key) is arch:
+            return
         self.validate(arch)
+        if key is not None:
+            if len(_VALID) >= _VALID_SIZE:
+                _VALID.clear()
+            _VALID[key] = arch
+
+    def validation_key(self, arch: Arch) -> tuple | None:
+        """The signature ``validate`` is a pure function of, or None (the default) to validate
+        every instance. A subclass whose validation is costly and reads only part of its
+        operands (not a GM offset, say) returns ``(class, id(arch), <that part>)``: ``check``
+        then validates once per signature (only successes are remembered)."""
+        return None
 
     def fail(self, operand: str, rule: str, expected, given, detail: str = "") -> NoReturn:
         raise ConstraintError(
@@ -160,8 +184,12 @@ class ExecContext:
 
     def tile_storage(self, ref: TileRef) -> np.ndarray:
         """Writable typed view of the tile's whole storage (Rows*Cols elements)."""
-        what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
-        return self.memory_of(ref).typed(ref.address, ref.dtype, ref.numel, what=what)
+        mem = self.memory_of(ref)
+        address = ref.address
+        what = ""  # the error message's subject, built only for an access that fails
+        if address is None or address < 0 or address + ref.size_bytes > mem.size_bytes:
+            what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
+        return mem.typed(address, ref.dtype, ref.numel, what=what)
 
     def memory_from(self, ref: TileRef) -> np.ndarray:
         """Writable typed view from the tile's address to the end of its memory."""
@@ -185,9 +213,13 @@ class ExecContext:
 
     def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
         """Raise OutOfBoundsError if any element offset leaves the operand's GM buffer."""
+        self._gm_bounds(ref, offsets, operand)
+
+    def _gm_bounds(self, ref: GmRef, offsets, operand: str) -> tuple[int, int] | None:
+        """``gm_check``; returns the (lowest, highest) element offset, None when empty."""
         offsets = np.asarray(offsets)
         if offsets.size == 0:
-            return
+            return None
         limit = ref.buffer.nbytes // ref.dtype.size_bytes
         lo, hi = int(offsets.min()), int(offsets.max())
         if lo < 0 or hi >= limit:
@@ -196,6 +228,7 @@ class ExecContext:
                 f"{self.instr.label if self.instr else ''}: operand '{operand}' would access "
                 f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
             )
+        return lo, hi
 
     def finding(self, code: str, kind: str, message: str, *extra_positions: int) -> None:
         positions = ((self.instr.position,) if self.instr else ()) + extra_positions

@@ -12,7 +12,7 @@ GlobalTensor, cpu pairs any layouts, and a2a3 TMOV copies between any layouts (D
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -149,6 +149,67 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
+# dma_bursts memo: a burst pattern depends on the GM offset only through gm_start, which
+# grows with it (the same transfer shape at each loop iteration is computed once)
+_BURSTS: dict[tuple, Bursts] = {}
+# objects keyed by identity in the memos, kept alive so that their ids are never reused
+_GEOMS: dict[int, object] = {}
+
+
+def _alive(*objs) -> tuple[int, ...]:
+    """The ids of ``objs``, each kept alive in ``_GEOMS`` (a memo key holding an id must not
+    outlive its object, whose id could then be reused)."""
+    if len(_GEOMS) >= 4096:  # drop every key holding ids before releasing the objects
+        from .base import _VALID
+
+        _BURSTS.clear()
+        _VALID.clear()
+        _GEOMS.clear()
+    for obj in objs:
+        _GEOMS.setdefault(id(obj), obj)
+    return tuple(id(obj) for obj in objs)
+
+
+def _memo_bursts(target: str, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
+    g = gm.geom
+    (geom,) = _alive(tile.geom)
+    key = (target, load, geom, tile.valid_row, tile.valid_col, tile.pad, g.shape, g.stride,
+           g.layout)  # fmt: skip
+    base = _BURSTS.get(key)
+    if base is None:
+        if len(_BURSTS) >= 1024:
+            _BURSTS.clear()
+        base = dma_bursts(target, tile, replace(gm, offset=0), load=load)
+        base.gm_start.flags.writeable = False
+        base.tile_start.flags.writeable = False  # shared by every transfer of this shape
+        _BURSTS[key] = base
+    return Bursts(base.gm_start + gm.offset, base.tile_start, base.length, base.pad)
+
+
+# element offsets of a memoised burst pattern (keyed by its shared tile_start array, which the
+# value holds: the id stays valid): offsets at GM offset 0, tile and pad offsets
+_OFFSETS: dict[int, tuple] = {}
+
+
+def _burst_offsets(b: Bursts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(GM element offsets, tile offsets, pad offsets or None) of ``b``'s elements."""
+    memo = _OFFSETS.get(id(b.tile_start)) if not b.tile_start.flags.writeable else None
+    if memo is None or memo[0] is not b.tile_start:
+        gm, tile = b.gm_offsets(), b.tile_offsets()
+        pad = b.pad_offsets() if b.pad else None
+        if b.tile_start.flags.writeable or not b.gm_start.size:
+            return gm, tile, pad  # not from the memo (_memo_bursts): nothing shared
+        if len(_OFFSETS) >= 1024:
+            _OFFSETS.clear()
+        for a in (tile, pad):
+            if a is not None:
+                a.flags.writeable = False
+        memo = _OFFSETS[id(b.tile_start)] = (b.tile_start, gm - b.gm_start[0], tile, pad)
+        return gm, tile, pad
+    _, rel, tile, pad = memo
+    return rel + b.gm_start[0], tile, pad  # the same pattern, shifted like gm_start
+
+
 def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     g = tile.geom
     if layout is Layout.ND:
@@ -199,11 +260,18 @@ class _Transfer(Instruction):
         plan and the execution all need it, and tile and GlobalTensor refs are frozen."""
         cached = self._bursts
         if cached is None or cached[0] != target:
-            cached = self._bursts = (
-                target,
-                dma_bursts(target, self.tile, self.gm, load=self.is_load),
-            )
+            cached = self._bursts = (target, _memo_bursts(target, self.tile, self.gm, self.is_load))
         return cached[1]
+
+    def validation_key(self, arch: Arch) -> tuple | None:
+        # validate reads the tile's geometry, valid shape and pad, the GM dtype and geometry,
+        # never the GM offset or buffer (the GlobalTensor checked its own bounds): a loop's
+        # transfers validate once. Plain fields (frozen dataclasses hash in Python, slowly);
+        # the geometry and dtype objects by identity, kept alive by _GEOMS.
+        t, g = self.tile, self.gm
+        geom, dtype = _alive(t.geom, g.dtype)
+        return (type(self), id(arch), geom, t.valid_row, t.valid_col, t.static_valid, t.pad,
+                dtype, g.geom.shape, g.geom.stride, g.geom.layout)  # fmt: skip
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
@@ -377,9 +445,7 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(ctx)
-            b = self.bursts(ctx.target)
-            gm_offs, tile_offs = b.gm_offsets(), b.tile_offsets()
-            pad = b.pad_offsets() if b.pad else None
+            gm_offs, tile_offs, pad = _burst_offsets(self.bursts(ctx.target))
         ctx.gm_check(g, gm_offs, "gm")
         return gm_offs, tile_offs, pad
 

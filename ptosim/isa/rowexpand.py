@@ -389,7 +389,12 @@ class TRowExpandBinary(Instruction):
         if R == 0:
             return
         # Check integer divisors on the inputs before any write (scratch or dst).
-        e_vec = ctx.memory_from(e)
+        # vbrcb reads whole repeats of 8 elements from e: at most R + 7 of them (or up to the
+        # end of the memory); a shorter view than memory_from keeps the snapshot small
+        mem = ctx.memory_of(e)
+        e_vec = mem.typed(
+            e.address, e.dtype, min(R + 7, (mem.size_bytes - e.address) // e.dtype.size_bytes)
+        )
         if self.op == "DIV" and dt.is_int and C:
             i = np.arange(R, dtype=np.int64)[:, None]
             fv = ctx.tile_storage(f)[i * f.cols + np.arange(C)]

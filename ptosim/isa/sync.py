@@ -26,6 +26,10 @@ class _Flag(Instruction):
     def key(self) -> tuple[Pipe, Pipe, int]:
         return self.src, self.dst, self.event_id
 
+    def validation_key(self, arch: Arch) -> tuple:
+        # validate reads the two pipes and the event id only: a loop's flags validate once
+        return (type(self), id(arch), self.src, self.dst, self.event_id)
+
     def validate(self, arch: Arch) -> None:
         for operand, pipe in (("src_pipe", self.src), ("dst_pipe", self.dst)):
             self.require(

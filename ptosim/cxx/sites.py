@@ -32,7 +32,7 @@ class SiteMap:
 
     def _resolve(self, pc: int) -> tuple[str, int] | None:
         if self._rows is None and _have_pyelftools():
-            self._rows = _line_rows(self.library)
+            self._rows = _cached_line_rows(self.library)
         if self._rows is not None:
             addrs, where = self._rows
             i = bisect.bisect_right(addrs, pc) - 1
@@ -48,6 +48,40 @@ def _have_pyelftools() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _cached_line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
+    """``_line_rows``, decoded once per library and kept beside it (``<lib>.lines.npz``): a
+    library's name carries the hash of its sources, so its line tables never change, and
+    decoding them (libc++'s included) takes about a second."""
+    import json
+
+    import numpy as np
+
+    cache = library.with_name(library.name + ".lines.npz")
+    try:
+        with np.load(cache) as z:
+            names = json.loads(str(z["names"]))
+            files, lines = z["files"].tolist(), z["lines"].tolist()
+            return z["addrs"].tolist(), [(names[f], n) for f, n in zip(files, lines)]
+    except (OSError, ValueError, KeyError):
+        pass
+    addrs, where = _line_rows(library)
+    index: dict[str, int] = {}
+    files = [index.setdefault(f, len(index)) for f, _ in where]
+    tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp.npz")
+    try:
+        np.savez(
+            tmp,
+            addrs=np.array(addrs, np.uint64),
+            files=np.array(files, np.int32),
+            lines=np.array([n for _, n in where], np.int32),
+            names=np.array(json.dumps(list(index))),
+        )
+        os.replace(tmp, cache)
+    except OSError:  # a read-only cache folder: decode again next time
+        pass
+    return addrs, where
 
 
 def _line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import ptosim as pto
+from ptosim.cxx.raw import RAW_ACCESS_SERVED
 
 SRC = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
 ENTRIES = [
-    "bad_dtype", "matmul", "raw_tile", "raw_gm", "outside", "no_wait", "get_value",
+    "bad_dtype", "matmul", "raw_tile", "raw_gm", "raw_unplaced", "raw_straddle", "outside", "no_wait", "get_value",
     "missing_wait", "fine", "value_used",
 ]  # fmt: skip
 
@@ -56,14 +57,32 @@ def test_unimplemented_instruction_stops_with_one_line(prog):
     assert str(exc.value) == f"[PTO103] {line('matmul')}: TMATMUL is not implemented by ptosim"
 
 
+@pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="raw accesses are served on x86_64 Linux only")
+def test_raw_accesses_are_scalar_instructions_at_their_lines(prog):
+    """tile.data()[i] and a[i] are GetValue / SetValue at the C++ line (tests/test_cxx_raw.py
+    checks their values)."""
+    res, out = run(prog, "raw_tile")
+    ops = [(i.opcode, i.source) for i in res.blocks[0].program]
+    assert ops[-2:] == [("GetValue", line("raw_tile")), ("SetValue", line("raw_tile_store"))]
+    res, _ = run(prog, "raw_gm")
+    assert [(i.opcode, i.source) for i in res.blocks[0].program] == [("GetValue", line("raw_gm"))]
+
+
 @pytest.mark.parametrize(
     "entry, what",
-    [("raw_tile", "tile storage directly"), ("raw_gm", "__gm__ pointer directly")],
+    [
+        ("raw_unplaced", "storage of a tile without TASSIGN"),
+        pytest.param(
+            "raw_straddle",
+            "straddles two pages",
+            marks=pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="x86_64 Linux"),
+        ),
+    ],
 )
-def test_raw_access_is_reported_at_its_line_not_a_crash(prog, entry, what):
+def test_raw_access_ptosim_cannot_serve_is_reported_at_its_line(prog, entry, what):
     with pytest.raises(pto.errors.CxxError) as exc:
         run(prog, entry)
-    assert str(exc.value).startswith(f"[PTO103] {line(entry)}: the kernel ")
+    assert str(exc.value).startswith(f"[PTO103] {line(entry)}: ")
     assert what in str(exc.value) and "GetValue" in str(exc.value)
     # the process and the library are fine afterwards
     res, out = run(prog, "fine")

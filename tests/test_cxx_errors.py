@@ -14,8 +14,8 @@ from ptosim.cxx.raw import RAW_ACCESS_SERVED
 
 SRC = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
 ENTRIES = [
-    "bad_dtype", "matmul", "raw_tile", "raw_gm", "raw_unplaced", "raw_straddle", "outside", "no_wait", "get_value",
-    "missing_wait", "fine", "value_used",
+    "bad_dtype", "matmul", "raw_tile", "raw_gm", "raw_unplaced", "raw_straddle", "outside",
+    "no_wait", "get_value", "missing_wait", "fine", "value_used",
 ]  # fmt: skip
 
 

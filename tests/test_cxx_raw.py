@@ -16,7 +16,9 @@ from ptosim.cxx.raw import RAW_ACCESS_SERVED
 
 SRC = Path(__file__).resolve().parent / "cxx" / "raw.cpp"
 DIM, MAX_IDS, BLOCKS = 16, 8, 2
-ENTRIES = ["raw_gather", "raw_gather_no_wait", "raw_write", "raw_gm_write", "raw_outside"]
+ENTRIES = [
+    "raw_gather", "raw_gather_no_wait", "raw_write", "raw_gm_write", "raw_outside", "raw_memcpy",
+]  # fmt: skip
 
 pytestmark = pytest.mark.skipif(
     not RAW_ACCESS_SERVED, reason="raw accesses are served on x86_64 Linux only"
@@ -109,6 +111,14 @@ def test_raw_gm_store_then_raw_read_back(prog, device):
     assert np.array_equal(out, want)
     ops = [(i.opcode, i.source) for i in res.blocks[0].program]
     assert ops[:2] == [("GetValue", line("raw_gm_write")), ("SetValue", line("raw_gm_write"))]
+
+
+def test_a_raw_read_by_a_libc_routine_is_named_by_the_kernels_line(prog):
+    values = np.arange(DIM, dtype=np.float32) * 3
+    res, out = two(prog, "raw_memcpy", "a2", values)
+    assert out[0] == values[4] + values[5]
+    reads = [i.source for i in res.blocks[0].program if i.opcode == "GetValue"]
+    assert reads and reads[0] == line("raw_memcpy_read")
 
 
 def test_a_raw_read_without_its_wait_is_a_race_at_the_cpp_line(prog):

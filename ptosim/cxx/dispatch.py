@@ -77,6 +77,8 @@ class Dispatcher:
         try:
             req = json.loads(request)
             site = self.loaded.site(req.get("pc", -1))
+            if "pcs" in req:  # a raw access: the first frame in the user's code
+                site = self.loaded.first_user_site(req["pcs"])
             self.recorder.source = site
             self.issue(req, site, out)
             return 0

@@ -85,3 +85,12 @@ extern "C" __global__ AICORE void raw_outside(__gm__ float *in, __gm__ float *ou
     float v = in[1 << 20];  // @raw_outside
     out[0] = v;
 }
+
+// raw accesses made by a libc routine the kernel calls: named by the kernel's line
+extern "C" __global__ AICORE void raw_memcpy(__gm__ float *in, __gm__ float *out)
+{
+    float v[2];
+    volatile size_t n = sizeof v;  // a size known at run time: libc's memcpy does the access
+    std::memcpy(v, in + 4, n);  // @raw_memcpy_read
+    out[0] = v[0] + v[1];
+}

@@ -169,8 +169,14 @@ inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
     State &s = st();
     if (f.trap_page || s.callback == nullptr) return false;  // a fault inside the trap window
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    std::string o = "{\"op\":\"raw\",\"pc\":";
-    o += std::to_string(call_site((char *)pc + 1));
+    // the access may be in a libc routine (memcpy) called by the kernel: send the whole stack
+    record_fault(f, a, pc);
+    std::string o = "{\"op\":\"raw\",\"pc\":-1,\"pcs\":[";
+    for (int i = 0; i < f.nframes; ++i) {
+        if (i) o += ',';
+        o += std::to_string(call_site(f.frames[i]));
+    }
+    o += ']';
     o += ",\"addr\":";
     o += std::to_string((unsigned long long)a);
     o += ",\"write\":";

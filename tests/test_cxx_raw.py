@@ -157,3 +157,25 @@ def test_raw_access_runs_are_deterministic(prog, tmp_path):
         res.write_trace(tmp_path / f"t{n}.json")
         traces.append((tmp_path / f"t{n}.json").read_bytes())
     assert traces[0] == traces[1]
+
+
+def test_host_code_dereferencing_a_device_pointer_stops_its_case(tmp_path, monkeypatch):
+    """`ptosim test`: host code (outside a <<<...>>> launch) has no simulated block to serve a
+    raw access: the case stops at its line instead of reading made-up bytes."""
+    import shutil
+
+    from ptosim.cxx.testdir import run_test_dir
+
+    monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PTOSIM_CXX", "g++")
+    folder = tmp_path / "vadd_peek"
+    shutil.copytree(SRC.parent / "vadd_test", folder)
+    main_cpp = folder / "main.cpp"
+    text = main_cpp.read_text()
+    anchor = "    aclrtMemcpy(dB, n, hB, n, ACL_MEMCPY_HOST_TO_DEVICE);\n"
+    assert anchor in text
+    main_cpp.write_text(text.replace(anchor, anchor + "    volatile float peek = dA[0];\n"))
+    peek_line = text[: text.index(anchor)].count("\n") + 2
+    reports = run_test_dir(folder, ["cpu"], work=tmp_path / "w", case_filter="case_16x16")
+    assert [r.verdict for r in reports] == ["ERROR"]
+    assert reports[0].error.startswith(f"[PTO103] main.cpp:{peek_line}: raw access to device")

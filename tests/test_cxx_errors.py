@@ -13,6 +13,8 @@ import ptosim as pto
 from ptosim.cxx.raw import RAW_ACCESS_SERVED
 
 SRC = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
+SERVED = pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="raw accesses: x86_64 Linux only")
+NOT_SERVED = pytest.mark.skipif(RAW_ACCESS_SERVED, reason="raw accesses are served here")
 ENTRIES = [
     "bad_dtype", "matmul", "raw_tile", "raw_gm", "raw_unplaced", "raw_straddle", "outside",
     "no_wait", "get_value", "missing_wait", "fine", "value_used",
@@ -57,7 +59,7 @@ def test_unimplemented_instruction_stops_with_one_line(prog):
     assert str(exc.value) == f"[PTO103] {line('matmul')}: TMATMUL is not implemented by ptosim"
 
 
-@pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="raw accesses are served on x86_64 Linux only")
+@SERVED
 def test_raw_accesses_are_scalar_instructions_at_their_lines(prog):
     """tile.data()[i] and a[i] are GetValue / SetValue at the C++ line (tests/test_cxx_raw.py
     checks their values)."""
@@ -71,12 +73,9 @@ def test_raw_accesses_are_scalar_instructions_at_their_lines(prog):
 @pytest.mark.parametrize(
     "entry, what",
     [
-        ("raw_unplaced", "storage of a tile without TASSIGN"),
-        pytest.param(
-            "raw_straddle",
-            "straddles two pages",
-            marks=pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="x86_64 Linux"),
-        ),
+        pytest.param("raw_unplaced", "storage of a tile without TASSIGN", marks=SERVED),
+        pytest.param("raw_straddle", "straddles two pages", marks=SERVED),
+        pytest.param("raw_tile", "on x86_64 Linux only", marks=NOT_SERVED),
     ],
 )
 def test_raw_access_ptosim_cannot_serve_is_reported_at_its_line(prog, entry, what):

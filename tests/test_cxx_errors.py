@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 
 import ptosim as pto
+from ptosim.cxx.raw import RAW_ACCESS_SERVED
 
 SRC = Path(__file__).resolve().parent / "cxx" / "errors.cpp"
+SERVED = pytest.mark.skipif(not RAW_ACCESS_SERVED, reason="raw accesses: x86_64 Linux only")
+NOT_SERVED = pytest.mark.skipif(RAW_ACCESS_SERVED, reason="raw accesses are served here")
 ENTRIES = [
-    "bad_dtype", "matmul", "raw_tile", "raw_gm", "outside", "no_wait", "get_value",
-    "missing_wait", "fine", "value_used",
+    "bad_dtype", "matmul", "raw_tile", "raw_gm", "raw_unplaced", "raw_straddle", "outside",
+    "no_wait", "get_value", "missing_wait", "fine", "value_used",
 ]  # fmt: skip
 
 
@@ -56,14 +59,29 @@ def test_unimplemented_instruction_stops_with_one_line(prog):
     assert str(exc.value) == f"[PTO103] {line('matmul')}: TMATMUL is not implemented by ptosim"
 
 
+@SERVED
+def test_raw_accesses_are_scalar_instructions_at_their_lines(prog):
+    """tile.data()[i] and a[i] are GetValue / SetValue at the C++ line (tests/test_cxx_raw.py
+    checks their values)."""
+    res, out = run(prog, "raw_tile")
+    ops = [(i.opcode, i.source) for i in res.blocks[0].program]
+    assert ops[-2:] == [("GetValue", line("raw_tile")), ("SetValue", line("raw_tile_store"))]
+    res, _ = run(prog, "raw_gm")
+    assert [(i.opcode, i.source) for i in res.blocks[0].program] == [("GetValue", line("raw_gm"))]
+
+
 @pytest.mark.parametrize(
     "entry, what",
-    [("raw_tile", "tile storage directly"), ("raw_gm", "__gm__ pointer directly")],
+    [
+        pytest.param("raw_unplaced", "storage of a tile without TASSIGN", marks=SERVED),
+        pytest.param("raw_straddle", "straddles two pages", marks=SERVED),
+        pytest.param("raw_tile", "on x86_64 Linux only", marks=NOT_SERVED),
+    ],
 )
-def test_raw_access_is_reported_at_its_line_not_a_crash(prog, entry, what):
+def test_raw_access_ptosim_cannot_serve_is_reported_at_its_line(prog, entry, what):
     with pytest.raises(pto.errors.CxxError) as exc:
         run(prog, entry)
-    assert str(exc.value).startswith(f"[PTO103] {line(entry)}: the kernel ")
+    assert str(exc.value).startswith(f"[PTO103] {line(entry)}: ")
     assert what in str(exc.value) and "GetValue" in str(exc.value)
     # the process and the library are fine afterwards
     res, out = run(prog, "fine")

@@ -12,6 +12,7 @@ named by their type (``ENUM_KEYWORDS``), explicit template values to ``TEMPLATE_
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 
 import numpy as np
@@ -21,6 +22,7 @@ import ptosim as pto
 from ..dtypes import dtype as as_dtype
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
+from .raw import RawAccess
 
 # enum operand / template value type -> Python keyword of the instruction
 ENUM_KEYWORDS = {
@@ -65,6 +67,9 @@ class Dispatcher:
         self.buffers = buffers
         self.tiles: dict[int, pto.Tile] = {}
         self.error: BaseException | None = None
+        self.used: dict[int, int] = {}  # C++ tile id -> when last TASSIGNed or used (raw.py)
+        self._uses = itertools.count()
+        self.raw = RawAccess(self)
 
     # -- the callback ---------------------------------------------------------------------------
     def handle(self, request: bytes, out) -> int:
@@ -72,6 +77,8 @@ class Dispatcher:
         try:
             req = json.loads(request)
             site = self.loaded.site(req.get("pc", -1))
+            if "pcs" in req:  # a raw access: the first frame in the user's code
+                site = self.loaded.first_user_site(req["pcs"])
             self.recorder.source = site
             self.issue(req, site, out)
             return 0
@@ -100,33 +107,56 @@ class Dispatcher:
         placed = t.placement.address if t.placement is not None else None
         if d["as"] and placed != d["addr"]:  # a copy of an assigned tile: same storage
             pto.TASSIGN(t, d["addr"])
+        self.touch(d["id"])
         return t
 
-    def global_tensor(self, d: dict) -> pto.GlobalTensor:
-        ptr = d["ptr"]
-        dt = as_dtype(d["dt"])
-        base = self.loaded.gm_base
-        for buf in self.buffers:
-            start = base + (buf.address - pto_gm_base())
+    def touch(self, tile_id: int) -> None:
+        self.used[tile_id] = next(self._uses)
+
+    def tile_over(self, ub_address: int) -> pto.Tile | None:
+        """The tile most recently TASSIGNed or used whose storage holds ``ub_address``."""
+        for tile_id in sorted(self.used, key=self.used.get, reverse=True):
+            t = self.tiles[tile_id]
+            if t.placement is None or t.placement.auto:
+                continue  # C++ data() of a tile without TASSIGN is not in UB terms
+            placed = t.placement.address
+            if placed is not None and placed <= ub_address < placed + t.geom.size_bytes:
+                return t
+        return None
+
+    def gm_spans(self):
+        """(buffer, host address of its first byte) of each GM buffer passed to the kernel."""
+        base = self.loaded.gm_base - pto_gm_base()
+        return [(buf, base + buf.address) for buf in self.buffers]
+
+    def gm_over(self, ptr: int, what: str = "pointer"):
+        """(buffer, byte offset) of a host pointer into the GM window, or a CxxError."""
+        for buf, start in self.gm_spans():
             if start <= ptr < start + max(buf.nbytes, 1):
-                off = ptr - start
-                if off % dt.size_bytes:
-                    raise CxxError(
-                        f"GlobalTensor pointer is {off} bytes into GM buffer #{buf.buffer_id}, "
-                        f"not a multiple of its {dt.name} element size"
-                    )
-                return pto.GlobalTensor(
-                    buf, shape=d["shape"], stride=d["stride"], layout=d["lay"],
-                    offset=off // dt.size_bytes, dtype=dt,
-                )  # fmt: skip
-        gm_address = ptr - base + pto_gm_base()  # deterministic, unlike the host pointer
-        inside = ", ".join(
+                return buf, ptr - start
+        raise CxxError(
+            f"{what} (GM address {ptr - self.loaded.gm_base + pto_gm_base():#x}) is not inside "
+            f"any GM buffer passed to the kernel ({self.buffers_text()})"
+        )
+
+    def buffers_text(self) -> str:
+        text = ", ".join(
             f"#{b.buffer_id} [{b.address:#x}, {b.address + b.nbytes:#x})" for b in self.buffers
         )
-        raise CxxError(
-            f"GlobalTensor pointer (GM address {gm_address:#x}) is not inside any GM buffer passed "
-            f"to the kernel ({inside or 'none'})"
-        )
+        return text or "none"
+
+    def global_tensor(self, d: dict) -> pto.GlobalTensor:
+        dt = as_dtype(d["dt"])
+        buf, off = self.gm_over(d["ptr"], "GlobalTensor pointer")
+        if off % dt.size_bytes:
+            raise CxxError(
+                f"GlobalTensor pointer is {off} bytes into GM buffer #{buf.buffer_id}, "
+                f"not a multiple of its {dt.name} element size"
+            )
+        return pto.GlobalTensor(
+            buf, shape=d["shape"], stride=d["stride"], layout=d["lay"],
+            offset=off // dt.size_bytes, dtype=dt,
+        )  # fmt: skip
 
     def operand(self, d: dict):
         k = d["k"]
@@ -152,6 +182,11 @@ class Dispatcher:
             d = raw[0]
             tile = self.tiles.get(d["id"]) or self.tile(dict(d, **{"as": False}))
             pto.TASSIGN(tile, d["addr"])
+            self.touch(d["id"])
+        elif op == "raw":
+            self.raw.access(req, site, out)
+        elif op == "raw_done":
+            self.raw.done(out)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":

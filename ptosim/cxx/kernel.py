@@ -23,6 +23,7 @@ from ..memory import GM_BASE_ADDRESS, GmBuffer
 from ..program import Kernel
 from . import build as _build
 from .dispatch import Dispatcher
+from .raw import ONCHIP_SPAN_BYTES, RAW_ACCESS_SERVED
 from .sites import SiteMap
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
@@ -194,15 +195,22 @@ def _fault_error(loaded: _Loaded) -> CxxError:
     n = loaded.dll.ptosim_fault(ctypes.byref(addr), sites, 48)
     where = loaded.first_user_site(list(sites[:n])) or "<unknown line>"
     a = addr.value
-    if loaded.onchip_base <= a < loaded.onchip_base + (64 << 20):
+    if loaded.onchip_base <= a < loaded.onchip_base + ONCHIP_SPAN_BYTES:
         what = "reads or writes tile storage directly (tile.data()[i])"
     elif a >= loaded.gm_base:
         what = "dereferences a __gm__ pointer directly"
     else:
-        what = f"dereferences an invalid pointer ({a:#x})"
+        return CxxError(f"{where}: the kernel dereferences an invalid pointer ({a:#x})")
+    if RAW_ACCESS_SERVED:
+        why = (
+            "ptosim serves one element access at a time within one page: this access "
+            "straddles two pages or touched that memory again before it completed"
+        )
+    else:
+        why = "ptosim serves raw element accesses on x86_64 Linux only"
     return CxxError(
-        f"{where}: the kernel {what}; ptosim does not serve raw element accesses: use "
-        "tile.GetValue(i) / SetValue(i, v) (or GlobalTensor GetValue / SetValue)"
+        f"{where}: the kernel {what}; {why}: use tile.GetValue(i) / SetValue(i, v) "
+        "(or GlobalTensor GetValue / SetValue)"
     )
 
 

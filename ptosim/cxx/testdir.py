@@ -107,6 +107,13 @@ class _Host:
         try:
             req = json.loads(request)
             site = self.loaded.site(req.get("pc", -1))
+            if "pcs" in req:  # a raw access: the first frame in the user's code
+                site = self.loaded.first_user_site(req["pcs"])
+            if req["op"] in ("raw", "raw_done"):
+                raise CxxError(
+                    "raw access to device memory (a __gm__ pointer or tile.data()) outside a "
+                    "kernel launch <<<...>>>: use aclrtMemcpy, or launch the kernel"
+                )
             if req["op"] == "launch" or req["op"].startswith("acl."):
                 self.flush()
                 self.host(req, out)

@@ -24,13 +24,29 @@ extern "C" __global__ AICORE void raw_tile(__gm__ float *out, __gm__ float *a)
     TileF tf;
     TASSIGN(tf, 0x0);
     float v = tf.data()[3];  // @raw_tile
-    out[0] = v;
+    out[0] = v;  // @raw_tile_store
 }
 
 extern "C" __global__ AICORE void raw_gm(__gm__ float *out, __gm__ float *a)
 {
     float v = a[5];  // @raw_gm
     (void)v;
+}
+
+extern "C" __global__ AICORE void raw_unplaced(__gm__ float *out, __gm__ float *a)
+{
+    TileF tf;  // no TASSIGN: its storage has no UB address the kernel can see
+    float v = tf.data()[3];  // @raw_unplaced
+    (void)v;
+}
+
+extern "C" __global__ AICORE void raw_straddle(__gm__ float *out, __gm__ float *a)
+{
+    TileF tf;
+    TASSIGN(tf, 0xF00);
+    uint64_t v;
+    std::memcpy(&v, (const char *)tf.data() + 252, sizeof v);  // @raw_straddle: bytes 4092..4099
+    out[0] = float(v & 1);
 }
 
 extern "C" __global__ AICORE void outside(__gm__ float *out, __gm__ float *a)

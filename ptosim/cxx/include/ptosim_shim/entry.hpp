@@ -5,8 +5,8 @@
 //   ptosim_entry_sig_<i>()       the parameter list as JSON (pointer / integer / float, dtype)
 //   ptosim_entry_call_<i>(argv)  calls the kernel with argv (one 64-bit word per parameter)
 // The call returns 0, 1 when the Python side reported an error (ptosim::Abort unwound the
-// kernel), 2 for any other C++ exception, 3 when the kernel touched tile storage or GM directly
-// (a fault in the reserved ranges; ptosim_fault() tells where).
+// kernel, or a raw access jumped back), 2 for any other C++ exception, 3 when the kernel touched
+// tile storage or GM directly in a way ptosim does not serve (ptosim_fault() tells where).
 //
 // Own code, written for ptosim; no vendor code.
 #pragma once
@@ -85,12 +85,29 @@ Entry<R, A...> entry_of(R (*fn)(A...))
 // ---- faults: raw access to tile storage or GM ------------------------------------------------
 // Per thread: in a simulation session every block's kernel body runs on its own thread, and the
 // bodies take turns (one may be suspended inside a GetValue while another runs).
+//
+// Raw accesses (x86_64 Linux): a fault in a reserved range asks Python for the element access
+// ({"op": "raw", "addr", "write", "pc"}: a GetValue for a read) and for the bytes of the page as
+// the session's memory holds them, maps that page with them, and single-steps the access (the
+// trap flag); the SIGTRAP after it sends a write's page back ({"op": "raw_done"}: SetValues of
+// the changed elements) and makes the page inaccessible again. Elsewhere a raw access stops the
+// run with its line (return 3).
+#if defined(__x86_64__) && defined(__linux__)
+#define PTOSIM_RAW_ACCESS 1
+#else
+#define PTOSIM_RAW_ACCESS 0
+#endif
+constexpr size_t RAW_PAGE = 4096;
 struct Fault {
     sigjmp_buf env;
     volatile sig_atomic_t armed = 0;
     volatile uintptr_t addr = 0;
     void *frames[48];
     int nframes = 0;
+    // the page mapped for one raw access until its SIGTRAP (0: none)
+    volatile uintptr_t trap_page = 0;
+    volatile int trap_write = 0;
+    alignas(16) unsigned char page[RAW_PAGE];
 };
 inline Fault &fault()
 {
@@ -99,34 +116,119 @@ inline Fault &fault()
 }
 // The handlers that were installed before ours (process-wide, like sigaction itself).
 struct PrevHandlers {
-    struct sigaction segv, bus;
+    struct sigaction segv, bus, trap;
 };
 inline PrevHandlers &prev_handlers()
 {
     static PrevHandlers p;
     return p;
 }
-inline bool reserved_address(uintptr_t a)
+inline bool raw_range(uintptr_t a)
 {
     uintptr_t o = onchip_base(), g = gm_base();
-    return (o && a >= o && a < o + ONCHIP_SPAN) || (g && a >= g && a < g + GM_SPAN) || a < (uintptr_t(1) << 16);
+    return (o && a >= o && a < o + ONCHIP_SPAN) || (g && a >= g && a < g + GM_SPAN);
 }
+inline bool reserved_address(uintptr_t a) { return raw_range(a) || a < (uintptr_t(1) << 16); }
+// back to the reservation: inaccessible, its bytes dropped
+inline void protect_page(uintptr_t page)
+{
+    mmap((void *)page, RAW_PAGE, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+// rc 1 (Python stored an error) or 3 (a fault ptosim does not serve) to the entry wrapper
+[[noreturn]] inline void unwind(Fault &f, int how)
+{
+    if (f.trap_page) {
+        protect_page(f.trap_page);
+        f.trap_page = 0;
+    }
+    f.armed = 0;
+    siglongjmp(f.env, how);
+}
+inline void record_fault(Fault &f, uintptr_t a, void *pc)
+{
+    f.addr = a;
+    f.frames[0] = (char *)pc + 1;  // call_site() subtracts one, as for return addresses
+    f.nframes = 1 + backtrace(f.frames + 1, 47);
+}
+inline void *fault_pc(void *ctx)
+{
+#if defined(__x86_64__)
+    return (void *)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (void *)((ucontext_t *)ctx)->uc_mcontext.pc;
+#else
+    (void)ctx;
+    return nullptr;
+#endif
+}
+#if PTOSIM_RAW_ACCESS
+// Serve one raw access (the fault is synchronous in kernel code, which holds no lock: calling
+// back into Python here is what a shim call does). Returns false when it cannot be served.
+inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
+{
+    State &s = st();
+    if (f.trap_page || s.callback == nullptr) return false;  // a fault inside the trap window
+    const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    // the access may be in a libc routine (memcpy) called by the kernel: send the whole stack
+    record_fault(f, a, pc);
+    std::string o = "{\"op\":\"raw\",\"pc\":-1,\"pcs\":[";
+    for (int i = 0; i < f.nframes; ++i) {
+        if (i) o += ',';
+        o += std::to_string(call_site(f.frames[i]));
+    }
+    o += ']';
+    o += ",\"addr\":";
+    o += std::to_string((unsigned long long)a);
+    o += ",\"write\":";
+    o += write ? "true" : "false";
+    o += ",\"page\":";
+    o += std::to_string(RAW_PAGE);
+    o += '}';
+    if (s.callback(o.c_str(), f.page) != 0) unwind(f, 2);
+    uintptr_t page = a & ~(uintptr_t)(RAW_PAGE - 1);
+    void *m = mmap((void *)page, RAW_PAGE, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    std::memcpy((void *)page, f.page, RAW_PAGE);
+    f.trap_page = page;
+    f.trap_write = write;
+    uc->uc_mcontext.gregs[REG_EFL] |= 0x100;  // EFLAGS.TF: trap after the access executed
+    return true;
+}
+inline void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+    Fault &f = fault();
+    if (!f.armed || !f.trap_page) {  // not ours: to the previous handler
+        sigaction(SIGTRAP, &prev_handlers().trap, nullptr);
+        (void)sig;
+        (void)si;
+        raise(SIGTRAP);
+        return;
+    }
+    ucontext_t *uc = (ucontext_t *)ctx;
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x100;
+    uintptr_t page = f.trap_page;
+    if (f.trap_write) {
+        // Python compares the page with the bytes it gave and stores the changed elements
+        std::string o = "{\"op\":\"raw_done\",\"pc\":-1,\"addr\":";
+        o += std::to_string((unsigned long long)page);
+        o += '}';
+        if (st().callback(o.c_str(), (void *)page) != 0) unwind(f, 2);
+    }
+    protect_page(page);
+    f.trap_page = 0;
+}
+#endif
 inline void on_fault(int sig, siginfo_t *si, void *ctx)
 {
     Fault &f = fault();
     uintptr_t a = (uintptr_t)si->si_addr;
     if (f.armed && reserved_address(a)) {
-        f.addr = a;
-        void *pc = nullptr;
-#if defined(__x86_64__)
-        pc = (void *)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-        pc = (void *)((ucontext_t *)ctx)->uc_mcontext.pc;
+        void *pc = fault_pc(ctx);
+#if PTOSIM_RAW_ACCESS
+        if (raw_range(a) && serve_raw(f, a, pc, (ucontext_t *)ctx)) return;
 #endif
-        f.frames[0] = (char *)pc + 1;  // call_site() subtracts one, as for return addresses
-        f.nframes = 1 + backtrace(f.frames + 1, 47);
-        f.armed = 0;
-        siglongjmp(f.env, 1);
+        record_fault(f, a, pc);
+        unwind(f, 1);
     }
     // not ours: restore the previous handlers and let the access fault again into them (the
     // next kernel run installs ours again)
@@ -134,8 +236,8 @@ inline void on_fault(int sig, siginfo_t *si, void *ctx)
     sigaction(SIGBUS, &prev_handlers().bus, nullptr);
     (void)sig;
 }
-// Install on_fault unless it is installed already. It stays installed after a run: uninstalling
-// it when one block's run ends would leave another block's suspended run without it.
+// Install on_fault (and on_trap) unless installed already. They stay installed after a run:
+// uninstalling them when one block's run ends would leave another block's suspended run without.
 inline void ensure_fault_handler()
 {
     struct sigaction cur;
@@ -148,6 +250,10 @@ inline void ensure_fault_handler()
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &prev_handlers().segv);
     sigaction(SIGBUS, &sa, &prev_handlers().bus);
+#if PTOSIM_RAW_ACCESS
+    sa.sa_sigaction = on_trap;
+    sigaction(SIGTRAP, &sa, &prev_handlers().trap);
+#endif
 }
 
 template <typename E>
@@ -165,7 +271,8 @@ int run_entry(const E &entry, const uint64_t *argv)
     std::memcpy(outer, f.env, sizeof outer);
     sig_atomic_t outer_armed = f.armed;
     f.nframes = 0;
-    if (sigsetjmp(f.env, 1) == 0) {
+    switch (sigsetjmp(f.env, 1)) {
+    case 0:
         f.armed = 1;
         try {
             entry(argv);
@@ -174,7 +281,11 @@ int run_entry(const E &entry, const uint64_t *argv)
         } catch (...) {
             rc = 2;
         }
-    } else {
+        break;
+    case 2:  // Python stored an error while serving a raw access (unwind(f, 2))
+        rc = 1;
+        break;
+    default:  // a fault ptosim does not serve (unwind(f, 1))
         rc = 3;
     }
     std::memcpy(f.env, outer, sizeof outer);

@@ -122,8 +122,13 @@ inline void jkey(std::string &o, const char *k)
 // Python side maps it to file:line with DWARF); -1 when unknown
 inline long long call_site(void *ra)
 {
+    // only addresses in this library (a fault's stack also holds libc's and Python's frames)
+    static void *own = [] {
+        Dl_info self;
+        return dladdr((void *)&call_site, &self) ? self.dli_fbase : nullptr;
+    }();
     Dl_info info;
-    if (ra && dladdr(ra, &info) && info.dli_fbase) {
+    if (ra && dladdr(ra, &info) && info.dli_fbase && info.dli_fbase == own) {
         return (long long)((uintptr_t)ra - (uintptr_t)info.dli_fbase) - 1;
     }
     return -1;

@@ -433,6 +433,29 @@ def test_a2a3_in_place_between_sizes_is_refused():
         dev.run(k)
 
 
+def test_a2a3_between_sizes_with_auto_placed_tiles_runs_exact():
+    """Tiles the allocator places have no address while the kernel records: the in-place rule
+    must not look at one (it raised a TypeError), and the run is exact."""
+    dev = pto.Device("a2")
+    x = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float32)
+    xb, ob = dev.gm_array(x), dev.gm_zeros((16, 16), "float16")
+
+    @pto.kernel
+    def k():
+        a, b = vec("float32", 16, 16), vec("half", 16, 16)
+        pto.TLOAD(a, pto.GlobalTensor(xb, shape=(16, 16)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.TCVT(b, a, "CAST_RINT")
+        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, 0)
+        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, 0)
+        pto.TSTORE(pto.GlobalTensor(ob, shape=(16, 16)), b)
+
+    run = dev.run(k)
+    assert run.findings == []
+    assert np.array_equal(ob.numpy(), x.astype(np.float16))
+
+
 # -- hypothesis properties of the numerics ----------------------------------------------------
 f32s = st.floats(width=32, allow_nan=False, allow_infinity=False)
 

@@ -65,6 +65,7 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
 from .common import VectorInstruction
+from .unary import overlaps
 
 __all__ = ["TCVT", "ROUND_MODES", "SAT_MODES"]
 
@@ -457,14 +458,14 @@ class TCvt(VectorInstruction):
             f"{other.rows} x {other.cols}",
         )
         if t == "a2a3" and s.dtype.size_bytes != d.dtype.size_bytes:
-            overlap = s.address < d.address + d.size_bytes and d.address < s.address + s.size_bytes
+            overlap = _overlap(s, d)
             self.require(
                 not overlap,
                 "dst",
                 "in-place",
                 "dst and src at distinct UB bytes (a2a3 TCVT between element sizes is not "
                 "in-place safe)",
-                f"dst {d.address:#x}+{d.size_bytes}, src {s.address:#x}+{s.size_bytes}",
+                f"dst {_where(d)}+{d.size_bytes}, src {_where(s)}+{s.size_bytes}",
             )
         self.conv = self.conversion(t)
 
@@ -526,3 +527,23 @@ def TCVT(dst, src, mode="CAST_RINT", sat=None, tmp=None, *, need_set_ctrl=True) 
             bool(need_set_ctrl),
         )
     )
+
+
+def _overlap(a, b) -> bool:
+    """Whether two tile operands share UB bytes. Before placement (auto-placed tiles have no
+    address while the kernel records) two different tiles never share bytes (the allocator gives
+    each its own slot); two views of one tile compare their offsets in it."""
+    if a.address is not None and b.address is not None:
+        return overlaps(a, b)
+    pa, pb = a.placement, b.placement
+    if getattr(pa, "root", pa) is not getattr(pb, "root", pb):
+        return False
+    lo_a, lo_b = getattr(pa, "offset", 0), getattr(pb, "offset", 0)
+    return lo_a < lo_b + b.size_bytes and lo_b < lo_a + a.size_bytes
+
+
+def _where(ref) -> str:
+    """A tile operand's UB address, or its place in its tile before placement."""
+    if ref.address is not None:
+        return f"{ref.address:#x}"
+    return f"{ref.name} offset {getattr(ref.placement, 'offset', 0):#x}"

@@ -103,6 +103,28 @@ def test_compile_error_names_the_users_line(tmp_path):
     assert "ptosim bug" not in str(exc.value)
 
 
+CONV = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *out)
+{
+    ConvTile<TileType::Mat, float, 16, 16> c;
+    TMATMUL(c, c, c);
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["g++", None])  # None: the default (zig clang or another)
+def test_unsupported_pto_isa_api_is_one_line_naming_it(tmp_path, compiler):
+    """pto-isa API ptosim's headers do not declare: one line with the user's line and the name,
+    not the compiler's cascade (g++ and clang word it differently)."""
+    src = _kernel_file(tmp_path, CONV)
+    with pytest.raises(CxxBuildError) as exc:
+        B.build(src, ["k"], target="a2a3", compiler=compiler)
+    assert str(exc.value) == "[PTO104] k.cpp:5: ConvTile (convolution tiles (cube unit)) " + (
+        "is not supported by ptosim"
+    )
+
+
 def test_unknown_entry_is_named(tmp_path):
     with pytest.raises(CxxBuildError, match="no kernel function named 'nope'"):
         B.build(_kernel_file(tmp_path), ["nope"], target="a2a3", compiler="g++")

@@ -281,6 +281,40 @@ _ERR = re.compile(
 )
 
 
+# pto-isa API (inventory of the vendor kernels) that ptosim's headers deliberately do not declare:
+# a kernel using it gets one line naming it, not a cascade of compiler errors
+UNSUPPORTED_API = {
+    "ConvTile": "convolution tiles (cube unit)",
+    "ConvTileShape": "convolution tiles (cube unit)",
+    "copy_cbuf_to_ubuf": "a raw L1 -> UB copy intrinsic",
+    "create_cbuf_matrix": "a raw cube-buffer intrinsic",
+    "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",
+    "async_invoke": "SIMT launches from C++ (cce::async_invoke)",
+    "comm": "the pto::comm collective API",
+}
+_UNDECLARED = re.compile(
+    r"(?:\u2018|')(?P<name>[A-Za-z_]\w*)(?:\u2019|') "
+    r"(?:was not declared|is not a member|does not name)"
+    r"|(?:undeclared identifier|unknown type name|no template named|no member named) "
+    r"'(?P<name2>[A-Za-z_]\w*)'"
+)
+
+
+def _unsupported_api(errors: list[str]) -> list[str]:
+    """One line per use of pto-isa API that ptosim does not support, from compiler errors."""
+    out, seen = [], set()
+    for line in errors:
+        m = _ERR.match(line)
+        u = _UNDECLARED.search(line)
+        name = u and (u.group("name") or u.group("name2"))
+        if not m or name not in UNSUPPORTED_API or name in seen:
+            continue
+        seen.add(name)
+        where = f"{os.path.basename(m.group('file'))}:{m.group('line')}"
+        out.append(f"{where}: {name} ({UNSUPPORTED_API[name]}) is not supported by ptosim")
+    return out
+
+
 def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
     """A build failure in the user's terms: their file:line; the wrapper's lines mean a bad entry
     name; errors only inside ptosim's headers are a ptosim bug."""
@@ -302,6 +336,9 @@ def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> st
         else:
             user.append(line)
     if user:
+        known = _unsupported_api(user)
+        if known:
+            return "\n".join(known)
         shown = "\n".join(user[:12])
         return f"{source.name}: compilation failed:\n{shown}"
     if wrap:

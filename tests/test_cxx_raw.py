@@ -33,14 +33,8 @@ def line(tag: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def prog(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PTOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("cxx-cache")))
-    p = pto.cxx.load(SRC, compiler="g++")
-    for e in ENTRIES:
-        p.entry(e)
-    yield p
-    mp.undo()
+def prog(cxx_program):
+    return cxx_program(SRC, ENTRIES)
 
 
 def inputs(seed: int):

@@ -24,14 +24,8 @@ def line(tag: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def prog(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PTOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("cxx-cache")))
-    p = pto.cxx.load(SRC, compiler="g++")
-    p.entry("gather_rows_by_id")
-    p.entry("gather_rows_no_wait")
-    yield p
-    mp.undo()
+def prog(cxx_program):
+    return cxx_program(SRC, ["gather_rows_by_id", "gather_rows_no_wait"])
 
 
 def inputs(seed: int):

@@ -21,14 +21,8 @@ ENTRIES = [f"{op}_{t}" for t in TYPES for op in BINARY + UNARY + SCALAR]
 
 
 @pytest.fixture(scope="module")
-def prog(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PTOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("cxx-cache")))
-    p = pto.cxx.load(SRC, compiler="g++")
-    for e in ENTRIES:
-        p.entry(e)
-    yield p
-    mp.undo()
+def prog(cxx_program):
+    return cxx_program(SRC, ENTRIES)
 
 
 def python_twin(op: str, dtype: str):
@@ -59,26 +53,21 @@ def python_twin(op: str, dtype: str):
     return k
 
 
-def run(kernel, device: str, np_t):
-    rng = np.random.default_rng(7)
-    # positive, away from zero: every unary (log, sqrt, rsqrt, recip) is defined
-    a = rng.uniform(0.25, 4.0, (R, C)).astype(np_t)
-    b = rng.uniform(0.25, 4.0, (R, C)).astype(np_t)
-    dev = pto.Device(device)
-    out = dev.gm_zeros((R, C), np.dtype(np_t).name)
-    res = dev.run(kernel, out, dev.gm_array(a), dev.gm_array(b))
-    return res, out.numpy().tobytes()
+def inputs(np_t):
+    def make(dev):
+        rng = np.random.default_rng(7)
+        # positive, away from zero: every unary (log, sqrt, rsqrt, recip) is defined
+        a = rng.uniform(0.25, 4.0, (R, C)).astype(np_t)
+        b = rng.uniform(0.25, 4.0, (R, C)).astype(np_t)
+        return [dev.gm_zeros((R, C), np.dtype(np_t).name), dev.gm_array(a), dev.gm_array(b)]
+
+    return make
 
 
 @pytest.mark.parametrize("device", ["cpu", "a2", "950pr"])
 @pytest.mark.parametrize("entry", ENTRIES)
-def test_cxx_instruction_matches_python(prog, entry, device):
+def test_cxx_instruction_matches_python(prog, assert_twins, entry, device):
     op, t = entry.rsplit("_", 1)
     dtype, np_t = TYPES[t]
-    py, py_out = run(python_twin(op, dtype), device, np_t)
-    cx, cx_out = run(prog.entry(entry), device, np_t)
-    assert cx_out == py_out
-    assert cx.cycles == py.cycles
-    assert [f.code for f in cx.findings] == [f.code for f in py.findings]
-    ops = [i for i in cx.blocks[0].program if i.opcode == op]
-    assert len(ops) == 1 and ops[0].source.startswith("instructions.cpp:")
+    res = assert_twins(prog.entry(entry), python_twin(op, dtype), device, inputs(np_t), [op])
+    assert len([i for i in res.blocks[0].program if i.opcode == op]) == 1

@@ -83,9 +83,10 @@ class _Progress:
         self.name = name
         print(f"\rptosim: {name}...{' ' * 30}", end="", file=sys.stderr, flush=True)
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int | None) -> None:
+        count = f"{done}" if total is None else f"{done}/{total}"
         print(
-            f"\rptosim: {self.name}... {done}/{total} instructions",
+            f"\rptosim: {self.name}... {count} instructions",
             end="",
             file=sys.stderr,
             flush=True,

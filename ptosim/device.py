@@ -125,9 +125,10 @@ class Device:
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
             block_dim: number of blocks (cores); ``pto.get_block_idx()`` tells them apart.
-            progress: optional callable(done, total) called now and then while simulating; if
-                it also has a ``phase(name)`` method, that is called as each phase starts
-                (recording each block, simulating, analysing).
+            progress: optional callable(done, total) called now and then while simulating
+                (``total`` is None for a block that reads values: its length is not known
+                until it ends); if it also has a ``phase(name)`` method, that is called as
+                each phase starts (recording each block, simulating, analysing).
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,

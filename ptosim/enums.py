@@ -109,6 +109,22 @@ class ScatterAtomicOp(PtoEnum):
         return "ScatterAtomicOp::" + ("None" if self is ScatterAtomicOp.None_ else self.name)
 
 
+class AtomicType(PtoEnum):
+    """TSTORE's GM update: a plain store, or an atomic add into GM (semantics.md 3.5)."""
+
+    AtomicNone = 0
+    AtomicAdd = 1
+
+    @classmethod
+    def parse(cls, value, what=None):
+        # "none" / "add" too, as MSCATTER's atomic= takes them
+        if value is None:
+            return cls.AtomicNone
+        if isinstance(value, str) and value.strip().lower() in ("none", "add"):
+            value = "Atomic" + value.strip().lower().capitalize()
+        return super().parse(value, what)
+
+
 class ScatterConflict(PtoEnum):
     Last = 0
     Default = 1

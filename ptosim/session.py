@@ -174,6 +174,8 @@ class SessionProgram(Program):
     Once the run is over (``close``) it iterates like a plain Program.
     """
 
+    growing = True  # its length is unknown until the body finishes (progress shows a count)
+
     @classmethod
     def of_kernel(cls, kernel: Kernel, like: Program, args, kwargs) -> SessionProgram:
         """The session program of one block of ``kernel`` (``like``: its Program header)."""

@@ -238,3 +238,10 @@ def gm_region(gref, offsets) -> Region:
     return Region(
         "GM", gref.byte_address(int(offsets.min())), gref.byte_address(int(offsets.max())) + sz
     )
+
+
+def control_step(ctx, name: str) -> Step:
+    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access."""
+    return scalar_step(
+        ctx.config.timing.scalar.op_cycles, name, data=False, args={"intrinsic": name}
+    )

@@ -137,6 +137,20 @@ def test_error_only_in_shim_headers_is_reported_as_a_ptosim_bug(tmp_path):
     assert "ptosim bug" in msg and "pto.hpp:12" in msg
 
 
+def test_a_call_that_fails_inside_a_shim_template_names_the_users_line(tmp_path):
+    """A misuse the shim rejects (a static_assert in a header template) is the user's line and
+    the header's complaint, not a bare 'required from here'."""
+    src = tmp_path / "bad.cpp"
+    misuse = "    float x = 1.0f;\n    TASSIGN(x, 0x100);\n"
+    src.write_text(ADD.replace("    TLOAD(t, ga);\n", misuse))
+    with pytest.raises(CxxBuildError) as err:
+        B.build(src, ["k"], target="a2a3", compiler="g++")
+    msg = str(err.value)
+    assert "bad.cpp:8: this call does not compile against ptosim's pto-isa headers" in msg
+    assert "TASSIGN: Tile or GlobalTensor expected" in msg
+    assert "\n" not in msg
+
+
 def test_entry_names_demangled_forms():
     assert B.entry_expression("kern") == "kern"
     assert B.entry_expression("void ns::kern<float, 16>(float*, float*)") == "ns::kern<float, 16>"

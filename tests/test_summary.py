@@ -111,3 +111,22 @@ def test_progress_reports_every_phase(device):
     if device != "cpu":
         assert "simulating" in rec.phases
     assert rec.counts  # the simulation (or the program-order run) reported counts
+
+
+def test_progress_of_a_block_that_reads_values_has_no_total():
+    """A block that reads values runs as a session: its length is unknown up front, so the
+    progress callable gets total None (and the CLI prints a count, not 'n/0')."""
+    counts = []
+    dev = pto.Device("a2")
+    x = dev.gm_array(np.arange(8, dtype=np.int32))
+
+    @pto.kernel
+    def k(x):
+        t = pto.Tile("Vec", "int32", 1, 8)
+        pto.TLOAD(t, pto.GlobalTensor(x, shape=(1, 1, 1, 1, 8)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_S, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_S, pto.EVENT_ID0)
+        t.GetValue(3)
+
+    dev.run(k, x, progress=lambda done, total: counts.append((done, total)))
+    assert counts and all(total is None for _, total in counts)

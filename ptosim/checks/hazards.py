@@ -64,7 +64,9 @@ class Access:
 def hardware_atomic_op(instr, target: str) -> str | None:
     """The atomic op of an instruction the hardware performs atomically, else None (one rule
     for the data effects and the checker: ``engine.effects.hardware_atomic``)."""
-    return instr.atomic.name if hardware_atomic(instr, target) else None
+    if not hardware_atomic(instr, target):
+        return None
+    return instr.atomic.name.removeprefix("Atomic")  # TSTORE AtomicAdd commutes with MSCATTER Add
 
 
 @dataclass

@@ -32,7 +32,7 @@ from ..errors import CxxBuildError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "6"
+SHIM_VERSION = "7"
 
 # Macros the device compiler predefines, per ptosim target family.
 TARGET_DEFINES = {
@@ -335,6 +335,17 @@ def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> st
             shim.append(line)
         else:
             user.append(line)
+    if shim and user and all("required from here" in u for u in user):
+        # the user's call instantiates a shim template that does not compile: name their line
+        # and the header's complaint (without the header's path)
+        where = _ERR.match(user[-1])
+        said = [_ERR.match(x) for x in shim]
+        what = "; ".join(dict.fromkeys(m.group("msg").strip() for m in said if m))
+        return (
+            f"{os.path.basename(where.group('file'))}:{where.group('line')}: this call does not "
+            f"compile against ptosim's pto-isa headers: {what[:600]} (if it is valid pto-isa "
+            "C++, this is a ptosim bug: please report it with the kernel)"
+        )
     if user:
         known = _unsupported_api(user)
         if known:

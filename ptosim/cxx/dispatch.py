@@ -217,12 +217,19 @@ class Dispatcher:
         if op == "TLOAD":
             pto.TLOAD(ops[0], ops[1])
         elif op in ("TSTORE", "TMOV"):
-            if t:
-                given = ", ".join(f"{k}={v}" for k, v in t.items())
+            # TSTORE<..., AtomicType::AtomicAdd> is simulated; phase, ReluPreMode and pre-quant
+            # are the Acc (cube / fixpipe) path, which ptosim does not model
+            other = {k: v for k, v in t.items() if not (op == "TSTORE" and k == "atomic")}
+            if other:
+                given = ", ".join(f"{k}={v}" for k, v in other.items())
                 raise CxxError(
-                    f"{op} with template arguments ({given}) is not implemented by ptosim"
+                    f"{op} with template arguments ({given}) is not implemented by ptosim "
+                    "(the Acc/fixpipe path of the cube unit is not modelled)"
                 )
-            getattr(pto, op)(ops[0], ops[1])
+            if op == "TSTORE":
+                pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"))
+            else:
+                pto.TMOV(ops[0], ops[1])
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":

@@ -150,7 +150,8 @@ class CoreEngine:
     # -- processes ------------------------------------------------------------------------
     def _scalar_proc(self):
         s = self.pipes[Pipe.PIPE_S]
-        total = len(self.program)
+        # a session program grows while it runs: its length is not known up front
+        total = None if getattr(self.program, "growing", False) else len(self.program)
         for n, instr in enumerate(self.program):
             if self.progress is not None and n % 256 == 0:
                 self.progress(n, total)

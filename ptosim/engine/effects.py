@@ -51,11 +51,12 @@ class FootprintError(AssertionError):
 
 
 def hardware_atomic(instr: Instruction, target: str) -> bool:
-    """True when ``instr`` updates GM with a hardware atomic: an MSCATTER with an atomic op,
+    """True when ``instr`` updates GM with a hardware atomic: a TSTORE<AtomicAdd>, an MSCATTER
+    with an atomic op,
     except the a2a3 Elem form (its scalar unit reads, adds and writes through the data cache,
     which is not atomic across cores). The cpu target is judged like a2a3 (the portable view)."""
     op = getattr(instr, "atomic", None)
-    if op is None or op.name == "None":
+    if op is None or op.value == 0:  # ScatterAtomicOp::None, AtomicType::AtomicNone
         return False
     elem = getattr(getattr(instr, "coalesce", None), "name", "") == "Elem"
     return not (elem and target in ("a2a3", "cpu"))

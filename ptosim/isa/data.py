@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import dtypes as D
-from ..enums import Layout, PadValue, Pipe, TileType
+from ..enums import AtomicType, Layout, PadValue, Pipe, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH
 from ..layout import BLOCK_BYTES
@@ -471,19 +471,62 @@ class TLoad(_Transfer):
         store[tile_offs] = values
 
 
+# TSTORE<AtomicType::AtomicAdd>: the set_atomic_{s8,s16,s32,f16,bf16,f32} types of the a2a3
+# store (semantics.md 3.5). a5 is assumed to share them (its DMA atomic types are not in the
+# reference); the cpu reference adds any arithmetic type under a mutex.
+STORE_ATOMIC_DTYPES = {
+    "a2a3": (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
+    "a5": (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
+    "cpu": tuple(d for d in D.ALL if d.kind != "opaque"),
+}
+
+
 class TStore(_Transfer):
+    """TSTORE(gm, tile), optionally ``AtomicType::AtomicAdd``: GM += tile, as a hardware atomic
+    (two cores adding into one region do not race; D12 arithmetic, like MSCATTER Add)."""
+
     opcode = "TSTORE"
     nominal_pipe = Pipe.PIPE_MTE3
     reads = ("tile",)
     writes = ("gm",)
     is_load = False
 
-    def __init__(self, gm: GmRef, tile: TileRef):
-        self.gm, self.tile = gm, tile
+    def __init__(self, gm: GmRef, tile: TileRef, atomic: AtomicType = AtomicType.AtomicNone):
+        self.gm, self.tile, self.atomic = gm, tile, atomic
+        if atomic is AtomicType.AtomicAdd:
+            self.reads = ("tile", "gm")  # a read-modify-write of GM
+
+    def validation_key(self, arch: Arch) -> tuple | None:
+        key = super().validation_key(arch)
+        return key + (self.atomic,)
+
+    def validate(self, arch: Arch) -> None:
+        super().validate(arch)
+        if self.atomic is AtomicType.AtomicAdd:
+            self.require_dtype(
+                "tile",
+                self.tile.dtype,
+                STORE_ATOMIC_DTYPES[arch.target],
+                rule="atomic-dtype",
+                detail=f"AtomicType::AtomicAdd on target {arch.target}",
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, _ = self._element_pairs(ctx)
-        self.gm.storage()[gm_offs] = ctx.tile_storage(self.tile)[tile_offs]
+        store = self.gm.storage()
+        values = ctx.tile_storage(self.tile)[tile_offs]
+        if self.atomic is AtomicType.AtomicNone:
+            store[gm_offs] = values
+            return
+        from .scatter import _combine, _occurrence_rank
+
+        dt = self.gm.dtype
+        gm_offs, values = np.ravel(gm_offs), np.ravel(values)
+        rank = _occurrence_rank(gm_offs)
+        for k in range(int(rank.max(initial=-1)) + 1):  # repeated GM elements add in turn
+            sel = rank == k
+            o = gm_offs[sel]
+            store[o] = _combine(ScatterAtomicOp.Add, dt, store[o], values[sel], ctx.target)
 
 
 class TAssign(Instruction):
@@ -681,12 +724,18 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
 
 @instruction(
     family="data movement",
-    summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3",
+    summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3; AtomicAdd accumulates",
     dtypes=_DMA_DTYPES,
 )
-def TSTORE(gm: GlobalTensor, tile: Tile) -> None:
-    """Tile -> GM (MTE3): store the tile's valid region into ``gm``."""
-    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile")))
+def TSTORE(gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone) -> None:
+    """Tile -> GM (MTE3): store the tile's valid region into ``gm``.
+
+    Args:
+        atomic: ``AtomicType.AtomicNone`` (plain store) or ``AtomicType.AtomicAdd`` (GM += tile;
+            also ``"none"``/``"add"``), C++ ``TSTORE<Tile, Gm, AtomicType::AtomicAdd>``.
+    """
+    mode = AtomicType.parse(atomic, "TSTORE atomic")
+    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
 
 
 @instruction(

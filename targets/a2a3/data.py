@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptosim.enums import Layout, Pipe
+from ptosim.enums import AtomicType, Layout, Pipe
 from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, tmov_copied_elements
 from ptosim.plan import Region, Step
 
 from ..costs import (
     BLOCK_BYTES,
     ceil_div,
+    control_step,
     dma_step,
     gm_region,
     tile_region,
     ub_copy_step,
     vector_step,
 )
+from .scatter import ATOMIC_TYPE
 
 
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
@@ -41,6 +43,30 @@ _MOVABLE: dict[tuple, tuple] = {}
 
 def plan_transfer(instr, ctx) -> list[Step]:
     """TLOAD (MTE2) / TSTORE (MTE3): one DMA per outer-dimension block."""
+    if getattr(instr, "atomic", AtomicType.AtomicNone) is AtomicType.AtomicAdd:
+        return _atomic_store(instr, ctx, _plan_or_move(instr, ctx))
+    return _plan_or_move(instr, ctx)
+
+
+def _atomic_store(instr, ctx, dmas: list[Step]) -> list[Step]:
+    """TSTORE<AtomicAdd>: ``set_atomic_<type>; set_atomic_add`` before the DMAs and
+    ``set_atomic_none`` after, scalar control intrinsics (semantics.md 3.5); each DMA reads the
+    GM it adds into. An atomic DMA costs what a plain one does (no public atomic throughput;
+    timing.md 5 lists it among the estimates, the same choice as MSCATTER Add)."""
+    kind = ATOMIC_TYPE[instr.tile.dtype.name]
+    out = [control_step(ctx, f"set_atomic_{kind}"), control_step(ctx, "set_atomic_add")]
+    for st in dmas:
+        args = dict(st.args, atomic="add")
+        out.append(
+            Step(
+                st.pipe, st.kind, st.cycles, st.label, bytes=st.bytes,
+                reads=st.reads + st.writes, writes=st.writes, args=args,
+            )
+        )  # fmt: skip
+    return out + [control_step(ctx, "set_atomic_none")]
+
+
+def _plan_or_move(instr, ctx) -> list[Step]:
     load = isinstance(instr, TLoad)
     t, g = instr.tile, instr.gm
     timing = ctx.config.timing

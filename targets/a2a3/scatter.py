@@ -41,7 +41,7 @@ from ptosim.isa.indexing import (
 from ptosim.isa.scatter import MScatter
 from ptosim.plan import Deferred, Step
 
-from ..costs import dma_step, gm_region, scalar_step
+from ..costs import control_step, dma_step, gm_region, scalar_step
 from .gather import (
     ELEM_ADDR_OPS,
     ELEM_NZ_ADDR_OPS,
@@ -84,13 +84,6 @@ ELEM_CHAIN = {
     "prologue": ((V, S), (MTE2, S), (MTE3, S)),
     "epilogue": ((S, V), (S, MTE2), (S, MTE3)),
 }
-
-
-def _control(ctx, name: str) -> Step:
-    """A scalar control intrinsic (set_atomic_*)."""
-    return scalar_step(
-        ctx.config.timing.scalar.op_cycles, name, data=False, args={"intrinsic": name}
-    )
 
 
 def _scatter_dma(
@@ -136,8 +129,8 @@ def _row_body(instr: MScatter, ctx) -> list[Step]:
     steps: list[Step] = []
     if add:
         steps += [
-            _control(ctx, f"set_atomic_{ATOMIC_TYPE[src.dtype.name]}"),
-            _control(ctx, "set_atomic_add"),
+            control_step(ctx, f"set_atomic_{ATOMIC_TYPE[src.dtype.name]}"),
+            control_step(ctx, "set_atomic_add"),
         ]
     steps += flags(ctx, chain["prologue"][2:], "prologue")
     head = s.loop_cycles + s.ub_load_cycles + remap_cycles(ctx, instr.oob)
@@ -210,7 +203,7 @@ def _row_body(instr: MScatter, ctx) -> list[Step]:
             steps += flags(ctx, chain["row"], f"row {r}")
     if add:
         steps += flags(ctx, chain["epilogue"][:1], "epilogue")
-        steps.append(_control(ctx, "set_atomic_none"))
+        steps.append(control_step(ctx, "set_atomic_none"))
         steps += flags(ctx, chain["epilogue"][1:], "epilogue")
     else:
         steps += flags(ctx, chain["epilogue"], "epilogue")

@@ -51,13 +51,13 @@ PTOSIM_NOINLINE RecordEvent TLOAD(TileData &dst, GlobalData &src, WaitEvents &..
 
 namespace detail {
 template <typename TileData, typename GlobalData>
-void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const char *phase, const char *relu,
-           bool quant)
+void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const std::string &phase,
+           const std::string &relu, bool quant)
 {
     std::string t;
     if (atomic != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomic));
-    if (phase) ::ptosim::targ(t, "phase", phase);
-    if (relu) ::ptosim::targ(t, "relu", relu);
+    if (!phase.empty()) ::ptosim::targ(t, "phase", phase);
+    if (!relu.empty() && relu != "NoRelu") ::ptosim::targ(t, "relu", relu);
     if (quant) ::ptosim::targ(t, "prequant", "yes");
     ::ptosim::record("TSTORE", pc, t, dst, src);
 }
@@ -68,7 +68,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, AtomicType::AtomicNone, nullptr, nullptr, false);
+    detail::store(pc, dst, src, AtomicType::AtomicNone, "", "", false);
     return {};
 }
 template <STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
@@ -76,7 +76,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, AtomicType::AtomicNone, ::ptosim::name(Phase), nullptr, false);
+    detail::store(pc, dst, src, AtomicType::AtomicNone, ::ptosim::name(Phase), "", false);
     return {};
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
@@ -84,7 +84,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, nullptr, nullptr, false);
+    detail::store(pc, dst, src, atomicType, "", "", false);
     return {};
 }
 template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
@@ -92,7 +92,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, ::ptosim::name(Phase), nullptr, false);
+    detail::store(pc, dst, src, atomicType, ::ptosim::name(Phase), "", false);
     return {};
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode, typename... WaitEvents>
@@ -100,7 +100,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, nullptr, ::ptosim::name(reluPreMode), false);
+    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), false);
     return {};
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
@@ -109,7 +109,7 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t, Wai
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, nullptr, ::ptosim::name(reluPreMode), true);
+    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), true);
     return {};
 }
 

@@ -84,6 +84,7 @@ def test_the_gallery_and_the_examples_are_all_there():
         "vector_pipeline",
         "row_argmax",
         "row_topk",
+        "colsum_atomic",
     }
     assert {p.stem for p in BUG_FILES} == {
         "missing_mte2_to_v",

@@ -301,7 +301,8 @@ __attribute__((visibility("default"))) void ptosim_set_block(int block, int bloc
 {
     ptosim::st().block = block;
     ptosim::st().blocks = blocks;
-    ptosim::st().event_counter = 0;
+    for (auto &row : ptosim::st().event_counter)
+        for (int &next : row) next = 0;
     ::block_idx = block;
     ::block_num = blocks;
 }

@@ -365,7 +365,9 @@ constexpr pipe_t op_pipe(Op op)
 } // namespace detail
 
 // Event<SrcOp, DstOp>: `ev = INSTR(...)` posts set_flag(src pipe, dst pipe, id); passing `ev` to
-// a later instruction waits on it first.
+// a later instruction waits on it first. As the library does (semantics.md, "Event ids"): ids
+// are allocated round-robin per (src pipe, dst pipe) modulo 8, and when both ops run on one pipe
+// nothing is posted and Wait() is pipe_barrier(pipe).
 template <Op SrcOp, Op DstOp>
 struct Event {
     static constexpr pipe_t src = detail::op_pipe(SrcOp);
@@ -374,24 +376,33 @@ struct Event {
     bool posted = false;
     Event() = default;
     __attribute__((noinline)) Event(const RecordEvent &) { post(::ptosim::call_site(__builtin_return_address(0))); }
-    // one id sequence per block run (reset by ptosim_set_block): identical runs, identical ids
-    static int &counter() { return ::ptosim::st().event_counter; }
+    // one id sequence per pipe pair and block run (reset by ptosim_set_block): identical runs,
+    // identical ids
+    static int &counter() { return ::ptosim::st().event_counter[(int)src & 15][(int)dst & 15]; }
     __attribute__((noinline)) Event &operator=(const RecordEvent &)
     {
         post(::ptosim::call_site(__builtin_return_address(0)));
         return *this;
     }
+    __attribute__((noinline)) void Record() { post(::ptosim::call_site(__builtin_return_address(0))); }
     void post(long long pc)
     {
+        posted = true;
+        if (src == dst) return;  // one pipe: ordered by a barrier at Wait()
         id = counter();
         counter() = (counter() + 1) % 8;
-        posted = true;
         ptosim::flag_record("set_flag", pc, src, dst, id);
     }
-    void Wait(long long pc = -1)
+    __attribute__((noinline)) void Wait() { Wait(::ptosim::call_site(__builtin_return_address(0))); }
+    void Wait(long long pc)
     {
-        if (posted) ptosim::flag_record("wait_flag", pc, src, dst, id);
+        if (!posted) return;
         posted = false;
+        if (src == dst) {
+            ptosim::barrier_record(pc, src);
+            return;
+        }
+        ptosim::flag_record("wait_flag", pc, src, dst, id);
     }
 };
 template <typename T> struct is_event : std::false_type {};
@@ -409,8 +420,12 @@ __attribute__((noinline)) void TSYNC(E &...events)
     long long pc = ::ptosim::call_site(__builtin_return_address(0));
     (events.Wait(pc), ...);
 }
+// TSYNC<Op>(): pipe_barrier on the pipe of Op (semantics.md, "Higher-level forms")
 template <Op OpCode>
-inline void TSYNC() {}
+__attribute__((noinline)) void TSYNC()
+{
+    ptosim::barrier_record(::ptosim::call_site(__builtin_return_address(0)), detail::op_pipe(OpCode));
+}
 
 template <pipe_t SrcPipe, pipe_t DstPipe>
 __attribute__((noinline)) void PtoSetWaitFlag()

@@ -33,7 +33,7 @@ struct State {
     int block = 0;
     int blocks = 1;
     uint64_t next_tile_id = 1;
-    int event_counter = 0;  // ids of Event<> objects (pto.hpp)
+    int event_counter[16][16] = {};  // next id of Event<> objects per (src pipe, dst pipe) (pto.hpp)
 };
 
 inline State &st()

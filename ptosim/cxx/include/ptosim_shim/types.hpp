@@ -174,12 +174,18 @@ __attribute__((noinline)) void wait_flag(pipe_t src, pipe_t dst, E id)
 {
     ptosim::flag_record("wait_flag", ptosim::call_site(__builtin_return_address(0)), src, dst, (long long)id);
 }
-__attribute__((noinline)) inline void pipe_barrier(pipe_t p)
+namespace ptosim {
+inline void barrier_record(long long pc, int p)
 {
     std::string b;
-    ptosim::jkey(b, "pipe");
-    ptosim::jstr(b, ptosim::pipe_name(p));
-    ptosim::send("pipe_barrier", ptosim::call_site(__builtin_return_address(0)), b);
+    jkey(b, "pipe");
+    jstr(b, pipe_name((pipe_t)p));
+    send("pipe_barrier", pc, b);
+}
+} // namespace ptosim
+__attribute__((noinline)) inline void pipe_barrier(pipe_t p)
+{
+    ptosim::barrier_record(ptosim::call_site(__builtin_return_address(0)), p);
 }
 
 // multi-core: the block being recorded (set by the Python side from ptosim's recording)

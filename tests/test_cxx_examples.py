@@ -62,6 +62,7 @@ GALLERY = ROOT / "examples" / "bugs"
 BUGS = {
     "missing_mte2_to_v": GALLERY / "missing_mte2_to_v.py",
     "missing_v_to_mte3": GALLERY / "missing_v_to_mte3.py",
+    "missing_v_barrier": GALLERY / "missing_v_barrier.py",
     "reused_event_id": GALLERY / "reused_event_id.py",
     "wait_without_set": GALLERY / "wait_without_set.py",
     "wrong_pipe_pair": GALLERY / "wrong_pipe_pair.py",

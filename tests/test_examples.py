@@ -89,6 +89,7 @@ def test_the_gallery_and_the_examples_are_all_there():
     assert {p.stem for p in BUG_FILES} == {
         "missing_mte2_to_v",
         "missing_v_to_mte3",
+        "missing_v_barrier",
         "reused_event_id",
         "wait_without_set",
         "wrong_pipe_pair",

@@ -9,10 +9,10 @@ nothing makes the vector unit wait for the DMA: ``buggy`` computes on whatever U
 The finding (a2 and 950pr, ``python -m ptosim check examples/bugs/missing_mte2_to_v.py:buggy
 --device a2``)::
 
-    [F203 race-raw] RAW race on UB[0x0, 0x1000): TLOAD #4 (missing_mte2_to_v.py:51) writes
-    it on PIPE_MTE2 and TROWEXPANDMAX #5 (missing_mte2_to_v.py:53) reads it on PIPE_V, and
-    nothing orders them; fix: set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after TLOAD #4 and
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) before TROWEXPANDMAX #5
+    [F203 race-raw] RAW race on UB[0x0, 0x1000): TLOAD #5 (missing_mte2_to_v.py:52) writes
+    it on PIPE_MTE2 and TROWEXPANDMAX #6 (missing_mte2_to_v.py:54) reads it on PIPE_V, and
+    nothing orders them; fix: set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after TLOAD #5 and
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) before TROWEXPANDMAX #6
 
 The fix (``fixed``) is the finding's own: ``set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)`` after the
 TLOAD and ``wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)`` before the first vector instruction that
@@ -48,6 +48,7 @@ def buggy(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     # BUG: no set_flag/wait_flag(PIPE_MTE2, PIPE_V) here
     pto.TROWEXPANDMAX(yt, xt, zero)
@@ -63,6 +64,7 @@ def fixed(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)

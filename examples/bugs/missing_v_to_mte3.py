@@ -8,11 +8,11 @@ it. The GM output then holds the UB poison (0xFF bytes, NaN) instead of the resu
 The finding (a2 and 950pr, ``python -m ptosim check examples/bugs/missing_v_to_mte3.py:buggy
 --device a2``, which exits 1)::
 
-    [F203 race-raw] RAW race on UB[0x1000, 0x2000): TROWEXPANDMAX #7
-    (missing_v_to_mte3.py:50) writes it on PIPE_V and TSTORE #8 (missing_v_to_mte3.py:52)
+    [F203 race-raw] RAW race on UB[0x1000, 0x2000): TROWEXPANDMAX #8
+    (missing_v_to_mte3.py:51) writes it on PIPE_V and TSTORE #9 (missing_v_to_mte3.py:53)
     reads it on PIPE_MTE3, and nothing orders them; fix: set_flag(PIPE_V, PIPE_MTE3,
-    EVENT_ID0) after TROWEXPANDMAX #7 and wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) before
-    TSTORE #8
+    EVENT_ID0) after TROWEXPANDMAX #8 and wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) before
+    TSTORE #9
 
 The fix (``fixed``): ``set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)`` after the last vector
 instruction that writes the tile, ``wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)`` right before the
@@ -44,6 +44,7 @@ def buggy(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
@@ -59,6 +60,7 @@ def fixed(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)

@@ -15,7 +15,7 @@ of its sets is correctly paired by the counting, and ptosim reports nothing for 
     [F203 race-raw] RAW race on UB[0x1000, 0x1040): TLOAD #6 (reused_event_id.py:57)
     writes it on PIPE_MTE2 and TROWEXPAND #9 (reused_event_id.py:60) reads it on PIPE_V, and
     nothing orders them; fix: move the wait for EVENT_ID0, wait_flag(PIPE_MTE2, PIPE_V,
-    EVENT_ID0) at WAIT_FLAG #10 (reused_event_id.py:61), before TROWEXPAND #9: it consumes
+    EVENT_ID0) at WAIT_FLAG #11 (reused_event_id.py:62), before TROWEXPAND #9: it consumes
     the post of SET_FLAG #7 (reused_event_id.py:58) after TLOAD #6, but only after TROWEXPAND
     #9 has run
 
@@ -58,6 +58,7 @@ def buggy(x, floors, out):
     pto.set_flag(MTE2, V, pto.EVENT_ID0)  # BUG: the floors are ready, on the same id
     pto.wait_flag(MTE2, V, pto.EVENT_ID0)  # meant for the floors: consumes the post of x
     pto.TROWEXPAND(blk, fl)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads blk
     pto.wait_flag(MTE2, V, pto.EVENT_ID0)
     pto.TROWEXPANDMAX(yt, xt, blk)
     pto.set_flag(V, MTE3, pto.EVENT_ID0)
@@ -74,6 +75,7 @@ def fixed(x, floors, out):
     pto.set_flag(MTE2, V, pto.EVENT_ID1)  # the floors are ready
     pto.wait_flag(MTE2, V, pto.EVENT_ID1)
     pto.TROWEXPAND(blk, fl)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads blk
     pto.wait_flag(MTE2, V, pto.EVENT_ID0)
     pto.TROWEXPANDMAX(yt, xt, blk)
     pto.set_flag(V, MTE3, pto.EVENT_ID0)

@@ -10,10 +10,10 @@ the flag it waits for; ``ptosim run``/``check`` exit 2. On a2 (the cycle number 
 device)::
 
     [PTO400] deadlock at cycle 301: core 0 PIPE_V blocked in wait_flag(PIPE_MTE2, PIPE_V,
-    EVENT_ID0) of WAIT_FLAG #5 (wait_without_set.py:56): no set_flag(PIPE_MTE2, PIPE_V,
+    EVENT_ID0) of WAIT_FLAG #6 (wait_without_set.py:57): no set_flag(PIPE_MTE2, PIPE_V,
     EVENT_ID0) is pending and no queued or unissued work will post it; 4 more step(s) queued
     behind it; core 0 PIPE_MTE3 blocked in wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) of
-    WAIT_FLAG #8 (wait_without_set.py:59): no set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) is
+    WAIT_FLAG #9 (wait_without_set.py:60): no set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) is
     pending and no queued or unissued work will post it; 1 more step(s) queued behind it
 
 PIPE_V is stuck on the missing event; PIPE_MTE3 is stuck behind it, on the V -> MTE3 event
@@ -51,6 +51,7 @@ def buggy(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     # BUG: the set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) that should post this event is missing
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
@@ -67,6 +68,7 @@ def fixed(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)

@@ -12,10 +12,10 @@ consumer.
 The finding (a2 and 950pr, ``python -m ptosim check examples/bugs/wrong_pipe_pair.py:buggy
 --device a2``)::
 
-    [F203 race-raw] RAW race on UB[0x0, 0x1000): TLOAD #4 (wrong_pipe_pair.py:51) writes it
-    on PIPE_MTE2 and TROWEXPANDMAX #7 (wrong_pipe_pair.py:55) reads it on PIPE_V, and
-    nothing orders them; fix: set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after TLOAD #4 and
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) before TROWEXPANDMAX #7
+    [F203 race-raw] RAW race on UB[0x0, 0x1000): TLOAD #5 (wrong_pipe_pair.py:52) writes it
+    on PIPE_MTE2 and TROWEXPANDMAX #8 (wrong_pipe_pair.py:56) reads it on PIPE_V, and
+    nothing orders them; fix: set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after TLOAD #5 and
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) before TROWEXPANDMAX #8
 
 The fix (``fixed``): name the pipes of the dependency, MTE2 (TLOAD writes ``x``) -> V
 (TROWEXPANDMAX reads it): ``set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)`` after the TLOAD and
@@ -48,6 +48,7 @@ def buggy(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     # BUG: the pair of a copy kernel; the tile is read by PIPE_V, not PIPE_MTE3
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
@@ -65,6 +66,7 @@ def fixed(x, out):
     pto.TASSIGN(yt, 0x1000)
     pto.TASSIGN(zero, 0x2000)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
     pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)

@@ -11,6 +11,8 @@ Findings:
 - F203 race: two pipes of one core access overlapping UB/L1/GM bytes, one writes, nothing orders
   them. One finding per pair of instructions, with a fix (:mod:`ptosim.checks.fixes`).
 - F206 DMA reorder: two DMAs of one MTE pipe write overlapping GM with no barrier between them.
+- F207 vector order: a vector instruction reads (or overwrites) UB an earlier vector instruction
+  writes with no pipe_barrier(PIPE_V) between them (a2a3 and cpu; the A2/A3 pipe is pipelined).
 - F205 cross-core race: two cores access overlapping GM, one writes, and no FFTS flag chain
   (ffts_cross_core_sync / wait_flag_dev, SyncAll) orders them. Hardware atomics of the same op
   commute and never race (MSCATTER Row Add on a2a3, every a5 atomic).
@@ -39,7 +41,11 @@ CROSS_CORE = "F205"
 DMA_REORDER = "F206"
 # Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
 DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
-_PIPE_S, _PIPE_ALL = Pipe.PIPE_S, Pipe.PIPE_ALL  # Enum class attribute lookups are slow
+_PIPE_S, _PIPE_ALL, _PIPE_V = Pipe.PIPE_S, Pipe.PIPE_ALL, Pipe.PIPE_V  # (Enum lookups are slow)
+_BARRIER = StepKind.BARRIER
+VECTOR_ORDER = "F207"
+# Targets whose vector pipe needs pipe_barrier(PIPE_V) between dependent instructions
+VECTOR_BARRIER_TARGETS = ("a2a3", "cpu")
 
 
 @dataclass(eq=False, slots=True)
@@ -95,18 +101,25 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
         rank[i] = len(clocks.order) + r
     table: dict[tuple, Access] = {}
     spans: dict[tuple, tuple] = {}
+    # PIPE_V accesses of one instruction are kept apart per stage between its own
+    # pipe_barrier(PIPE_V) steps (TROWEXPAND*'s broadcast, then its compute): the same-pipe
+    # rule (F207) needs to know which stage wrote or read which bytes
+    stages: dict[int, int] = {}
     for i, (step, instr) in enumerate(issued):
         pipe = _PIPE_S if step.pipe is _PIPE_ALL else step.pipe
         key = (instr.position, pipe)
         vc = vcs[i]
         span = spans.get(key)
         spans[key] = (vc, vc) if span is None else (span[0], vc)
+        if pipe is _PIPE_V and step.kind is _BARRIER:
+            stages[instr.position] = stages.get(instr.position, 0) + 1
         if not step.reads and not step.writes:
             continue
         atomic = hardware_atomic_op(instr, target)
+        stage = stages.get(instr.position, 0) if pipe is _PIPE_V else 0
         for writes, regions in ((False, step.reads), (True, step.writes)):
             for reg in regions:
-                k = (instr.position, pipe, reg.space, writes, atomic)
+                k = (instr.position, pipe, reg.space, writes, atomic, stage)
                 acc = table.get(k)
                 if acc is None:
                     acc = table[k] = Access(
@@ -201,6 +214,12 @@ def _sweep(views: list[CoreView]):
                                 and not happens_before(a, b)
                             ):  # fmt: skip
                                 yield "reorder", a, b, s_lo, s_hi
+                            elif (
+                                b.pipe is _PIPE_V and b.space == "UB" and a.writes
+                                and view.target in VECTOR_BARRIER_TARGETS
+                                and not happens_before(a, b)
+                            ):  # fmt: skip
+                                yield "vorder", a, b, s_lo, s_hi
                     entry = state.get(mine)
                     if entry is None:
                         entry = state[mine] = [None, None]
@@ -229,8 +248,8 @@ def analyse(
             first, second = (a, b) if a.core < b.core else (b, a)
             key = (first.core, second.core, first.instr.position, second.instr.position)
             _widen(crosses, key, first, second, lo, hi)
-        elif kind == "reorder":
-            key = (a.core, first.instr.position, second.instr.position)
+        elif kind in ("reorder", "vorder"):
+            key = (kind, a.core, first.instr.position, second.instr.position)
             _widen(reorders, key, first, second, lo, hi)
         else:
             key = (a.core, first.instr.position, second.instr.position)
@@ -252,8 +271,8 @@ def analyse(
         if core not in books:
             books[core] = FlagBook(by_core[core].issued, event_ids)
         findings.append(_race_finding(group, by_core[core], books[core], moved))
-    for pair in reorders.values():
-        findings.append(_reorder_finding(pair))
+    for key, pair in reorders.items():
+        findings.append(_reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair))
     for pair in crosses.values():
         findings.append(_cross_finding(pair))
     return findings
@@ -436,6 +455,22 @@ def _reorder_finding(p: _Pair) -> Finding:
         f"them; fix: pipe_barrier({pipe.name}) before {b.instr.label}",
         (a.instr.position, b.instr.position),
         barrier_before(b.instr, pipe),
+    )
+
+
+def _vorder_finding(p: _Pair) -> Finding:
+    a, b = p.first, p.second
+    kind = "vector-waw" if b.writes else "vector-raw"
+    what = "overwrites" if b.writes else "reads"
+    return Finding(
+        VECTOR_ORDER,
+        kind,
+        f"{_label(b.instr)} {what} {Region('UB', p.lo, p.hi)}, which {_label(a.instr)} writes, "
+        "with no pipe_barrier(PIPE_V) between them: the vector pipe is pipelined and does not "
+        "wait for a write before a later read; fix: pipe_barrier(PIPE_V) before "
+        f"{b.instr.label}",
+        (a.instr.position, b.instr.position),
+        barrier_before(b.instr, Pipe.PIPE_V),
     )
 
 

@@ -34,6 +34,7 @@ AICORE inline void relu_rows(__gm__ float *x, __gm__ float *y)
     TASSIGN(zero, 0x2000);
     XGm xGm(x), yGm(y);
     TEXPANDS(zero, 0.0f);
+    pipe_barrier(PIPE_V);  // the TROWEXPANDMAX below reads zero
     TLOAD(xt, xGm);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);

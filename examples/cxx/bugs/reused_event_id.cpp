@@ -57,6 +57,7 @@ extern "C" __global__ AICORE void buggy(__gm__ float *x, __gm__ float *floors, _
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);   // BUG: the floors are ready, on the same id
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // meant for the floors: consumes the post of x
     TROWEXPAND(t.blk, t.fl);
+    pipe_barrier(PIPE_V);  // the TROWEXPANDMAX below reads blk
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TROWEXPANDMAX(t.yt, t.xt, t.blk);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
@@ -75,6 +76,7 @@ extern "C" __global__ AICORE void fixed(__gm__ float *x, __gm__ float *floors, _
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);  // the floors are ready
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
     TROWEXPAND(t.blk, t.fl);
+    pipe_barrier(PIPE_V);  // the TROWEXPANDMAX below reads blk
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TROWEXPANDMAX(t.yt, t.xt, t.blk);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);

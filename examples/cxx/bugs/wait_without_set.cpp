@@ -32,6 +32,7 @@ extern "C" __global__ AICORE void buggy(__gm__ float *x, __gm__ float *out)
     TASSIGN(yt, 0x1000);
     TASSIGN(zero, 0x2000);
     TEXPANDS(zero, 0.0f);
+    pipe_barrier(PIPE_V);  // the TROWEXPANDMAX below reads zero
     TLOAD(xt, xGm);
     // BUG: the set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) that should post this event is missing
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
@@ -50,6 +51,7 @@ extern "C" __global__ AICORE void fixed(__gm__ float *x, __gm__ float *out)
     TASSIGN(yt, 0x1000);
     TASSIGN(zero, 0x2000);
     TEXPANDS(zero, 0.0f);
+    pipe_barrier(PIPE_V);  // the TROWEXPANDMAX below reads zero
     TLOAD(xt, xGm);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);

@@ -8,7 +8,7 @@ order nothing defines, and rows 16..63 are never written. ptosim reports the cro
 one finding per pair of blocks, 6 for 4 blocks (a2 and 950pr, and the cpu reference, from the
 program's structure)::
 
-    [F205 cross-core-race] core 0 TSTORE #10 (cross_core_race.py:...) and core 1 TSTORE #10
+    [F205 cross-core-race] core 0 TSTORE #11 (cross_core_race.py:...) and core 1 TSTORE #11
     (cross_core_race.py:...) both touch GM[0x100004000, 0x100005000) and one of them writes it
     (not as a hardware atomic), and no cross-core flag orders them: give each block its own GM
     slice, or order them with ffts_cross_core_sync / wait_flag_dev (or SyncAll) between the two
@@ -41,6 +41,7 @@ def _relu(x, out, out_row: int) -> None:
     x_gm = pto.GlobalTensor(x, shape=(1, 1, 1, R, C), offset=first * C)
     y_gm = pto.GlobalTensor(out, shape=(1, 1, 1, R, C), offset=out_row * C)
     pto.TEXPANDS(zero, 0.0)
+    pto.pipe_barrier(pto.PIPE_V)  # the TROWEXPANDMAX below reads zero
     pto.TLOAD(xt, x_gm)
     pto.set_flag(MTE2, V, pto.EVENT_ID0)
     pto.wait_flag(MTE2, V, pto.EVENT_ID0)

@@ -49,6 +49,7 @@ POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
     "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
+    "TMRGSORT",
 }  # fmt: skip
 ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
@@ -246,10 +247,20 @@ class Dispatcher:
                 pto.TSCATTER(*ops[:3])
         elif op == "TROWEXPAND":
             pto.TROWEXPAND(ops[0], ops[1])
+        elif op == "TMRGSORT":
+            self.mrgsort(t, ops)
         elif op in ROWEXPAND_BINARY:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
             self.generic(op, t, raw, ops)
+
+    def mrgsort(self, t: dict, ops: list) -> None:
+        """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
+        being the library's scratch; or the single-tile (dst, src, blockLen)."""
+        if t.get("form") == "blockLen":
+            pto.TMRGSORT(ops[0], ops[1], block_len=int(ops[2]))
+        else:
+            pto.TMRGSORT(ops[0], *ops[2:], exhausted=t.get("exhausted") == "true")
 
     def generic(self, op: str, t: dict, raw: list[dict], ops: list) -> None:
         try:

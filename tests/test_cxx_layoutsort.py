@@ -8,12 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import ml_dtypes  # noqa: F401 - registers bfloat16 with numpy (ptosim dtypes)
 import numpy as np
 import pytest
 
 import ptosim as pto
-from ptosim.errors import PtoSimError
+from ptosim.errors import CxxError, PtoSimError
 
 SRC = Path(__file__).resolve().parent / "cxx" / "layoutsort.cpp"
 DEVICES = ("cpu", "a2", "950pr")
@@ -21,7 +20,6 @@ NP = {
     "float32": np.float32, "half": np.float16, "int32": np.int32, "uint32": np.uint32,
     "int16": np.int16, "uint16": np.uint16, "uint8": np.uint8,
 }  # fmt: skip
-SHORT = {"f32": "float32", "f16": "half", "i32": "int32", "i16": "int16", "u8": "uint8"}
 
 
 @dataclass
@@ -154,17 +152,17 @@ def reshape_case(entry, dt, dr, dc, dts=None):
     dts = dts or dt
 
     def args(rng):
-        return [zeros(dts, (dr, dc)), rand(rng, dt, (16, 32)), DUMMY, DUMMY]
+        return [zeros(dts, (dr, dc // 2)), rand(rng, dt, (16, 32)), DUMMY, DUMMY]
 
     @case(entry, ["TRESHAPE"], args)
     def body(out, a, b, c):
         src = V(dt, 16, 32, addr=0x0)
         load(src, a, 16, 32)
         sync(MTE2, V_)
-        dst = V(dts, dr, dc)  # no TASSIGN: the reshape aliases it
+        dst = V(dts, dr, dc, valid=(dr, dc // 2))  # no TASSIGN: the reshape aliases it
         pto.TRESHAPE(dst, src)
         sync(V_, MTE3)
-        store(out, dst, dr, dc)
+        store(out, dst, dr, dc // 2)
 
 
 reshape_case("TRESHAPE_f32", "float32", 32, 16)
@@ -455,7 +453,7 @@ def _tassign_args(rng):
             zeros("float32", (8, 32)), zeros("float32", (8, 32))]  # fmt: skip
 
 
-@case("TASSIGN_forms_f32", ["TLOAD", "TSTORE"], _tassign_args)
+@case("TASSIGN_forms_f32", ["TASSIGN", "TLOAD", "TSTORE"], _tassign_args)
 def _tassign(out, a, b, c):
     whole = V("float32", 16, 32, addr=0x0)
     load(whole, a, 16, 32)
@@ -506,6 +504,28 @@ mgather_case("MGATHER_exec_scalar", False, True, coalesce="Elem", oob="Clamp", g
 # GatherExec::Simt exists only for the a5 GM -> L1 Elem form: a Vec destination stops everywhere
 mgather_case("MGATHER_exec_simt", False, False, dict.fromkeys(DEVICES, "PTO102"), coalesce="Elem",
              gather_exec="Simt")  # fmt: skip
+
+
+def _l1_args(rng):
+    idx = rng.integers(-5, 280, (16, 16)).astype(np.int32)
+    return [np.full((1, 256), 7, np.float32), rand(rng, "float32", (1, 256)), idx, DUMMY]
+
+
+def mgather_l1_case(entry, gather_exec, errors=None):
+    @case(entry, ["MGATHER"], _l1_args, errors)
+    def body(out, a, b, c):
+        tab = pto.GlobalTensor(a, (1, 1, 1, 1, 256))
+        idx = pto.GlobalTensor(b, (1, 1, 1, 16, 16))
+        scratch = pto.GlobalTensor(out, (1, 1, 1, 1, 256))
+        dst = pto.Tile("Mat", "float32", 16, 16, "ColMajor", valid=(16, 16), slayout="RowMajor")
+        pto.TASSIGN(dst, 0x0)
+        pto.MGATHER(dst, tab, idx, coalesce="Elem", oob="Zero", scratch=scratch,
+                    gather_exec=gather_exec)  # fmt: skip
+
+
+mgather_l1_case("MGATHER_L1_scalar", "Scalar")
+# GatherExec::Simt: a5 only
+mgather_l1_case("MGATHER_L1_simt", "Simt", {"cpu": "PTO102", "a2": "PTO102"})
 
 
 def mscatter_case(entry, row, kind="unique", errors=None, **kw):
@@ -588,7 +608,7 @@ tscatter_mask_case("TSCATTER_P0010_col_i32", "int32", 4, 32, mask="P0010", axis=
 
 
 # -- the test -----------------------------------------------------------------------------------
-ENTRIES = sorted(CASES)
+ENTRIES = sorted(CASES) + ["TGATHER_cmp_f32"]
 
 
 @pytest.fixture(scope="module")
@@ -620,7 +640,7 @@ def run(kernel, device, make):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("entry", sorted(CASES))
 def test_cxx_form_matches_python(prog, assert_twins, entry, device):
     c = CASES[entry]
     want = c.errors.get(device)
@@ -634,3 +654,15 @@ def test_cxx_form_matches_python(prog, assert_twins, entry, device):
     assert py.value.code == want, py.value
     assert cx.value.code == want, cx.value
     assert "layoutsort.cpp:" in str(cx.value), cx.value
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_cxx_tgather_compare_form_stops_at_its_line(prog, device):
+    """TGATHER<Dst, Src, CmpMode>(dst, src0, kValue, cdst, tmp, offset) has no Python
+    counterpart: one CxxError naming the form and the line (was: an operand count error)."""
+    dev = pto.Device(device)
+    with pytest.raises(CxxError) as err:
+        dev.run(prog.entry("TGATHER_cmp_f32"), *(dev.gm_zeros((1, 8), "int32") for _ in range(4)))
+    assert err.value.code == "PTO103"
+    assert "layoutsort.cpp:" in str(err.value)
+    assert "TGATHER: the compare form TGATHER<..., CmpMode>" in str(err.value)

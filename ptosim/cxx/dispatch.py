@@ -249,6 +249,12 @@ class Dispatcher:
             pto.TROWEXPAND(ops[0], ops[1])
         elif op == "TMRGSORT":
             self.mrgsort(t, ops)
+        elif op == "TGATHER" and _is_compare_gather(t, raw):
+            raise CxxError(
+                "TGATHER: the compare form TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, "
+                "offset) is not implemented by ptosim (its dtypes, tmp layout and output packing "
+                "are not pinned down by the reference); the index and mask-pattern forms are"
+            )
         elif op in ROWEXPAND_BINARY:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
@@ -344,6 +350,12 @@ def _show(d: dict) -> str:
     if d["k"] == "enum":
         return f"{d.get('type') or 'enum'}::{d.get('name', d['v'])}"
     return repr(d.get("v"))
+
+
+def _is_compare_gather(t: dict, raw: list[dict]) -> bool:
+    """TGATHER's compare form: a CmpMode (template value or operand) or its six operands."""
+    enums = [d for d in (t.get("value"), t.get("value2"), *raw) if d and d["k"] == "enum"]
+    return any(d.get("type") == "CmpMode" for d in enums) or len(raw) > 4
 
 
 def _infer_coalesce(data: dict, idx: dict) -> str:

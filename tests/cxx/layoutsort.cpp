@@ -72,17 +72,19 @@ AICORE void fillpad(u8p out, u8p a, F op)
     SYNC(PIPE_V, PIPE_MTE3);
     store<16, DC>(out, dst);
 }
+// src 16x32 viewed as DR x DC (no TASSIGN on dst: an alias); dst's valid region is its left half,
+// so the bytes stored depend on the shape
 template <typename T, int DR, int DC, typename TS = T>
-AICORE void reshape(u8p out, u8p a)  // src 16x32 viewed as DR x DC (no TASSIGN on dst: an alias)
+AICORE void reshape(u8p out, u8p a)
 {
     V<T, 16, 32> src;
-    V<TS, DR, DC> dst;
+    V<TS, DR, DC, DR, DC / 2> dst;
     TASSIGN(src, 0x0);
     load<16, 32>(src, a);
     SYNC(PIPE_MTE2, PIPE_V);
     TRESHAPE(dst, src);
     SYNC(PIPE_V, PIPE_MTE3);
-    store<DR, DC>(out, dst);
+    store<DR, DC / 2>(out, dst);
 }
 template <typename T, int RI, int CI>
 AICORE void subview(u8p out, u8p a)  // an 8x16 window at (RI, CI) of a 16x32 tile
@@ -393,6 +395,19 @@ ENTRY(TGATHER_typed_P1010_f32)
         TGATHER<std::decay_t<decltype(d)>, std::decay_t<decltype(s)>, MaskPattern::P1010>(d, s);
     });
 }
+// the compare form (not modelled by ptosim: stops at this line)
+ENTRY(TGATHER_cmp_f32)
+{
+    UNUSED, (void)a, (void)out;
+    V<float, 16, 32> src, kvalue, tmp;
+    V<uint32_t, 16, 32> dst, cdst;
+    TASSIGN(src, 0x0);
+    TASSIGN(kvalue, 0x2000);
+    TASSIGN(tmp, 0x4000);
+    TASSIGN(dst, 0x6000);
+    TASSIGN(cdst, 0x8000);
+    TGATHER<decltype(dst), decltype(src), CmpMode::GT>(dst, src, kvalue, cdst, tmp, 0u);
+}
 ENTRY(TGATHERB_f32) { (void)c; gatherb<float>(out, a, b); }
 ENTRY(TGATHERB_f16) { (void)c; gatherb<half>(out, a, b); }
 ENTRY(TGATHERB_u8) { (void)c; gatherb<uint8_t>(out, a, b); }
@@ -484,6 +499,22 @@ ENTRY(MGATHER_exec_scalar)
 { (void)c; mgather<false>(out, a, b, GOP(Coalesce::Elem, GatherOOB::Clamp, GatherExec::Scalar)); }
 ENTRY(MGATHER_exec_simt)
 { (void)c; mgather<false>(out, a, b, GOP(Coalesce::Elem, GatherOOB::Undefined, GatherExec::Simt)); }
+
+// GM -> L1 Elem gather (an NZ Mat tile, idx a GM tensor, the GM scratch the library stages in)
+template <GatherExec Exec>
+AICORE void mgather_l1(u8p scratch_gm, u8p table, u8p index)
+{
+    using MatT = Tile<TileType::Mat, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor,
+                      TileConfig::fractalABSize>;
+    G<float, 1, 256> tab(reinterpret_cast<__gm__ float *>(table));
+    G<int32_t, 16, 16> idx(reinterpret_cast<__gm__ int32_t *>(index));
+    G<float, 1, 256> scratch(reinterpret_cast<__gm__ float *>(scratch_gm));
+    MatT dst;
+    TASSIGN(dst, 0x0);
+    MGATHER<Coalesce::Elem, GatherOOB::Zero, Exec>(dst, tab, idx, scratch);
+}
+ENTRY(MGATHER_L1_scalar) { (void)c; mgather_l1<GatherExec::Scalar>(out, a, b); }
+ENTRY(MGATHER_L1_simt) { (void)c; mgather_l1<GatherExec::Simt>(out, a, b); }
 
 ENTRY(MSCATTER_plain_row) { mscatter<true>(out, a, b, [](auto &t, auto &s, auto &i) { MSCATTER(t, s, i); }); (void)c; }
 ENTRY(MSCATTER_plain_elem) { mscatter<false>(out, a, b, [](auto &t, auto &s, auto &i) { MSCATTER(t, s, i); }); (void)c; }

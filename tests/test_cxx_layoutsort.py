@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -18,7 +19,7 @@ SRC = Path(__file__).resolve().parent / "cxx" / "layoutsort.cpp"
 DEVICES = ("cpu", "a2", "950pr")
 NP = {
     "float32": np.float32, "half": np.float16, "int32": np.int32, "uint32": np.uint32,
-    "int16": np.int16, "uint16": np.uint16, "uint8": np.uint8,
+    "int16": np.int16, "uint16": np.uint16, "uint8": np.uint8, "bfloat16": ml_dtypes.bfloat16,
 }  # fmt: skip
 
 
@@ -99,6 +100,7 @@ extract_case("TEXTRACT_f32", "float32")
 extract_case("TEXTRACT_idx_f32", "float32", 4, 8)
 extract_case("TEXTRACT_idx_f16", "half", 4, 16)
 extract_case("TEXTRACT_idx_i32", "int32", 8, 16)
+extract_case("TEXTRACT_idx_bf16", "bfloat16", 0, 16)
 
 
 def insert_case(entry, dt, r0, c0):
@@ -207,13 +209,14 @@ def trans_case(entry, dt):
 trans_case("TTRANS_f32", "float32")
 trans_case("TTRANS_f16", "half")
 trans_case("TTRANS_i32", "int32")
+trans_case("TTRANS_bf16", "bfloat16")
 
 
-def tri_case(entry, dt, upper, diagonal):
+def tri_case(entry, dt, upper, diagonal, errors=None):
     def args(rng):
         return [zeros(dt, (16, 32)), DUMMY, DUMMY, DUMMY]
 
-    @case(entry, ["TTRI"], args)
+    @case(entry, ["TTRI"], args, errors)
     def body(out, a, b, c):
         dst = V(dt, 16, 32, addr=0x0)
         pto.TTRI(dst, diagonal, is_upper_or_lower=upper)
@@ -226,6 +229,7 @@ tri_case("TTRI_upper_f32", "float32", 1, 2)
 tri_case("TTRI_lower_i32", "int32", 0, -3)
 tri_case("TTRI_upper_f16", "half", 1, -2)
 tri_case("TTRI_lower_i16", "int16", 0, 5)
+tri_case("TTRI_upper_bf16", "bfloat16", 1, 1, {"a2": "PTO101"})  # a2a3: no bfloat16
 
 
 # -- sorts --------------------------------------------------------------------------------------
@@ -375,6 +379,7 @@ def gather_index_case(entry, dt):
 gather_index_case("TGATHER_idx_f32", "float32")
 gather_index_case("TGATHER_idx_f16", "half")
 gather_index_case("TGATHER_idx_i32", "int32")
+gather_index_case("TGATHER_idx_bf16", "bfloat16")
 
 
 def gather_mask_case(entry, dt, dr, dc, mask, axis):
@@ -443,9 +448,11 @@ def one_tile_case(entry, dt, op, fn):
 one_tile_case("TMOV_f32", "float32", "TMOV", pto.TMOV)
 one_tile_case("TMOV_f16", "half", "TMOV", pto.TMOV)
 one_tile_case("TMOV_i32", "int32", "TMOV", pto.TMOV)
+one_tile_case("TMOV_bf16", "bfloat16", "TMOV", pto.TMOV)
 one_tile_case("TEXPANDS_f32", "float32", "TEXPANDS", lambda d, s: pto.TEXPANDS(d, 1.5))
 one_tile_case("TEXPANDS_f16", "half", "TEXPANDS", lambda d, s: pto.TEXPANDS(d, -2.5))
 one_tile_case("TEXPANDS_i32", "int32", "TEXPANDS", lambda d, s: pto.TEXPANDS(d, -7))
+one_tile_case("TEXPANDS_bf16", "bfloat16", "TEXPANDS", lambda d, s: pto.TEXPANDS(d, 1.25))
 
 
 def _tassign_args(rng):

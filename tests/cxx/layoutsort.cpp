@@ -128,6 +128,7 @@ ENTRY(TEXTRACT_f32) { UNUSED; extract<float>(out, a, [](auto &d, auto &s) { TEXT
 ENTRY(TEXTRACT_idx_f32) { UNUSED; extract<float>(out, a, [](auto &d, auto &s) { TEXTRACT(d, s, 4, 8); }); }
 ENTRY(TEXTRACT_idx_f16) { UNUSED; extract<half>(out, a, [](auto &d, auto &s) { TEXTRACT(d, s, 4, 16); }); }
 ENTRY(TEXTRACT_idx_i32) { UNUSED; extract<int32_t>(out, a, [](auto &d, auto &s) { TEXTRACT(d, s, 8, 16); }); }
+ENTRY(TEXTRACT_idx_bf16) { UNUSED; extract<bfloat16_t>(out, a, [](auto &d, auto &s) { TEXTRACT(d, s, 0, 16); }); }
 ENTRY(TINSERT_f32) { (void)c; insert<float>(out, a, b, [](auto &d, auto &s) { TINSERT(d, s, 4, 8); }); }
 ENTRY(TINSERT_f16) { (void)c; insert<half>(out, a, b, [](auto &d, auto &s) { TINSERT(d, s, 8, 16); }); }
 ENTRY(TINSERT_i32) { (void)c; insert<int32_t>(out, a, b, [](auto &d, auto &s) { TINSERT(d, s, 0, 16); }); }
@@ -157,11 +158,13 @@ ENTRY(TSUBVIEW_f16) { UNUSED; subview<half, 2, 16>(out, a); }
 ENTRY(TTRANS_f32) { UNUSED; trans<float>(out, a); }
 ENTRY(TTRANS_f16) { UNUSED; trans<half>(out, a); }
 ENTRY(TTRANS_i32) { UNUSED; trans<int32_t>(out, a); }
+ENTRY(TTRANS_bf16) { UNUSED; trans<bfloat16_t>(out, a); }
 ENTRY(TTRI_lower_f32) { (void)a, UNUSED; tri<float, 0, 0>(out); }
 ENTRY(TTRI_upper_f32) { (void)a, UNUSED; tri<float, 1, 2>(out); }
 ENTRY(TTRI_lower_i32) { (void)a, UNUSED; tri<int32_t, 0, -3>(out); }
 ENTRY(TTRI_upper_f16) { (void)a, UNUSED; tri<half, 1, -2>(out); }
 ENTRY(TTRI_lower_i16) { (void)a, UNUSED; tri<int16_t, 0, 5>(out); }
+ENTRY(TTRI_upper_bf16) { (void)a, UNUSED; tri<bfloat16_t, 1, 1>(out); }
 
 // ---- sorts ------------------------------------------------------------------------------------
 namespace {
@@ -380,6 +383,7 @@ AICORE void gatherb(u8p out, u8p a, u8p b)  // 32-byte blocks of a 1 KiB src by 
 ENTRY(TGATHER_idx_f32) { (void)c; gather_index<float>(out, a, b); }
 ENTRY(TGATHER_idx_f16) { (void)c; gather_index<half>(out, a, b); }
 ENTRY(TGATHER_idx_i32) { (void)c; gather_index<int32_t>(out, a, b); }
+ENTRY(TGATHER_idx_bf16) { (void)c; gather_index<bfloat16_t>(out, a, b); }
 ENTRY(TGATHER_P0101_row_f32) { UNUSED; gather_mask<float, 16, 16>(out, a, MASK2(P0101, GATHER_ROW)); }
 ENTRY(TGATHER_P1010_f16)
 { UNUSED; gather_mask<half, 16, 16>(out, a, [](auto &d, auto &s) { TGATHER<MaskPattern::P1010>(d, s); }); }
@@ -431,9 +435,11 @@ AICORE void one_tile(u8p out, u8p a, F op)  // dst = op(src) on 16x32 tiles
 ENTRY(TMOV_f32) { UNUSED; one_tile<float>(out, a, [](auto &d, auto &s) { TMOV(d, s); }); }
 ENTRY(TMOV_f16) { UNUSED; one_tile<half>(out, a, [](auto &d, auto &s) { TMOV(d, s); }); }
 ENTRY(TMOV_i32) { UNUSED; one_tile<int32_t>(out, a, [](auto &d, auto &s) { TMOV(d, s); }); }
+ENTRY(TMOV_bf16) { UNUSED; one_tile<bfloat16_t>(out, a, [](auto &d, auto &s) { TMOV(d, s); }); }
 ENTRY(TEXPANDS_f32) { UNUSED; one_tile<float>(out, a, [](auto &d, auto &) { TEXPANDS(d, 1.5f); }); }
 ENTRY(TEXPANDS_f16) { UNUSED; one_tile<half>(out, a, [](auto &d, auto &) { TEXPANDS(d, (half)-2.5f); }); }
 ENTRY(TEXPANDS_i32) { UNUSED; one_tile<int32_t>(out, a, [](auto &d, auto &) { TEXPANDS(d, -7); }); }
+ENTRY(TEXPANDS_bf16) { UNUSED; one_tile<bfloat16_t>(out, a, [](auto &d, auto &) { TEXPANDS(d, (bfloat16_t)1.25f); }); }
 
 // TASSIGN(tile, addr), TASSIGN<addr>(tile) and TASSIGN(tile, data() + bytes): windows of one
 // loaded 16x32 tile (rows 8.., 4.., 2..) stored to out, b and c

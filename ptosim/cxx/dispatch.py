@@ -49,6 +49,7 @@ POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
     "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
+    "TMRGSORT",
 }  # fmt: skip
 ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
@@ -253,10 +254,26 @@ class Dispatcher:
                 pto.TSCATTER(*ops[:3])
         elif op == "TROWEXPAND":
             pto.TROWEXPAND(ops[0], ops[1])
+        elif op == "TMRGSORT":
+            self.mrgsort(t, ops)
+        elif op == "TGATHER" and _is_compare_gather(t, raw):
+            raise CxxError(
+                "TGATHER: the compare form TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, "
+                "offset) is not implemented by ptosim (its dtypes, tmp layout and output packing "
+                "are not pinned down by the reference); the index and mask-pattern forms are"
+            )
         elif op in ROWEXPAND_BINARY:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
             self.generic(op, t, raw, ops)
+
+    def mrgsort(self, t: dict, ops: list) -> None:
+        """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
+        being the library's scratch; or the single-tile (dst, src, blockLen)."""
+        if t.get("form") == "blockLen":
+            pto.TMRGSORT(ops[0], ops[1], block_len=int(ops[2]))
+        else:
+            pto.TMRGSORT(ops[0], *ops[2:], exhausted=t.get("exhausted") == "true")
 
     def generic(self, op: str, t: dict, raw: list[dict], ops: list) -> None:
         try:
@@ -340,6 +357,12 @@ def _show(d: dict) -> str:
     if d["k"] == "enum":
         return f"{d.get('type') or 'enum'}::{d.get('name', d['v'])}"
     return repr(d.get("v"))
+
+
+def _is_compare_gather(t: dict, raw: list[dict]) -> bool:
+    """TGATHER's compare form: a CmpMode (template value or operand) or its six operands."""
+    enums = [d for d in (t.get("value"), t.get("value2"), *raw) if d and d["k"] == "enum"]
+    return any(d.get("type") == "CmpMode" for d in enums) or len(raw) > 4
 
 
 def _infer_coalesce(data: dict, idx: dict) -> str:

@@ -325,6 +325,76 @@ PTOSIM_ROWEXPAND_BINARY(TROWEXPANDDIV)
 PTOSIM_ROWEXPAND_BINARY(TROWEXPANDEXPDIF)
 #undef PTOSIM_ROWEXPAND_BINARY
 
+// ---- TMRGSORT -------------------------------------------------------------------------------
+// The public forms: TMRGSORT<Dst, Tmp, Src0, Src1[, Src2[, Src3]], exhausted>(dst, executedNumList,
+// tmp, src0, src1[, src2[, src3]]) and the single-tile TMRGSORT(dst, src, blockLen). ptosim merges
+// 2-4 lists without the exhausted stop; tmp is the library's scratch and is not passed on. Without
+// the stop every record of every list is consumed, so once ptosim has accepted the call each
+// mrgSortList<k> receives list k's record count (valid columns x element size / 8-byte record).
+// exhausted = true and the blockLen form are sent as such: ptosim stops the run at the call.
+namespace detail {
+template <typename S>
+uint16_t mrgsort_records(S &s)
+{
+    return uint16_t(s.GetValidCol() * sizeof(typename S::DType) / 8);
+}
+template <bool exhausted, typename D, typename Tmp, typename... S>
+void mrgsort(long long pc, D &dst, MrgSortExecutedNumList &executed, Tmp &tmp, S &...srcs)
+{
+    std::string t;
+    ::ptosim::targ(t, "form", "lists");
+    ::ptosim::targ(t, "exhausted", exhausted ? "true" : "false");
+    ::ptosim::record("TMRGSORT", pc, t, dst, tmp, srcs...);
+    uint16_t *counts[4] = {&executed.mrgSortList0, &executed.mrgSortList1, &executed.mrgSortList2,
+                           &executed.mrgSortList3};
+    int k = 0;
+    ((*counts[k++] = mrgsort_records(srcs)), ...);
+}
+} // namespace detail
+
+template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMRGSORT(DstTileData &dst, MrgSortExecutedNumList &executedNumList, TmpTileData &tmp,
+                                     Src0TileData &src0, Src1TileData &src1, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::mrgsort<exhausted>(pc, dst, executedNumList, tmp, src0, src1);
+    return {};
+}
+template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+          typename Src2TileData, bool exhausted, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMRGSORT(DstTileData &dst, MrgSortExecutedNumList &executedNumList, TmpTileData &tmp,
+                                     Src0TileData &src0, Src1TileData &src1, Src2TileData &src2,
+                                     WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::mrgsort<exhausted>(pc, dst, executedNumList, tmp, src0, src1, src2);
+    return {};
+}
+template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+          typename Src2TileData, typename Src3TileData, bool exhausted, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMRGSORT(DstTileData &dst, MrgSortExecutedNumList &executedNumList, TmpTileData &tmp,
+                                     Src0TileData &src0, Src1TileData &src1, Src2TileData &src2,
+                                     Src3TileData &src3, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    detail::mrgsort<exhausted>(pc, dst, executedNumList, tmp, src0, src1, src2, src3);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMRGSORT(DstTileData &dst, SrcTileData &src, uint32_t blockLen, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "form", "blockLen");
+    ::ptosim::record("TMRGSORT", pc, t, dst, src, blockLen);
+    return {};
+}
+
 // ---- every other instruction: generic recorder ----------------------------------------------
 namespace detail {
 // explicit template value arguments, described like operands (enums by type and name)
@@ -413,7 +483,7 @@ PTOSIM_GENERIC(TGEMV_ACC) PTOSIM_GENERIC(TGEMV_BIAS) PTOSIM_GENERIC(TGEMV_MX) PT
 PTOSIM_GENERIC(TIMG2COL) PTOSIM_GENERIC(TINSERT) PTOSIM_GENERIC(TINSERT_FP) PTOSIM_GENERIC(TLOG)
 PTOSIM_GENERIC(TLRELU) PTOSIM_GENERIC(TMATMUL) PTOSIM_GENERIC(TMATMUL_ACC) PTOSIM_GENERIC(TMATMUL_BIAS)
 PTOSIM_GENERIC(TMATMUL_MX) PTOSIM_GENERIC(TMAX) PTOSIM_GENERIC(TMAXS) PTOSIM_GENERIC(TMIN) PTOSIM_GENERIC(TMINS)
-PTOSIM_GENERIC(TMRGSORT) PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TMULS) PTOSIM_GENERIC(TNEG)
+PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TMULS) PTOSIM_GENERIC(TNEG)
 PTOSIM_GENERIC(TNOT) PTOSIM_GENERIC(TNOTIFY) PTOSIM_GENERIC(TOR) PTOSIM_GENERIC(TORS) PTOSIM_GENERIC(TPACK)
 PTOSIM_GENERIC(TPARTADD) PTOSIM_GENERIC(TPARTMAX) PTOSIM_GENERIC(TPARTMIN) PTOSIM_GENERIC(TPARTMUL)
 PTOSIM_GENERIC(TPOP) PTOSIM_GENERIC(TPREFETCH) PTOSIM_GENERIC(TPRELU) PTOSIM_GENERIC(TPRINT) PTOSIM_GENERIC(TPUSH)

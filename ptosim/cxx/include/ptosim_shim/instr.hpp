@@ -430,4 +430,15 @@ PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW) PTO
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 #undef PTOSIM_GENERIC
 
+// TROWEXPANDDIV<DivAlgorithm>(dst, src0, src1[, tmp]): the public API's precision knob, sent as a
+// template value (the dispatcher refuses values its Python signature has no keyword for)
+template <auto V, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... Rest>
+PTOSIM_NOINLINE RecordEvent TROWEXPANDDIV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    ::ptosim::record("TROWEXPANDDIV", pc, detail::value_targ<V>(), dst, src0, src1, rest...);
+    return {};
+}
+
 } // namespace pto

@@ -35,14 +35,14 @@ SHORT = {
 }  # fmt: skip
 
 
-def rm(dt, rows=R, cols=C, vr=None, vc=None):
-    """A RowMajor Vec tile (static valid shape)."""
-    return (SHORT.get(dt, dt), rows, cols, "RowMajor", (vr or rows, vc or cols))
+def rm(dt, rows=R, cols=C, vr=None, vc=None, dyn=False):
+    """A RowMajor Vec tile; ``dyn``: its valid shape is set at run time (C++ DYNAMIC)."""
+    return (SHORT.get(dt, dt), rows, cols, "RowMajor", (vr or rows, vc or cols), dyn)
 
 
-def cm(dt, rows=R):
+def cm(dt, rows=R, vr=None, dyn=False):
     """A ColMajor [rows, 1] Vec tile (the scalar-per-row operand of the row broadcasts)."""
-    return (SHORT.get(dt, dt), rows, 1, "ColMajor", (rows, 1))
+    return (SHORT.get(dt, dt), rows, 1, "ColMajor", (vr or rows, 1), dyn)
 
 
 def blk(dt):
@@ -239,6 +239,37 @@ for o in ("MAX", "MIN"):
         kinds=("any", "idx", "any", "idx"),
     )
 
+# valid shapes set at run time (Tile<..., DYNAMIC, DYNAMIC> t(rows, cols)), e.g. a tail block
+add(
+    "TPARTADD_dynamic_f32",
+    "TPARTADD",
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32", R, C, 8, C, dyn=True)},
+    lambda n: pto.TPARTADD(n.d, n.x, n.y),
+    kinds=("any", "any"),
+)
+add(
+    "TROWEXPANDMAX_dynamic_f16",
+    "TROWEXPANDMAX",
+    {
+        "d": rm("f16", R, C, 12, 20, dyn=True),
+        "x": rm("f16", R, C, 12, 20, dyn=True),
+        "y": cm("f16", R, 12, dyn=True),
+    },
+    lambda n: pto.TROWEXPANDMAX(n.d, n.x, n.y),
+    kinds=("any", "any"),
+)
+add(
+    "TCOLEXPANDSUB_dynamic_f32",
+    "TCOLEXPANDSUB",
+    {
+        "d": rm("f32", R, C, 10, 24, dyn=True),
+        "x": rm("f32", R, C, 10, 24, dyn=True),
+        "y": rm("f32", 1, C, 1, 24, dyn=True),
+    },
+    lambda n: pto.TCOLEXPANDSUB(n.d, n.x, n.y),
+    kinds=("any", "any"),
+)
+
 # -- integer / bitwise (3.3, 3.4, 3.8) -------------------------------------------------------
 SCALAR_OF = {"TANDS": 0x0F0F, "TORS": 0x0F0F, "TXORS": 0x0F0F, "TSHLS": 3, "TSHRS": 3}
 for dt in ("i32", "i16", "u16"):
@@ -424,6 +455,35 @@ add(
     {"d": rm("f32"), "x": rm("f32")},
     lambda n: pto.TEXP(n.d, n.x, algorithm="DEFAULT"),
 )
+# the scalar converts to the source's element type, as the API's `typename Src::DType scalar`
+add(
+    "TANDS_literal_ffff_i16",
+    "TANDS",
+    {"d": rm("i16"), "x": rm("i16")},
+    lambda n: pto.TANDS(n.d, n.x, -1),
+    kinds=("bits",),
+)
+add(
+    "TADDS_float_literal_i32",
+    "TADDS",
+    {"d": rm("i32"), "x": rm("i32")},
+    lambda n: pto.TADDS(n.d, n.x, 1),
+    kinds=("any",),
+)
+add(
+    "TMAXS_int_literal_f16",
+    "TMAXS",
+    {"d": rm("f16"), "x": rm("f16")},
+    lambda n: pto.TMAXS(n.d, n.x, 2.0),
+    kinds=("any",),
+)
+add(
+    "TDIVS_scalar_first_int_literal_f32",
+    "TDIVS",
+    {"d": rm("f32"), "x": rm("f32")},
+    lambda n: pto.TDIVS(n.d, 3.0, n.x),
+)
+
 # DivAlgorithm::DEFAULT on instructions whose Python API has no algorithm: the plain call
 add(
     "TDIV_default_f32",
@@ -504,8 +564,10 @@ def make_tiles(case: Case) -> SimpleNamespace:
     tiles = {}
     for name in SLOTS:
         if name in case.tiles:
-            dt, rows, cols, layout, valid = case.tiles[name]
-            tiles[name] = pto.Tile("Vec", dt, rows, cols, layout, valid=valid)
+            dt, rows, cols, layout, valid, dyn = case.tiles[name]
+            tiles[name] = pto.Tile("Vec", dt, rows, cols, layout, valid=None if dyn else valid)
+            if dyn:
+                tiles[name].set_valid(*valid)
     return SimpleNamespace(**tiles)
 
 
@@ -544,7 +606,7 @@ def operand_view(instr) -> dict:
 
     def view(v):
         if isinstance(v, TileRef):
-            return (v.geom, v.valid, v.address)
+            return (v.geom, v.valid, v.static_valid, v.address)
         if isinstance(v, (tuple, list)):
             return tuple(view(x) for x in v)
         if v is None or isinstance(v, (str, int, float, bool, np.generic)):
@@ -574,7 +636,7 @@ def inputs(case: Case):
         outs = [dev.gm_zeros(case.tiles[n][4], case.tiles[n][0]) for n in case.outs]
         ins = []
         for i, name in enumerate(case.loads):
-            dt, _, _, _, valid = case.tiles[name]
+            dt, _, _, _, valid, _ = case.tiles[name]
             kind = case.kinds[i] if i < len(case.kinds) else "pos"
             ins.append(dev.gm_array(data(kind, dt, valid, rng)))
         return outs + ins

@@ -266,6 +266,57 @@ K2(TPARTADD_bf16, B, B, B8, TPARTADD(d, x, y))
 KARG(TPARTARGMAX_f32, TPARTARGMAX)
 KARG(TPARTARGMIN_f32, TPARTARGMIN)
 
+// valid shapes set at run time (DYNAMIC), e.g. a tail block; GM holds the valid region
+extern "C" __global__ AICORE void TPARTADD_dynamic_f32(__gm__ float *out, __gm__ float *a, __gm__ float *b)
+{
+    F x, d;
+    Tile<TileType::Vec, float, R, C, BLayout::RowMajor, DYNAMIC, DYNAMIC> y(8, C);
+    TASSIGN(x, 0x0000);
+    TASSIGN(y, 0x1000);
+    TASSIGN(d, 0x2000);
+    ld(x, a);
+    G<decltype(y), 8, C> gb(b);
+    TLOAD(y, gb);
+    IN_SYNC;
+    TPARTADD(d, x, y);
+    OUT_SYNC;
+    st(out, d);
+}
+extern "C" __global__ AICORE void TROWEXPANDMAX_dynamic_f16(__gm__ half *out, __gm__ half *a, __gm__ half *b)
+{
+    using HD = Tile<TileType::Vec, half, R, C, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    HD x(12, 20), d(12, 20);
+    Tile<TileType::Vec, half, R, 1, BLayout::ColMajor, DYNAMIC, 1> y(12);
+    TASSIGN(x, 0x0000);
+    TASSIGN(y, 0x1000);
+    TASSIGN(d, 0x2000);
+    G<HD, 12, 20> ga(a), go(out);
+    G<decltype(y), 12, 1> gb(b);
+    TLOAD(x, ga);
+    TLOAD(y, gb);
+    IN_SYNC;
+    TROWEXPANDMAX(d, x, y);
+    OUT_SYNC;
+    TSTORE(go, d);
+}
+extern "C" __global__ AICORE void TCOLEXPANDSUB_dynamic_f32(__gm__ float *out, __gm__ float *a, __gm__ float *b)
+{
+    using FD = Tile<TileType::Vec, float, R, C, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    FD x(10, 24), d(10, 24);
+    Tile<TileType::Vec, float, 1, C, BLayout::RowMajor, 1, DYNAMIC> y(24);
+    TASSIGN(x, 0x0000);
+    TASSIGN(y, 0x1000);
+    TASSIGN(d, 0x2000);
+    G<FD, 10, 24> ga(a), go(out);
+    G<decltype(y), 1, 24> gb(b);
+    TLOAD(x, ga);
+    TLOAD(y, gb);
+    IN_SYNC;
+    TCOLEXPANDSUB(d, x, y);
+    OUT_SYNC;
+    TSTORE(go, d);
+}
+
 // ---- integer / bitwise (3.3, 3.4, 3.8)
 K2(TAND_i32, I, I, I, TAND(d, x, y))
 K2(TOR_i32, I, I, I, TOR(d, x, y))
@@ -353,6 +404,11 @@ K1(TRECIP_hp_f16, H, H, TRECIP<RecipAlgorithm::HIGH_PRECISION>(d, x))
 K1T(TRSQRT_tmp_f16, H, H, H, TRSQRT(d, x, t))
 K1(TDIVS_scalar_first_f16, H, H, TDIVS(d, (half)1.5f, x))
 K1(TEXP_default_f32, F, F, TEXP<ExpAlgorithm::DEFAULT>(d, x))
+// the scalar converts to the source's element type (the API's `typename Src::DType scalar`)
+K1(TANDS_literal_ffff_i16, S, S, TANDS(d, x, 0xFFFF))
+K1(TADDS_float_literal_i32, I, I, TADDS(d, x, 1.5f))
+K1(TMAXS_int_literal_f16, H, H, TMAXS(d, x, 2))
+K1(TDIVS_scalar_first_int_literal_f32, F, F, TDIVS(d, 3, x))
 // DivAlgorithm::DEFAULT where ptosim's Python call has no algorithm: the plain call
 K2(TDIV_default_f32, F, F, F, TDIV<DivAlgorithm::DEFAULT>(d, x, y))
 K1(TDIVS_default_f16, H, H, TDIVS<DivAlgorithm::DEFAULT>(d, x, (half)1.5f))

@@ -262,7 +262,7 @@ class Dispatcher:
                 "offset) is not implemented by ptosim (its dtypes, tmp layout and output packing "
                 "are not pinned down by the reference); the index and mask-pattern forms are"
             )
-        elif op in ROWEXPAND_BINARY:
+        elif op in ROWEXPAND_BINARY and not t:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
             self.generic(op, t, raw, ops)
@@ -289,14 +289,16 @@ class Dispatcher:
                     raise CxxError(
                         f"{op}: enum operand {d.get('type')}::{v} is not supported by ptosim"
                     )
-                kwargs[kw] = v
+                if _keyword_taken(op, spec.function, kw, d):
+                    kwargs[kw] = v
             else:
                 positional.append(v)
         for key in ("value", "value2"):
             if key in t:
                 d = t[key]
                 if d["k"] == "enum" and d.get("type") in ENUM_KEYWORDS:
-                    kwargs[ENUM_KEYWORDS[d["type"]]] = d["name"]
+                    if _keyword_taken(op, spec.function, ENUM_KEYWORDS[d["type"]], d):
+                        kwargs[ENUM_KEYWORDS[d["type"]]] = d["name"]
                 elif d["k"] != "enum" and op in TEMPLATE_KEYWORDS:
                     kwargs[TEMPLATE_KEYWORDS[op]] = self.operand(d)
                 else:
@@ -351,6 +353,21 @@ def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
             f"{len(positional) - len(rest)}"
         )
     return [], out_kwargs
+
+
+def _keyword_taken(op: str, fn, kw: str, d: dict) -> bool:
+    """Whether ``fn`` takes the keyword of a C++ enum (operand or template value). Without it, a
+    precision knob left at DEFAULT is the plain call (dropped); any other value is a C++ form
+    ptosim's Python API cannot express (TDIV<DivAlgorithm::HIGH_PRECISION>): stop naming it."""
+    params = inspect.signature(fn).parameters
+    if kw in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return True
+    if kw == "algorithm" and d.get("name") == "DEFAULT":
+        return False
+    raise CxxError(
+        f"{op}<{_show(d)}>: the {d.get('type')} form of {op} is not supported by ptosim "
+        f"(ptosim's {op} has no {kw!r} parameter); call {op} without it"
+    )
 
 
 def _show(d: dict) -> str:

@@ -470,34 +470,91 @@ std::string value_targ2()
         return {};                                                                                      \
     }
 
-PTOSIM_GENERIC(TABS) PTOSIM_GENERIC(TADD) PTOSIM_GENERIC(TADDC) PTOSIM_GENERIC(TADDS) PTOSIM_GENERIC(TADDSC)
-PTOSIM_GENERIC(TAND) PTOSIM_GENERIC(TANDS) PTOSIM_GENERIC(TBROADCAST) PTOSIM_GENERIC(TCI) PTOSIM_GENERIC(TCMP)
+PTOSIM_GENERIC(TABS) PTOSIM_GENERIC(TADD) PTOSIM_GENERIC(TADDC) PTOSIM_GENERIC(TADDSC)
+PTOSIM_GENERIC(TAND) PTOSIM_GENERIC(TBROADCAST) PTOSIM_GENERIC(TCI) PTOSIM_GENERIC(TCMP)
 PTOSIM_GENERIC(TCMPS) PTOSIM_GENERIC(TCOLEXPAND) PTOSIM_GENERIC(TCOLEXPANDADD) PTOSIM_GENERIC(TCOLEXPANDDIV)
 PTOSIM_GENERIC(TCOLEXPANDEXPDIF) PTOSIM_GENERIC(TCOLEXPANDMAX) PTOSIM_GENERIC(TCOLEXPANDMIN)
 PTOSIM_GENERIC(TCOLEXPANDMUL) PTOSIM_GENERIC(TCOLEXPANDSUB) PTOSIM_GENERIC(TCOLMAX) PTOSIM_GENERIC(TCOLMIN)
 PTOSIM_GENERIC(TCOLPROD) PTOSIM_GENERIC(TCOLSUM) PTOSIM_GENERIC(TCVT) PTOSIM_GENERIC(TDEQUANT) PTOSIM_GENERIC(TDIV)
-PTOSIM_GENERIC(TDIVS) PTOSIM_GENERIC(TEXP) PTOSIM_GENERIC(TEXTRACT) PTOSIM_GENERIC(TEXTRACT_FP)
+PTOSIM_GENERIC(TEXP) PTOSIM_GENERIC(TEXTRACT) PTOSIM_GENERIC(TEXTRACT_FP)
 PTOSIM_GENERIC(TFILLPAD) PTOSIM_GENERIC(TFILLPAD_EXPAND) PTOSIM_GENERIC(TFILLPAD_INPLACE) PTOSIM_GENERIC(TFMOD)
-PTOSIM_GENERIC(TFMODS) PTOSIM_GENERIC(TFREE) PTOSIM_GENERIC(TGATHER) PTOSIM_GENERIC(TGATHERB) PTOSIM_GENERIC(TGEMV)
+PTOSIM_GENERIC(TFREE) PTOSIM_GENERIC(TGATHER) PTOSIM_GENERIC(TGATHERB) PTOSIM_GENERIC(TGEMV)
 PTOSIM_GENERIC(TGEMV_ACC) PTOSIM_GENERIC(TGEMV_BIAS) PTOSIM_GENERIC(TGEMV_MX) PTOSIM_GENERIC(TGET)
 PTOSIM_GENERIC(TIMG2COL) PTOSIM_GENERIC(TINSERT) PTOSIM_GENERIC(TINSERT_FP) PTOSIM_GENERIC(TLOG)
-PTOSIM_GENERIC(TLRELU) PTOSIM_GENERIC(TMATMUL) PTOSIM_GENERIC(TMATMUL_ACC) PTOSIM_GENERIC(TMATMUL_BIAS)
-PTOSIM_GENERIC(TMATMUL_MX) PTOSIM_GENERIC(TMAX) PTOSIM_GENERIC(TMAXS) PTOSIM_GENERIC(TMIN) PTOSIM_GENERIC(TMINS)
-PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TMULS) PTOSIM_GENERIC(TNEG)
-PTOSIM_GENERIC(TNOT) PTOSIM_GENERIC(TNOTIFY) PTOSIM_GENERIC(TOR) PTOSIM_GENERIC(TORS) PTOSIM_GENERIC(TPACK)
+PTOSIM_GENERIC(TMATMUL) PTOSIM_GENERIC(TMATMUL_ACC) PTOSIM_GENERIC(TMATMUL_BIAS)
+PTOSIM_GENERIC(TMATMUL_MX) PTOSIM_GENERIC(TMAX) PTOSIM_GENERIC(TMIN)
+PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TNEG)
+PTOSIM_GENERIC(TNOT) PTOSIM_GENERIC(TNOTIFY) PTOSIM_GENERIC(TOR) PTOSIM_GENERIC(TPACK)
 PTOSIM_GENERIC(TPARTADD) PTOSIM_GENERIC(TPARTMAX) PTOSIM_GENERIC(TPARTMIN) PTOSIM_GENERIC(TPARTMUL)
 PTOSIM_GENERIC(TPOP) PTOSIM_GENERIC(TPREFETCH) PTOSIM_GENERIC(TPRELU) PTOSIM_GENERIC(TPRINT) PTOSIM_GENERIC(TPUSH)
 PTOSIM_GENERIC(TPUT) PTOSIM_GENERIC(TQUANT) PTOSIM_GENERIC(TRECIP) PTOSIM_GENERIC(TREDUCE) PTOSIM_GENERIC(TRELU)
-PTOSIM_GENERIC(TREM) PTOSIM_GENERIC(TREMS) PTOSIM_GENERIC(TRESHAPE) PTOSIM_GENERIC(TROWMAX) PTOSIM_GENERIC(TROWMIN)
+PTOSIM_GENERIC(TREM) PTOSIM_GENERIC(TRESHAPE) PTOSIM_GENERIC(TROWMAX) PTOSIM_GENERIC(TROWMIN)
 PTOSIM_GENERIC(TROWPROD) PTOSIM_GENERIC(TROWSUM) PTOSIM_GENERIC(TRSQRT) PTOSIM_GENERIC(TSEL) PTOSIM_GENERIC(TSELS)
 PTOSIM_GENERIC(TSETFMATRIX) PTOSIM_GENERIC(TSET_IMG2COL_PADDING) PTOSIM_GENERIC(TSET_IMG2COL_RPT)
-PTOSIM_GENERIC(TSHL) PTOSIM_GENERIC(TSHLS) PTOSIM_GENERIC(TSHR) PTOSIM_GENERIC(TSHRS) PTOSIM_GENERIC(TSORT32)
-PTOSIM_GENERIC(TSQRT) PTOSIM_GENERIC(TSUB) PTOSIM_GENERIC(TSUBC) PTOSIM_GENERIC(TSUBS)
+PTOSIM_GENERIC(TSHL) PTOSIM_GENERIC(TSHR) PTOSIM_GENERIC(TSORT32)
+PTOSIM_GENERIC(TSQRT) PTOSIM_GENERIC(TSUB) PTOSIM_GENERIC(TSUBC)
 PTOSIM_GENERIC(TSUBSC) PTOSIM_GENERIC(TTEST) PTOSIM_GENERIC(TTRANS) PTOSIM_GENERIC(TTRI) PTOSIM_GENERIC(TWAIT)
-PTOSIM_GENERIC(TXOR) PTOSIM_GENERIC(TXORS)
-PTOSIM_GENERIC(TAXPY) PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
-PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW) PTOSIM_GENERIC(TPOWS)
+PTOSIM_GENERIC(TXOR)
+PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
+PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW)
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 #undef PTOSIM_GENERIC
+
+// ---- tile-scalar instructions ---------------------------------------------------------------
+// The public API declares the scalar `typename TileDataSrc::DType`: the call converts it to the
+// source tile's element type (0xFFFF -> int16_t -1, 1.5f -> int32_t 1) before the instruction
+// sees it. These overloads take it the same way (a generic recorder would send the argument's
+// own type and value); TDIVS also has the scalar-first form (scalar / src).
+#define PTOSIM_TILE_SCALAR(NAME)                                                                       \
+    template <typename TileDataDst, typename TileDataSrc, typename... Rest>                            \
+    PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc &src, typename TileDataSrc::DType scalar, \
+                                     Rest &...rest)                                                    \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, rest...);                                                            \
+        ::ptosim::record(#NAME, pc, "", dst, src, scalar, rest...);                                    \
+        return {};                                                                                     \
+    }                                                                                                  \
+    template <auto V, typename TileDataDst, typename TileDataSrc, typename... Rest>                    \
+    PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc &src, typename TileDataSrc::DType scalar, \
+                                     Rest &...rest)                                                    \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, rest...);                                                            \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), dst, src, scalar, rest...);               \
+        return {};                                                                                     \
+    }
+PTOSIM_TILE_SCALAR(TADDS) PTOSIM_TILE_SCALAR(TSUBS) PTOSIM_TILE_SCALAR(TMULS) PTOSIM_TILE_SCALAR(TDIVS)
+PTOSIM_TILE_SCALAR(TMAXS) PTOSIM_TILE_SCALAR(TMINS) PTOSIM_TILE_SCALAR(TANDS) PTOSIM_TILE_SCALAR(TORS)
+PTOSIM_TILE_SCALAR(TXORS) PTOSIM_TILE_SCALAR(TSHLS) PTOSIM_TILE_SCALAR(TSHRS) PTOSIM_TILE_SCALAR(TFMODS)
+PTOSIM_TILE_SCALAR(TREMS) PTOSIM_TILE_SCALAR(TPOWS) PTOSIM_TILE_SCALAR(TLRELU) PTOSIM_TILE_SCALAR(TAXPY)
+#undef PTOSIM_TILE_SCALAR
+template <typename TileDataDst, typename TileDataSrc, typename... Rest>
+PTOSIM_NOINLINE RecordEvent TDIVS(TileDataDst &dst, typename TileDataSrc::DType scalar, TileDataSrc &src, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    ::ptosim::record("TDIVS", pc, "", dst, scalar, src, rest...);
+    return {};
+}
+template <auto V, typename TileDataDst, typename TileDataSrc, typename... Rest>
+PTOSIM_NOINLINE RecordEvent TDIVS(TileDataDst &dst, typename TileDataSrc::DType scalar, TileDataSrc &src, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    ::ptosim::record("TDIVS", pc, detail::value_targ<V>(), dst, scalar, src, rest...);
+    return {};
+}
+
+// TROWEXPANDDIV<DivAlgorithm>(dst, src0, src1[, tmp]): the public API's precision knob, sent as a
+// template value (the dispatcher refuses values its Python signature has no keyword for)
+template <auto V, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... Rest>
+PTOSIM_NOINLINE RecordEvent TROWEXPANDDIV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, rest...);
+    ::ptosim::record("TROWEXPANDDIV", pc, detail::value_targ<V>(), dst, src0, src1, rest...);
+    return {};
+}
 
 } // namespace pto

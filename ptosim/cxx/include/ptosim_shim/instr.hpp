@@ -430,4 +430,26 @@ PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW) PTO
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 #undef PTOSIM_GENERIC
 
+// ---- TQUANT with its offset as a pointer ----------------------------------------------------
+// The public API passes the optional INT8_ASYM offset tile by pointer (vector_isa.md 3.15
+// "offset*"): TQUANT<Q>(dst, src, scale, &offset) and TQUANT<Q>(dst, src, scale, tmp, &offset);
+// a null pointer means no offset. Recorded as the tile itself (the generic recorder above takes
+// the by-reference forms).
+template <QuantType Q, typename D, typename S, typename P, typename O>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, S &src, P &scale, O *offset)
+{
+    long long pc = PTOSIM_PC;
+    if (offset) ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, *offset);
+    else ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale);
+    return {};
+}
+template <QuantType Q, typename D, typename S, typename P, typename T, typename O>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, S &src, P &scale, T &tmp, O *offset)
+{
+    long long pc = PTOSIM_PC;
+    if (offset) ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, tmp, *offset);
+    else ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, tmp);
+    return {};
+}
+
 } // namespace pto

@@ -259,8 +259,18 @@ def cvt(name, src, dst, data, mode=None, sat=None, tmp=None, ctrl=None, errors=N
 
 for m in ROUND:
     cvt(f"TCVT_f32_i32_{m}", "float32", "int32", halves("float32", -40, 40), m)
+
+
+def half_ties(rng):
+    """f32 values exactly halfway between two halves, and a few a quarter ulp off: each f32 ->
+    f16 rounding mode gives different bits."""
+    h = rng.uniform(-3, 3, (R, C)).astype(np.float16)
+    ulp = np.spacing(np.abs(h)).astype(np.float32)
+    return h.astype(np.float32) + ulp / 2 * rng.choice([1.0, -1.0, 0.5], (R, C)).astype(np.float32)
+
+
 for m in ("CAST_RINT", "CAST_ROUND", "CAST_ODD", "CAST_TRUNC"):
-    cvt(f"TCVT_f32_f16_{m}", "float32", "half", fine("float32"), m)
+    cvt(f"TCVT_f32_f16_{m}", "float32", "half", half_ties, m)
 # SaturationMode: f32 -> i16 beyond int16 (ON clamps, OFF keeps the low bits; cpu OFF out of
 # range is undefined: finding F109 on both)
 big = uniform("float32", (R, C), -70000, 70000)

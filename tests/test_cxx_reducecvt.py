@@ -372,6 +372,13 @@ for tag, dt, lo, hi in (("i8", "int8", -128, 128), ("i16", "int16", -3000, 3000)
                uniform("float32", (R, 8), -3, 3)),
     )  # fmt: skip
 
+# template forms with a trailing Event operand (C++ only: `ev = TLOAD(...)` posts MTE2 -> V, the
+# instruction waits on it), so the Python twin is the case's own (regression: the explicit
+# template value forms of the generic recorder did not wait)
+for base in ("TCVT_f32_i16_noctrl_OFF", "TQUANT_SYM_tmp", "TQUANT_ASYM_tmp_offset_ptr"):
+    c = next(c for c in CASES if c.name == base)
+    CASES.append(Case(f"{base}_event", c.op, c.tiles, c.loads, c.stores, c.body, c.data, c.errors))
+
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 ENTRIES = list(BY_NAME)

@@ -316,3 +316,38 @@ QUANT_TMP(TQUANT_ASYM_tmp_offset_ptr, uint8_t, TQUANT<QuantType::INT8_ASYM>(dst,
     }
 DEQUANT(TDEQUANT_i8, int8_t)
 DEQUANT(TDEQUANT_i16, int16_t)
+
+// ---- template forms with an Event operand: the instruction waits on the TLOAD's event --------
+// (the same program as the case without "_event": TLOADs, set_flag MTE2 -> V, wait, the call)
+extern "C" __global__ AICORE void TCVT_f32_i16_noctrl_OFF_event(__gm__ int16_t *out, __gm__ float *in)
+{
+    V<float> src; V<int16_t> dst;
+    place(src, dst);
+    Gm<V<float>> g(in);
+    Event<Op::TLOAD, Op::TCVT> loaded;
+    loaded = TLOAD(src, g);
+    TCVT<false>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF, loaded);
+    to_store(); store(out, dst);
+}
+extern "C" __global__ AICORE void TQUANT_SYM_tmp_event(__gm__ int8_t *out, __gm__ float *in, __gm__ float *sc,
+                                                       __gm__ float *of)
+{
+    V<float> src; Col<float> scale; Col<float> offset; V<int8_t> dst; V<int32_t> tmp;
+    place(src, scale, offset, dst, tmp);
+    load(src, in); load(scale, sc);
+    Gm<Col<float>> g(of);
+    Event<Op::TLOAD, Op::VECTOR> loaded = TLOAD(offset, g);
+    TQUANT<QuantType::INT8_SYM>(dst, src, scale, tmp, loaded);
+    to_store(); store(out, dst);
+}
+extern "C" __global__ AICORE void TQUANT_ASYM_tmp_offset_ptr_event(__gm__ uint8_t *out, __gm__ float *in,
+                                                                   __gm__ float *sc, __gm__ float *of)
+{
+    V<float> src; Col<float> scale; Col<float> offset; V<uint8_t> dst; V<int32_t> tmp;
+    place(src, scale, offset, dst, tmp);
+    load(src, in); load(scale, sc);
+    Gm<Col<float>> g(of);
+    Event<Op::TLOAD, Op::VECTOR> loaded = TLOAD(offset, g);
+    TQUANT<QuantType::INT8_ASYM>(dst, src, scale, tmp, &offset, loaded);
+    to_store(); store(out, dst);
+}

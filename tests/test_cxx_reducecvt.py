@@ -379,6 +379,25 @@ for base in ("TCVT_f32_i16_noctrl_OFF", "TQUANT_SYM_tmp", "TQUANT_ASYM_tmp_offse
     c = next(c for c in CASES if c.name == base)
     CASES.append(Case(f"{base}_event", c.op, c.tiles, c.loads, c.stores, c.body, c.data, c.errors))
 
+# bfloat16 where a target allows it (a2a3 has no bf16 TCOLSUM / TCMP: PTO101 from both)
+case(
+    "TCOLSUM_bf16", "TCOLSUM", [vec("bfloat16"), vec("bfloat16", 1, C)], [0], [1],
+    lambda t: pto.TCOLSUM(t[1], t[0]), inputs(uniform("bfloat16", (R, C), -4, 4)),
+    {"a2": "PTO101"},
+)  # fmt: skip
+case(
+    "TCMP_bf16_NE", "TCMP", [vec("bfloat16"), vec("bfloat16"), MASK], [0, 1], [2],
+    lambda t: pto.TCMP(t[2], t[0], t[1], "NE"),
+    inputs(integers("bfloat16", (R, C), -2, 3), integers("bfloat16", (R, C), -2, 3)),
+    {"a2": "PTO101", "cpu": "PTO101"},  # cpu: a u8 mask takes i32/f16/f32 sources only
+)  # fmt: skip
+case(
+    "TSEL_bf16", "TSEL", [MASK] + [vec("bfloat16")] * 4, [0, 1, 2], [3],
+    lambda t: pto.TSEL(t[3], t[0], t[1], t[2], t[4]),
+    inputs(integers("uint8", (R, 32), 0, 256), uniform("bfloat16", (R, C), -9, 9),
+           uniform("bfloat16", (R, C), -9, 9)),
+)  # fmt: skip
+
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 ENTRIES = list(BY_NAME)

@@ -351,3 +351,8 @@ extern "C" __global__ AICORE void TQUANT_ASYM_tmp_offset_ptr_event(__gm__ uint8_
     TQUANT<QuantType::INT8_ASYM>(dst, src, scale, tmp, &offset, loaded);
     to_store(); store(out, dst);
 }
+
+// ---- bfloat16 --------------------------------------------------------------------------------
+COL_REDUCE(TCOLSUM_bf16, bfloat16_t, TCOLSUM(dst, src))
+CMP2(TCMP_bf16_NE, bfloat16_t, TCMP(mask, a, b, CmpMode::NE))
+SEL(TSEL_bf16, bfloat16_t, TSEL(dst, mask, s0, s1, tmp))

@@ -45,6 +45,9 @@ TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
 # C++ TQUANT(dst, src, scale, offset) has no tmp; Python is TQUANT(dst, src, scale, tmp, offset).
 POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
+# ... keyed further by the QuantType: a symmetric quant has no offset, so its 4th tile is the
+# tmp of TQUANT<INT8_SYM>(dst, src, scale, tmp) (vector_isa.md 3.15)
+POSITIONAL_EXCEPTIONS[("TQUANT", 4, "INT8_SYM")] = ("dst", "src", "scale", "tmp")
 # explicitly mapped here (the seeds, data movement, sync), not through the registry
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
@@ -331,7 +334,8 @@ def pto_gm_base() -> int:
 def bind(op: str, fn, positional: list, kwargs: dict) -> tuple[list, dict]:
     """Map operands in C++ order onto the Python parameters of ``fn`` (those not already given
     by keyword, and never those of ``ENUM_KEYWORDS``), honouring ``POSITIONAL_EXCEPTIONS``."""
-    special = POSITIONAL_EXCEPTIONS.get((op, len(positional)))
+    special = POSITIONAL_EXCEPTIONS.get((op, len(positional), kwargs.get("quant")))
+    special = special or POSITIONAL_EXCEPTIONS.get((op, len(positional)))
     if special is not None:
         return [], dict(kwargs, **dict(zip(special, positional)))
     params = list(inspect.signature(fn).parameters.values())

@@ -436,37 +436,49 @@ std::string value_targ2()
     template <auto V, typename... A>                                                                    \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
         return {};                                                                                      \
     }                                                                                                   \
     template <auto V1, auto V2, typename... A>                                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                     \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ2<V1, V2>(), args...);                            \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, auto V, typename... A>                                                       \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, auto V, typename... A>                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        ::ptosim::record(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                           \
+        long long pc = PTOSIM_PC;                                                                       \
+        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
+        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
         return {};                                                                                      \
     }
 
@@ -554,6 +566,32 @@ PTOSIM_NOINLINE RecordEvent TROWEXPANDDIV(TileDataDst &dst, TileDataSrc0 &src0, 
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, rest...);
     ::ptosim::record("TROWEXPANDDIV", pc, detail::value_targ<V>(), dst, src0, src1, rest...);
+    return {};
+}
+
+// ---- TQUANT with its offset as a pointer ----------------------------------------------------
+// The public API passes the optional INT8_ASYM offset tile by pointer (vector_isa.md 3.15
+// "offset*"): TQUANT<Q>(dst, src, scale, &offset) and TQUANT<Q>(dst, src, scale, tmp, &offset);
+// a null pointer means no offset. Recorded as the tile itself (the generic recorder above takes
+// the by-reference forms).
+template <QuantType Q, typename D, typename S, typename P, typename O, typename... WaitEvents>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, S &src, P &scale, O *offset,
+                                                                        WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    if (offset) ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, *offset);
+    else ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale);
+    return {};
+}
+template <QuantType Q, typename D, typename S, typename P, typename T, typename O, typename... WaitEvents>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, S &src, P &scale, T &tmp, O *offset,
+                                                                        WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    if (offset) ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, tmp, *offset);
+    else ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, scale, tmp);
     return {};
 }
 

@@ -151,6 +151,7 @@ class Device:
         phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
         with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
             programs = []
+            seen: dict = {}  # whether a block's body has read a value (record's ``seen``)
             for b in range(block_dim):
                 if phase is not None:
                     phase(f"recording block {b + 1}/{block_dim}")
@@ -163,6 +164,7 @@ class Device:
                         block_idx=b,
                         block_num=block_dim,
                         dyn_ubuf_size=dyn_ubuf_size,
+                        seen=seen,
                     )
                 )
             result = run_blocks(programs, self.config, self.gm, progress)

@@ -132,10 +132,23 @@ def emit(instr: Instruction) -> Instruction:
 
 
 def record(
-    kernel: Kernel, arch: Arch, args, kwargs, *, block_idx=0, block_num=1, dyn_ubuf_size=None
+    kernel: Kernel,
+    arch: Arch,
+    args,
+    kwargs,
+    *,
+    block_idx=0,
+    block_num=1,
+    dyn_ubuf_size=None,
+    seen: dict | None = None,
 ) -> Program:
     """Run the kernel body once under a recorder and return the Program; for a body that reads
-    values (GetValue), a not yet started session program instead (ptosim/session.py)."""
+    values (GetValue), a not yet started session program instead (ptosim/session.py).
+
+    Args:
+        seen: shared by the blocks of one run: once a block's body has read a value, the next
+            blocks start in a session instead of recording up to their first read again.
+    """
     program = Program(
         kernel.name,
         arch,
@@ -145,13 +158,17 @@ def record(
     )
     from . import session
 
-    if kernel.session or session.FORCE:
+    if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
         return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
     token = _current.set(Recorder(program))
     try:
         kernel.func(*args, **kwargs)
     except NeedsSession:
-        # the body reads a value: rerun it in a session (recording has no effect on data)
+        # the body reads a value: rerun it in a session (recording has no effect on data). The
+        # run's next blocks start in a session at once (``seen``), so only the first block that
+        # reads is run twice up to its first read.
+        if seen is not None:
+            seen["reads"] = True
         return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
     finally:
         _current.reset(token)

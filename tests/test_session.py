@@ -233,10 +233,11 @@ def test_a_kernel_without_reads_keeps_the_fast_path_and_a_forced_session_matches
         assert key == [(e.core, e.pipe, e.name, e.start, e.dur) for e in forced.trace.events]
 
 
-def test_the_body_reruns_once_on_its_first_read_and_explicit_session_kernels_never():
+def test_only_the_first_recording_reruns_and_explicit_session_kernels_never():
     """A body that reads is recorded normally up to its first GetValue, then rerun in a session
-    (so Python side effects before the first read happen twice); ``session.kernel`` bodies run
-    once per block (front ends whose body cannot be rerun)."""
+    (so Python side effects before that first read happen twice); the run's next blocks start in
+    a session at once. ``session.kernel`` bodies run once per block (front ends whose body cannot
+    be rerun)."""
     calls = []
 
     def body(buf):
@@ -245,8 +246,8 @@ def test_the_body_reruns_once_on_its_first_read_and_explicit_session_kernels_nev
 
     dev = pto.Device("a2")
     buf = dev.gm_zeros((4,), "int32")
-    dev.run(pto.kernel(body), buf, block_dim=2)
-    assert sorted(calls) == [0, 0, 1, 1]  # each block: the abandoned recording, the session
+    dev.run(pto.kernel(body), buf, block_dim=3)
+    assert sorted(calls) == [0, 0, 1, 2]  # block 0: the abandoned recording, then the session
     calls.clear()
     dev.run(session.kernel(body), buf, block_dim=2)
     assert calls == [0, 1]
@@ -254,7 +255,8 @@ def test_the_body_reruns_once_on_its_first_read_and_explicit_session_kernels_nev
 
 def test_each_block_reads_its_own_values_across_cores():
     """block_dim=3: every block reads its own row index and the reads interleave on the engine;
-    a block that never reads stays a plain program."""
+    once block 0 has read, the next blocks start in a session (block 2, which never reads, too:
+    a session of a body without reads gives the plain program's cycles and trace)."""
 
     @pto.kernel
     def k(idx, table, out):
@@ -274,7 +276,7 @@ def test_each_block_reads_its_own_values_across_cores():
         run = dev.run(k, dev.gm_array(idx), dev.gm_array(table), out, block_dim=3)
         np.testing.assert_array_equal(out.numpy(), table[[6, 1, 2]])
         kinds = [isinstance(b.program, SessionProgram) for b in run.blocks]
-        assert kinds == [True, True, False]
+        assert kinds == [True, True, True]
 
 
 def test_tiles_are_placed_at_first_use_with_the_budget_error_of_plain_runs():

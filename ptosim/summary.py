@@ -72,7 +72,10 @@ def critical_path(result) -> list[PathSegment]:
     # a wait that ended at t on (core, pipe) -> the flow that released it
     released = {(f.core, f.wait_pipe, f.wait_time): f for f in trace.flows}
     blocked = {(w.core, w.pipe, w.end): w for w in trace.waits}
-    labels = {i.position: i.label for b in result.blocks for i in b.program}
+    # per core: the blocks' programs differ, so do the labels of one position
+    labels = {
+        (core, i.position): i.label for core, b in enumerate(result.blocks) for i in b.program
+    }
     last = max(
         (evs[-1] for evs in lanes.values()), key=lambda e: (e.start + e.dur, -e.core, e.pipe)
     )
@@ -86,7 +89,7 @@ def critical_path(result) -> list[PathSegment]:
                 cur.core,
                 cur.pipe,
                 cur.instr,
-                labels.get(cur.instr, cur.opcode),
+                labels.get((cur.core, cur.instr), cur.opcode),
                 cur.start,
                 cur.start + cur.dur,
                 via,
@@ -98,7 +101,7 @@ def critical_path(result) -> list[PathSegment]:
         wait = blocked.get((cur.core, cur.pipe, t))
         flow = released.get((cur.core, cur.pipe, t))
         if wait is not None and flow is not None:
-            src = (flow.core, flow.set_pipe)
+            src = (flow.source_core, flow.set_pipe)  # another core for a cross-core round
             if src in lanes:  # the set_flag step that posted (it starts at the post time)
                 cur = _started_at_or_before(lanes[src], starts[src], flow.set_time)
                 via = f"waited {wait.end - wait.start} cycles in {wait.what}, released by"
@@ -250,9 +253,10 @@ def _write_path(out, path: list[PathSegment], top: int) -> None:
         out.write("latest hand-offs on it:\n")
         for k in handoffs[:top]:
             later, seg = path[k - 1], path[k]
+            where = seg.pipe if seg.core == later.core else f"core {seg.core} {seg.pipe}"
             out.write(
                 f"  core {later.core} {later.pipe:<10} {later.label} {seg.via} "
-                f"{seg.label} on {seg.pipe} (cycle {seg.end})\n"
+                f"{seg.label} on {where} (cycle {seg.end})\n"
             )
 
 

@@ -25,9 +25,11 @@ class TraceEvent:
 
 @dataclass(slots=True)
 class FlowEvent:
-    """A set_flag post consumed by a wait_flag (a flow arrow in the trace)."""
+    """A set_flag post consumed by a wait_flag (a flow arrow in the trace), or the
+    ffts_cross_core_sync post that completed the round a wait_flag_dev waited for (``set_core``
+    the posting core, ``key`` ("FFTS", "FFTS", flag))."""
 
-    core: int
+    core: int  # the waiting core
     key: tuple[str, str, int]
     set_pipe: str
     set_time: int
@@ -35,6 +37,11 @@ class FlowEvent:
     wait_pipe: str
     wait_time: int
     wait_instr: int
+    set_core: int = -1  # the posting core of a cross-core flow; -1: ``core``
+
+    @property
+    def source_core(self) -> int:
+        return self.core if self.set_core < 0 else self.set_core
 
 
 @dataclass(slots=True)

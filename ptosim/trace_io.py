@@ -122,7 +122,10 @@ def chrome_trace(result) -> dict:
             }
         )
     for n, f in enumerate(trace.flows):
-        name = f"flag {f.key[0]}->{f.key[1]} EVENT_ID{f.key[2]}"
+        if f.set_core >= 0:  # a cross-core round: from the post that completed it
+            name = f"ffts_cross_core_sync flag {f.key[2]}: core {f.set_core} -> core {f.core}"
+        else:
+            name = f"flag {f.key[0]}->{f.key[1]} EVENT_ID{f.key[2]}"
         events.append(
             {
                 "name": name,
@@ -130,7 +133,7 @@ def chrome_trace(result) -> dict:
                 "ph": "s",
                 "id": n,
                 "ts": f.set_time,
-                "pid": f.core,
+                "pid": f.source_core,
                 "tid": _tid(f.set_pipe),
             }
         )

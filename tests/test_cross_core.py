@@ -187,3 +187,34 @@ def test_an_incomplete_cross_core_round_is_reported():
     run = dev.run(_cross_set_only_kernel(1), dev.gm_zeros((1, N), "float32"))
     (f,) = [f for f in run.findings if f.kind == "cross-flag-unconsumed"]
     assert "never completed" in f.message and "core(s) 1" in f.message, f.message
+
+
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+def test_a_cross_core_release_is_a_flow_from_the_posting_core_and_on_the_critical_path(device):
+    """Block 1 waits (wait_flag_dev) for the round block 0's post completes: the trace has a flow
+    arrow from block 0's ffts_cross_core_sync to block 1's wait, and the critical path of the
+    run walks from block 1's consumer back through that hand-off into block 0's store."""
+    from ptosim.summary import critical_path
+    from ptosim.trace_io import chrome_trace
+
+    run, _, _ = _run(device, "pair")
+    cross = [f for f in run.trace.flows if f.set_core >= 0]
+    waits = {
+        (i.position, b)
+        for b, blk in enumerate(run.blocks)
+        for i in blk.program
+        if i.opcode == "WAIT_FLAG_DEV"
+    }
+    assert {(f.wait_instr, f.core) for f in cross} == waits  # one release per wait
+    (late,) = [f for f in cross if f.core == 1 and f.set_core == 0]
+    assert late.set_time <= late.wait_time
+    events = chrome_trace(run)["traceEvents"]
+    arrows = [e for e in events if e.get("cat") == "flag" and "ffts_cross_core_sync" in e["name"]]
+    starts = [e for e in arrows if e["ph"] == "s" and e["pid"] == 0]
+    ends = [e for e in arrows if e["ph"] == "f" and e["pid"] == 1]
+    assert {e["id"] for e in starts} & {e["id"] for e in ends}
+    path = critical_path(run)
+    assert path[0].core == 1 and any(seg.core == 0 for seg in path), path
+    for seg in path:  # each segment named from its own core's program
+        if seg.instr >= 0:
+            assert seg.label == run.blocks[seg.core].program.instructions[seg.instr].label

@@ -425,8 +425,14 @@ class CoreEngine:
         ps.blocked = None
         ps.blocked_instr = None
         ps.blocked_key = None
+        last = max(posts, key=lambda p: (p.time, p.core))  # the post that completed the round
+        self.trace.flows.append(
+            FlowEvent(
+                self.core, ("FFTS", "FFTS", flag), last.pipe, last.time, last.instr,
+                ps.pipe.name, self.env.now, state.instr.position, set_core=last.core,
+            )
+        )  # fmt: skip
         if self.env.now > t0:
-            last = max(posts, key=lambda p: (p.time, p.core))
             self.trace.waits.append(
                 WaitRecord(
                     self.core,

@@ -518,15 +518,12 @@ class TStore(_Transfer):
         if self.atomic is AtomicType.AtomicNone:
             store[gm_offs] = values
             return
-        from .scatter import _combine, _occurrence_rank
+        from .scatter import atomic_update  # (scatter imports this module)
 
-        dt = self.gm.dtype
-        gm_offs, values = np.ravel(gm_offs), np.ravel(values)
-        rank = _occurrence_rank(gm_offs)
-        for k in range(int(rank.max(initial=-1)) + 1):  # repeated GM elements add in turn
-            sel = rank == k
-            o = gm_offs[sel]
-            store[o] = _combine(ScatterAtomicOp.Add, dt, store[o], values[sel], ctx.target)
+        atomic_update(
+            store, np.ravel(gm_offs), np.ravel(values), ScatterAtomicOp.Add, self.gm.dtype,
+            ctx.target,
+        )  # fmt: skip
 
 
 class TAssign(Instruction):

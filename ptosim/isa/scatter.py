@@ -180,6 +180,19 @@ def _combine(
     return out.astype(dt.np)
 
 
+def atomic_update(
+    store: np.ndarray, offs: np.ndarray, vals: np.ndarray, op: ScatterAtomicOp, dt: DType,
+    target: str,
+) -> None:  # fmt: skip
+    """``store[offs] = store[offs] op vals`` element by element in order (flat arrays): an offset
+    that repeats is updated once per occurrence (the n-th writes of every slot together)."""
+    rank = _occurrence_rank(offs)
+    for step in range(int(rank.max(initial=-1)) + 1):
+        sel = rank == step
+        o = offs[sel]
+        store[o] = _combine(op, dt, store[o], vals[sel], target)
+
+
 def _occurrence_rank(offsets: np.ndarray) -> np.ndarray:
     """For each entry, how many earlier entries share its offset (0 for the first one)."""
     n = offsets.size
@@ -570,11 +583,7 @@ class MScatter(Instruction):
             uniq, first = np.unique(offs[::-1], return_index=True)
             store[uniq] = vals[::-1][first]
             return
-        rank = _occurrence_rank(offs)
-        for step in range(int(rank.max()) + 1):  # the n-th write of every slot, in order
-            sel = rank == step
-            o = offs[sel]
-            store[o] = _combine(self.atomic, g.dtype, store[o], vals[sel], ctx.target)
+        atomic_update(store, offs, vals, self.atomic, g.dtype, ctx.target)
 
     def _collision_finding(
         self, ctx: ExecContext, slots, ok, order, cols: int, elem_rank=None

@@ -4,6 +4,8 @@ vector_dup repeats."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ptosim.enums import AtomicType, Layout, Pipe
@@ -54,16 +56,15 @@ def _atomic_store(instr, ctx, dmas: list[Step]) -> list[Step]:
     GM it adds into. An atomic DMA costs what a plain one does (no public atomic throughput;
     timing.md 5 lists it among the estimates, the same choice as MSCATTER Add)."""
     kind = ATOMIC_TYPE[instr.tile.dtype.name]
-    out = [control_step(ctx, f"set_atomic_{kind}"), control_step(ctx, "set_atomic_add")]
-    for st in dmas:
-        args = dict(st.args, atomic="add")
-        out.append(
-            Step(
-                st.pipe, st.kind, st.cycles, st.label, bytes=st.bytes,
-                reads=st.reads + st.writes, writes=st.writes, args=args,
-            )
-        )  # fmt: skip
-    return out + [control_step(ctx, "set_atomic_none")]
+    added = [
+        replace(st, reads=st.reads + st.writes, args=dict(st.args, atomic="add")) for st in dmas
+    ]
+    return [
+        control_step(ctx, f"set_atomic_{kind}"),
+        control_step(ctx, "set_atomic_add"),
+        *added,
+        control_step(ctx, "set_atomic_none"),
+    ]
 
 
 def _plan_or_move(instr, ctx) -> list[Step]:

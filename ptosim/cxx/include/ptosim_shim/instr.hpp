@@ -15,6 +15,17 @@
 
 namespace pto {
 
+namespace detail {
+// The body of most entry points: wait on the Event operands among ``args`` (TSYNC), then record
+// the call with them. ``pc`` is taken by the caller (its own return address is the call site).
+template <typename... A>
+void issue(const char *op, long long pc, const std::string &targs, A &...args)
+{
+    ::ptosim::wait_events(pc, args...);
+    ::ptosim::record(op, pc, targs, args...);
+}
+} // namespace detail
+
 // ---- TASSIGN --------------------------------------------------------------------------------
 template <typename T, typename AddrType>
 PTOSIM_NOINLINE void TASSIGN(T &obj, AddrType addr)
@@ -198,9 +209,7 @@ PTOSIM_NOINLINE RecordEvent TEXPANDS(TileData &dst, typename TileData::DType sca
 template <typename TileDst, typename GlobalData, typename TileInd, typename... Rest>
 PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
 {
-    long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
-    ::ptosim::record("MGATHER", pc, "", dst, table, idx, rest...);
+    detail::issue("MGATHER", PTOSIM_PC, "", dst, table, idx, rest...);
     return {};
 }
 template <Coalesce CMode, GatherOOB Oob = GatherOOB::Undefined, typename TileDst, typename GlobalData, typename TileInd,
@@ -208,11 +217,10 @@ template <Coalesce CMode, GatherOOB Oob = GatherOOB::Undefined, typename TileDst
 PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
 {
     long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
     std::string t;
     ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
     ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
-    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    detail::issue("MGATHER", pc, t, dst, table, idx, rest...);
     return {};
 }
 template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename TileDst, typename GlobalData, typename TileInd,
@@ -220,22 +228,20 @@ template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename TileDst, type
 PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
 {
     long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
     std::string t;
     ::ptosim::targ(t, "coalesce", ::ptosim::name(CMode));
     ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
     ::ptosim::targ(t, "exec", ::ptosim::name(Exec));
-    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    detail::issue("MGATHER", pc, t, dst, table, idx, rest...);
     return {};
 }
 template <GatherOOB Oob, typename TileDst, typename GlobalData, typename TileInd, typename... Rest>
 PTOSIM_NOINLINE RecordEvent MGATHER(TileDst &dst, GlobalData &table, TileInd &idx, Rest &...rest)
 {
     long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
     std::string t;
     ::ptosim::targ(t, "oob", ::ptosim::name(Oob));
-    ::ptosim::record("MGATHER", pc, t, dst, table, idx, rest...);
+    detail::issue("MGATHER", pc, t, dst, table, idx, rest...);
     return {};
 }
 
@@ -311,9 +317,7 @@ PTOSIM_NOINLINE RecordEvent TROWEXPAND(TileDataDst &dst, TileDataSrc &src, WaitE
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... Rest>             \
     PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest) \
     {                                                                                                           \
-        long long pc = PTOSIM_PC;                                                                               \
-        ::ptosim::wait_events(pc, rest...);                                                                         \
-        ::ptosim::record(#NAME, pc, "", dst, src0, src1, rest...);                                              \
+        detail::issue(#NAME, PTOSIM_PC, "", dst, src0, src1, rest...);                                  \
         return {};                                                                                              \
     }
 PTOSIM_ROWEXPAND_BINARY(TROWEXPANDMAX)
@@ -420,65 +424,49 @@ std::string value_targ2()
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);                                                             \
-        ::ptosim::record(#NAME, pc, "", args...);                                                       \
+        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);                                                             \
-        ::ptosim::record(#NAME, pc, "", args...);                                                       \
+        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
         return {};                                                                                      \
     }                                                                                                   \
     template <auto V, typename... A>                                                                    \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <auto V1, auto V2, typename... A>                                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ2<V1, V2>(), args...);                            \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, auto V, typename... A>                                                       \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, auto V, typename... A>                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
-        long long pc = PTOSIM_PC;                                                                       \
-        ::ptosim::wait_events(pc, args...);  /* Event operands, as above */                             \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), args...);                                  \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }
 
@@ -522,18 +510,14 @@ PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
     PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc &src, typename TileDataSrc::DType scalar, \
                                      Rest &...rest)                                                    \
     {                                                                                                  \
-        long long pc = PTOSIM_PC;                                                                      \
-        ::ptosim::wait_events(pc, rest...);                                                            \
-        ::ptosim::record(#NAME, pc, "", dst, src, scalar, rest...);                                    \
+        detail::issue(#NAME, PTOSIM_PC, "", dst, src, scalar, rest...);                                 \
         return {};                                                                                     \
     }                                                                                                  \
     template <auto V, typename TileDataDst, typename TileDataSrc, typename... Rest>                    \
     PTOSIM_NOINLINE RecordEvent NAME(TileDataDst &dst, TileDataSrc &src, typename TileDataSrc::DType scalar, \
                                      Rest &...rest)                                                    \
     {                                                                                                  \
-        long long pc = PTOSIM_PC;                                                                      \
-        ::ptosim::wait_events(pc, rest...);                                                            \
-        ::ptosim::record(#NAME, pc, detail::value_targ<V>(), dst, src, scalar, rest...);               \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), dst, src, scalar, rest...);            \
         return {};                                                                                     \
     }
 PTOSIM_TILE_SCALAR(TADDS) PTOSIM_TILE_SCALAR(TSUBS) PTOSIM_TILE_SCALAR(TMULS) PTOSIM_TILE_SCALAR(TDIVS)
@@ -544,17 +528,13 @@ PTOSIM_TILE_SCALAR(TREMS) PTOSIM_TILE_SCALAR(TPOWS) PTOSIM_TILE_SCALAR(TLRELU) P
 template <typename TileDataDst, typename TileDataSrc, typename... Rest>
 PTOSIM_NOINLINE RecordEvent TDIVS(TileDataDst &dst, typename TileDataSrc::DType scalar, TileDataSrc &src, Rest &...rest)
 {
-    long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
-    ::ptosim::record("TDIVS", pc, "", dst, scalar, src, rest...);
+    detail::issue("TDIVS", PTOSIM_PC, "", dst, scalar, src, rest...);
     return {};
 }
 template <auto V, typename TileDataDst, typename TileDataSrc, typename... Rest>
 PTOSIM_NOINLINE RecordEvent TDIVS(TileDataDst &dst, typename TileDataSrc::DType scalar, TileDataSrc &src, Rest &...rest)
 {
-    long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
-    ::ptosim::record("TDIVS", pc, detail::value_targ<V>(), dst, scalar, src, rest...);
+    detail::issue("TDIVS", PTOSIM_PC, detail::value_targ<V>(), dst, scalar, src, rest...);
     return {};
 }
 
@@ -563,9 +543,7 @@ PTOSIM_NOINLINE RecordEvent TDIVS(TileDataDst &dst, typename TileDataSrc::DType 
 template <auto V, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... Rest>
 PTOSIM_NOINLINE RecordEvent TROWEXPANDDIV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest)
 {
-    long long pc = PTOSIM_PC;
-    ::ptosim::wait_events(pc, rest...);
-    ::ptosim::record("TROWEXPANDDIV", pc, detail::value_targ<V>(), dst, src0, src1, rest...);
+    detail::issue("TROWEXPANDDIV", PTOSIM_PC, detail::value_targ<V>(), dst, src0, src1, rest...);
     return {};
 }
 

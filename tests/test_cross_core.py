@@ -218,3 +218,27 @@ def test_a_cross_core_release_is_a_flow_from_the_posting_core_and_on_the_critica
     for seg in path:  # each segment named from its own core's program
         if seg.instr >= 0:
             assert seg.label == run.blocks[seg.core].program.instructions[seg.instr].label
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2", "950pr"])
+def test_plain_mscatters_of_two_cores_into_one_table_are_a_race(device):
+    """An MSCATTER without an atomic op is a plain store: two cores scattering into the same
+    rows race (F205). It used to be taken for a hardware atomic (its ScatterAtomicOp::None was
+    not recognised as "no atomic"), so the race was hidden."""
+
+    @pto.kernel
+    def k(table, src, idx):
+        s = pto.Tile("Vec", "float32", 4, 32)
+        i = pto.Tile("Vec", "int32", 1, 8, valid=(1, 4))
+        pto.TLOAD(s, pto.GlobalTensor(src, (1, 1, 1, 4, 32)))
+        pto.TLOAD(i, pto.GlobalTensor(idx, (1, 1, 1, 1, 4)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+        pto.MSCATTER(pto.GlobalTensor(table, (1, 1, 1, 8, 32)), s, i, coalesce="row")
+
+    dev = pto.Device(device)
+    run = dev.run(
+        k, dev.gm_zeros((8, 32), "float32"), dev.gm_array(np.ones((4, 32), np.float32)),
+        dev.gm_array(np.arange(4, dtype=np.int32)), block_dim=2,
+    )  # fmt: skip
+    assert "F205" in [f.code for f in run.findings]

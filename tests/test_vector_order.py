@@ -136,3 +136,23 @@ def test_stages_inside_one_instruction_are_told_apart():
         dev.gm_zeros((16, C), "float32"),
     )  # fmt: skip
     assert not res.findings, [str(f) for f in res.findings]
+
+
+def test_a_race_with_a_staged_instruction_names_each_pair_once():
+    """TCOLSUM runs in stages on a2 (its own barriers between them); its race with a TSTORE
+    missing V -> MTE3 is one clause, not one per stage."""
+
+    @pto.kernel
+    def k(x, out):
+        t = pto.Tile("Vec", "float32", R, C)
+        r = pto.Tile("Vec", "float32", 1, C)
+        pto.TLOAD(t, pto.GlobalTensor(x, SHAPE))
+        pto.set_flag(MTE2, V, pto.EVENT_ID0)
+        pto.wait_flag(MTE2, V, pto.EVENT_ID0)
+        pto.TCOLSUM(r, t)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 1, C)), r)
+
+    dev = pto.Device("a2")
+    res = dev.run(k, dev.gm_zeros((R, C), "float32"), dev.gm_zeros((1, C), "float32"))
+    (f,) = [f for f in res.findings if f.code == "F203"]
+    assert "(also" not in f.message, f.message

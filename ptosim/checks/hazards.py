@@ -388,18 +388,19 @@ def _race_finding(group: list[_Pair], view: CoreView, book: FlagBook, moved: set
         f"{primary.kind} race on {span}: {_label(a.instr)} {_verb(a)} it on {a.pipe.name} and "
         f"{_label(b.instr)} {_verb(b)} it on {b.pipe.name}, and nothing orders them"
     )
-    others = [p for p in group if p is not primary]
-    if others:
-        msg += (
-            " (also "
-            + "; ".join(
-                f"{p.first.instr.label} {_verb(p.first)} {Region(p.first.space, p.lo, p.hi)} on "
-                f"{p.first.pipe.name}, {p.second.instr.label} {_verb(p.second)} it on "
-                f"{p.second.pipe.name}"
-                for p in others
-            )
-            + ")"
+
+    def pair_text(p: _Pair) -> str:
+        return (
+            f"{p.first.instr.label} {_verb(p.first)} {Region(p.first.space, p.lo, p.hi)} on "
+            f"{p.first.pipe.name}, {p.second.instr.label} {_verb(p.second)} it on "
+            f"{p.second.pipe.name}"
         )
+
+    # the accesses of one instruction's stages (F207's split) may repeat the same pair: once
+    others = dict.fromkeys(pair_text(p) for p in group if p is not primary)
+    others.pop(pair_text(primary), None)
+    if others:
+        msg += " (also " + "; ".join(others) + ")"
     late = _late_wait(view, book, moved, primary, src, dst)
     if late is not None:
         set_instr, wait_instr, key = late

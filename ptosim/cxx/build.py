@@ -61,20 +61,23 @@ def compiler_command(compiler: str | None = None) -> list[str]:
     """The command that runs the C++ compiler.
 
     ``compiler``: ``"zig"`` (the clang of the ziglang package), a name on PATH (``g++``,
-    ``clang++``) or a path; None means the environment variable PTOSIM_CXX, else zig when the
-    ziglang package is installed, else clang++, else g++.
+    ``clang++``) or a path; None means the environment variable PTOSIM_CXX, else the system's
+    g++, else its clang++, else zig's clang when the ziglang package is installed. The system
+    compiler comes first because it builds a kernel 3-10x faster than zig's clang (1.5-8 s
+    against 23-53 s per vendor test folder on a 2-core machine) into a library a tenth the
+    size; zig's clang is the fallback that always installs from PyPI.
 
     Raises:
         CxxBuildError: the compiler is not available (with how to get one).
     """
     choice = compiler or os.environ.get("PTOSIM_CXX") or None
     if choice is None:
-        if _has_ziglang():
-            return [sys.executable, "-m", "ziglang", "c++"]
-        for name in ("clang++", "g++"):
+        for name in ("g++", "clang++"):
             exe = shutil.which(name)
             if exe:
                 return [exe]
+        if _has_ziglang():
+            return [sys.executable, "-m", "ziglang", "c++"]
         raise CxxBuildError(f"no C++ compiler found: {INSTALL_HINT}")
     if choice == "zig":
         if not _has_ziglang():

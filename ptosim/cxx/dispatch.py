@@ -191,6 +191,8 @@ class Dispatcher:
             self.raw.access(req, site, out)
         elif op == "raw_done":
             self.raw.done(out)
+        elif op == "raw_write":
+            self.raw.replay_write(req)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":

@@ -10,6 +10,8 @@
 // All entry points are noinline so that __builtin_return_address(0) is the kernel's call site.
 #pragma once
 
+#include "ptosim_shim/arity.hpp"
+
 #define PTOSIM_PC ::ptosim::call_site(__builtin_return_address(0))
 #define PTOSIM_NOINLINE __attribute__((noinline))
 
@@ -420,52 +422,82 @@ std::string value_targ2()
 }
 } // namespace detail
 
+// Operand counts: PTOSIM_ARITY_<NAME>(n) (ptosim_shim/arity.hpp, generated from ptosim's
+// instruction registry by ptosim/cxx/headers.py) refuses at compile time a call whose operand
+// count (events and enum modes not counted) the instruction cannot take, so the compiler names the
+// kernel's line (TLOG(x) instead of TLOG(dst, src)).
+} // namespace pto
+namespace ptosim {
+template <typename T>
+constexpr bool counts_as_operand()
+{
+    using U = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (::pto::is_event<U>::value) return false;
+    else if constexpr (requires(U u) { ptosim_enum_type(u); }) return false;
+    else return true;
+}
+template <typename... A>
+constexpr int operand_count()
+{
+    return (0 + ... + (counts_as_operand<A>() ? 1 : 0));
+}
+} // namespace ptosim
+namespace pto {
+
 #define PTOSIM_GENERIC(NAME)                                                                            \
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
         return {};                                                                                      \
     }                                                                                                   \
     template <auto V, typename... A>                                                                    \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <auto V1, auto V2, typename... A>                                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, auto V, typename... A>                                                       \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, auto V, typename... A>                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
     template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }

@@ -82,6 +82,22 @@ constexpr int BLOCK_LEN = 16;
 constexpr int CUBE_BLOCK_SIZE = 512;
 constexpr uint32_t TMP_UB_SIZE = 8 * 1024;
 constexpr uint32_t TMP_UB_OFFSET = 184 * 1024;
+// more of the public constants kernels and tests use by name (pto/common/constants.hpp)
+constexpr uint64_t BLOCK_MAX_PER_REPEAT = REPEAT_BYTE / BLOCK_BYTE_SIZE;
+constexpr int REPEAT_STRIDE_MAX = 255;
+constexpr int FIXP_BURST_UNIT_LEN = 64;
+constexpr uint32_t SHIFT_BLOCK_LEN = 4, SHIFT_BLOCK_BYTE = 5, SHIFT_FRACTAL_BYTE = 9;
+constexpr uint64_t MASK_LEN = 64;
+constexpr int FRACTAL_ZZ_ROW = 16, ACC_C0_SIZE = 16;
+constexpr uint32_t B4_C0_SIZE = 64;
+constexpr int MX_COL_LEN = 2, MX_ROW_LEN = 16, MX_BLOCK_SIZE = 32;
+constexpr int HIF4_COL_LEN = 4, HIF4_ROW_LEN = 16, HIF4_BLOCK_SIZE = 64;
+constexpr int B8_DATA_TYPE_OFFSET = 8, MAD_MODE_BIT = 46, MAD_ROUND_MODE_BIT = 47;
+constexpr int TROW_PROD_LOOP_B16 = 7, TROW_PROD_LOOP_B32 = 6, PAD_SHIFT_LENGTH = 32;
+constexpr uint16_t PTO_TIME_1 = 1, PTO_TIME_2 = 2, PTO_TIME_4 = 4;
+constexpr uint16_t PTO_IDX_0 = 0, PTO_IDX_1 = 1, PTO_IDX_2 = 2, PTO_IDX_3 = 3;
+constexpr int NUM_1 = 1, NUM_4 = 4, NUM_8 = 8, NUM_12 = 12, NUM_16 = 16, NUM_32 = 32, NUM_64 = 64;
+constexpr int NUM_77 = 77, NUM_96 = 96, NUM_128 = 128, NUM_256 = 256, NUM_512 = 512;
 
 
 // ---- Shape / Stride -------------------------------------------------------------------------
@@ -334,6 +350,12 @@ struct MrgSortExecutedNumList {
 };
 
 // ---- traits ---------------------------------------------------------------------------------
+// the packed 4-bit element types hold two values per byte ("twin" types)
+template <typename T>
+constexpr bool IsTwinType()
+{
+    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
+}
 template <typename T> struct is_tile : std::false_type {};
 template <TileType L, typename E, int R, int C, BLayout B, int RV, int CV, SLayout S, int F, PadValue P, CompactMode M>
 struct is_tile<Tile<L, E, R, C, B, RV, CV, S, F, P, M>> : std::true_type {};
@@ -439,3 +461,9 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 
 #include "describe.hpp"
 #include "instr.hpp"
+
+#if defined(__CPU_SIM)
+// the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)
+// with its PTO headers, so a cpu test's headers use them without including acl/acl.h
+#include "acl/acl.h"
+#endif

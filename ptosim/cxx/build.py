@@ -36,7 +36,7 @@ from .diagnostics import explain
 
 INCLUDE_DIR = headers.INCLUDE_DIR
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "13"
+SHIM_VERSION = "14"
 
 # Macros the device compiler predefines, per ptosim target family.
 # Macros of a kernel unit, per ptosim target family: what the device compiler predefines for a
@@ -479,7 +479,9 @@ def _compile_flags(cmd: list[str]) -> list[str]:
 
 
 def _link_flags(cmd: list[str]) -> list[str]:
-    return ["-shared"] + ([] if _is_zig(cmd) else ["-ldl"])
+    # -z defs: a symbol no unit defines (a missing explicit template instantiation) is a link
+    # error naming the user's line, not a failure to load the library
+    return ["-shared", "-Wl,-z,defs"] + ([] if _is_zig(cmd) else ["-ldl"])
 
 
 def _compile(pre: _Pre, obj: Path, cmd, tmp: Path) -> None:
@@ -503,7 +505,7 @@ _LINE_MARKER = re.compile(r'^# \d+ "([^"<][^"]*)"', re.M)
 
 def _inputs_key(units, cmd: list[str], flags: list[list[str]]) -> str:
     """What the manifest is keyed by: the units (paths, wrapper texts, flags), the compiler."""
-    parts = [SHIM_VERSION, " ".join(cmd), " ".join(FLAGS)]
+    parts = [SHIM_VERSION, " ".join(cmd), " ".join(FLAGS), " ".join(_link_flags(cmd))]
     parts += [f"{u.source}\0{u.text}\0{' '.join(f)}" for u, f in zip(units, flags)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 

@@ -100,10 +100,30 @@ def _unsupported_headers(stderr: str) -> list[str]:
     return out
 
 
+_UNDEFINED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):.*undefined reference to [`'](?P<sym>.+)'$")
+
+
+def _undefined_symbols(stderr: str) -> list[str]:
+    """``main.cpp:83: LaunchAdd<float, 32, 64>(...) is used but no source defines it`` per
+    undefined reference the linker reports at a user line."""
+    out = []
+    for line in stderr.splitlines():
+        m = _UNDEFINED.match(line.strip())
+        if not m or ptosim_header(m.group("file")):
+            continue
+        msg = (
+            f"{_short(m.group('file'), m.group('line'))}: {m.group('sym')} is used but no source "
+            "of the folder defines it (a missing explicit template instantiation?)"
+        )
+        if msg not in out:
+            out.append(msg)
+    return out
+
+
 def explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
     """A build failure in the user's terms: their file:line; the wrapper's lines mean a bad entry
     name; errors only inside ptosim's headers are a ptosim bug."""
-    stops = _unsupported_headers(stderr)
+    stops = _unsupported_headers(stderr) or _undefined_symbols(stderr)
     if stops:
         return "\n".join(stops)
     user, wrap, shim = [], [], []

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import faulthandler
+import io
 import os
 import pickle
 import select
@@ -74,8 +76,12 @@ def run_isolated(fn, timeout_seconds: float | None) -> Outcome:
         code = 0
         try:
             os.close(rfd)
+            faulthandler.disable()  # a crash is reported by the parent, from the exit status
             os.dup2(out_file.fileno(), 1)
             os.dup2(out_file.fileno(), 2)
+            # Python's own writes too (sys.stdout may be a capturing object, e.g. under pytest)
+            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), line_buffering=True)
+            sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), line_buffering=True)
             try:
                 payload = pickle.dumps(("ok", fn()))
             except BaseException as exc:  # noqa: BLE001 - reported as the case's failure

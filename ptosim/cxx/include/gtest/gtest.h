@@ -213,12 +213,25 @@ inline std::vector<Entry> &registry()
     }
     return r;
 }
-template <class Suite>
+// TestClass: a class the macros define, whose public ptosim_suite_up / _down reach the fixture's
+// (possibly protected) SetUpTestSuite / TearDownTestSuite
+template <class TestClass>
 Entry make_entry(const char *suite, const char *name, std::function<testing::Test *()> make)
 {
-    return Entry{suite, name, "", "", std::move(make), [] { Suite::SetUpTestSuite(); Suite::SetUpTestCase(); },
-                 [] { Suite::TearDownTestCase(); Suite::TearDownTestSuite(); }};
+    return Entry{suite, name, "", "", std::move(make), [] { TestClass::ptosim_suite_up(); },
+                 [] { TestClass::ptosim_suite_down(); }};
 }
+#define PTOSIM_GTEST_SUITE_HOOKS(Base)                                                              \
+    static void ptosim_suite_up()                                                                  \
+    {                                                                                              \
+        Base::SetUpTestSuite();                                                                    \
+        Base::SetUpTestCase();                                                                     \
+    }                                                                                              \
+    static void ptosim_suite_down()                                                                \
+    {                                                                                              \
+        Base::TearDownTestCase();                                                                  \
+        Base::TearDownTestSuite();                                                                 \
+    }
 template <class Suite>
 int reg(const char *suite, const char *name, std::function<testing::Test *()> make)
 {
@@ -292,6 +305,7 @@ struct ParamSuite {
     struct Pattern {
         std::string name;
         std::function<testing::Test *()> make;
+        std::function<void()> up, down;
     };
     struct Inst {
         std::string prefix;
@@ -323,10 +337,10 @@ struct ParamSuite {
                         std::string full_suite = inst.prefix.empty() ? s : inst.prefix + "/" + s;
                         auto make = pat.make;
                         auto param = std::make_shared<P>(inst.params[i]);
-                        Entry e = make_entry<Suite>("", "", [make, param]() {
-                            testing::WithParamInterface<P>::current_() = param.get();
-                            return make();
-                        });
+                        Entry e{"", "", "", "", [make, param]() {
+                                    testing::WithParamInterface<P>::current_() = param.get();
+                                    return make();
+                                }, pat.up, pat.down};
                         e.suite = full_suite;
                         e.name = pat.name + "/" + tail;
                         e.value_param = testing::PrintToString(inst.params[i]);
@@ -337,10 +351,11 @@ struct ParamSuite {
         });
     }
 };
-template <class Suite>
+template <class Suite, class TestClass>
 int reg_pattern(const char *suite, const char *name, std::function<testing::Test *()> make)
 {
-    ParamSuite<Suite>::patterns().push_back({name, std::move(make)});
+    ParamSuite<Suite>::patterns().push_back(
+        {name, std::move(make), [] { TestClass::ptosim_suite_up(); }, [] { TestClass::ptosim_suite_down(); }});
     ParamSuite<Suite>::ensure_expander(suite);
     return 0;
 }
@@ -444,24 +459,27 @@ inline bool testing::Test::IsSkipped() { return ptosim_gtest::current_skipped();
 #define GTEST_SKIP() return ::ptosim_gtest::Skip{} = ::testing::Message()
 #define SCOPED_TRACE(message) ((void)0)
 
-#define PTOSIM_GTEST_DEFINE(Suite, Name, Base, Fixture)                                               \
+#define PTOSIM_GTEST_DEFINE(Suite, Name, Base)                                                        \
     class Suite##_##Name##_Test : public Base {                                                       \
     public:                                                                                            \
         void TestBody() override;                                                                      \
+        PTOSIM_GTEST_SUITE_HOOKS(Base)                                                                 \
     };                                                                                                 \
-    static int Suite##_##Name##_registered [[maybe_unused]] = ::ptosim_gtest::reg<Fixture>(            \
+    static int Suite##_##Name##_registered [[maybe_unused]] = ::ptosim_gtest::reg<Suite##_##Name##_Test>( \
         #Suite, #Name, []() -> ::testing::Test * { return new Suite##_##Name##_Test; });               \
     void Suite##_##Name##_Test::TestBody()
 
-#define TEST_F(Suite, Name) PTOSIM_GTEST_DEFINE(Suite, Name, Suite, Suite)
-#define TEST(Suite, Name) PTOSIM_GTEST_DEFINE(Suite, Name, ::testing::Test, ::testing::Test)
+#define TEST_F(Suite, Name) PTOSIM_GTEST_DEFINE(Suite, Name, Suite)
+#define TEST(Suite, Name) PTOSIM_GTEST_DEFINE(Suite, Name, ::testing::Test)
 
 #define TEST_P(Suite, Name)                                                                           \
     class Suite##_##Name##_Test : public Suite {                                                      \
     public:                                                                                            \
         void TestBody() override;                                                                      \
+        PTOSIM_GTEST_SUITE_HOOKS(Suite)                                                                \
     };                                                                                                 \
-    static int Suite##_##Name##_registered [[maybe_unused]] = ::ptosim_gtest::reg_pattern<Suite>(      \
+    static int Suite##_##Name##_registered [[maybe_unused]] =                                          \
+        ::ptosim_gtest::reg_pattern<Suite, Suite##_##Name##_Test>(                                     \
         #Suite, #Name, []() -> ::testing::Test * { return new Suite##_##Name##_Test; });               \
     void Suite##_##Name##_Test::TestBody()
 #define INSTANTIATE_TEST_SUITE_P(Prefix, Suite, ...)                                                  \
@@ -479,6 +497,7 @@ inline bool testing::Test::IsSkipped() { return ptosim_gtest::current_skipped();
         typedef Suite<gtest_TypeParam_> TestFixture;                                                   \
         typedef gtest_TypeParam_ TypeParam;                                                            \
         void TestBody() override;                                                                      \
+        PTOSIM_GTEST_SUITE_HOOKS(TestFixture)                                                          \
     };                                                                                                 \
     static int Suite##_##Name##_registered [[maybe_unused]] =                                          \
         ::ptosim_gtest::reg_typed_each<Suite##_##Name##_Test>(#Suite, #Name, Suite##_ptosim_types{});  \

@@ -87,7 +87,7 @@ def _unsupported_headers(stderr: str) -> list[str]:
                 chain = []
             chain.append((inc.group("file"), inc.group("line")))
             continue
-        if headers.ERROR_TAG in line:
+        if headers.ERROR_TAG in line and _ERR.match(line):  # not the source excerpt under it
             text = line.split(headers.ERROR_TAG + ":", 1)[1].strip().strip('"')
             user = [(f, n) for f, n in chain if not ptosim_header(f)]
             where = _short(*user[0]) if user else "?"

@@ -494,6 +494,20 @@ namespace pto {
         detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
         return {};                                                                                      \
     }                                                                                                   \
+    template <typename T1, auto V1, auto V2, typename... A>                                              \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
+        return {};                                                                                      \
+    }                                                                                                   \
+    template <typename T1, typename T2, auto V1, auto V2, typename... A>                                \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+    {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
+        return {};                                                                                      \
+    }                                                                                                   \
     template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
     {                                                                                                   \

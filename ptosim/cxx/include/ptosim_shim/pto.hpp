@@ -186,6 +186,13 @@ struct GlobalTensor {
     Stride stride_;
 };
 
+// the packed 4-bit element types hold two values per byte ("twin" types)
+template <typename T>
+constexpr bool IsTwinType()
+{
+    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
+}
+
 // ---- Tile -----------------------------------------------------------------------------------
 namespace detail {
 struct TileIdentity {
@@ -270,6 +277,9 @@ struct Tile : detail::TileIdentity {
     {
         return ::ptosim::scalar_read<DType>("Tile.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
     }
+    // storage size (the packed 4-bit types hold two elements per byte)
+    static constexpr size_t GetSizeInUnits() { return (IsTwinType<DType>() ? Numel / 2 : Numel); }
+    static constexpr size_t GetSizeInBytes() { return GetSizeInUnits() * sizeof(DType); }
     bool GetKAligned() const { return kAligned_; }
     void SetKAligned(bool k) { kAligned_ = k; }
     void SetMadTF32Mode(RoundMode = RoundMode::CAST_ROUND) {}
@@ -350,12 +360,6 @@ struct MrgSortExecutedNumList {
 };
 
 // ---- traits ---------------------------------------------------------------------------------
-// the packed 4-bit element types hold two values per byte ("twin" types)
-template <typename T>
-constexpr bool IsTwinType()
-{
-    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
-}
 template <typename T> struct is_tile : std::false_type {};
 template <TileType L, typename E, int R, int C, BLayout B, int RV, int CV, SLayout S, int F, PadValue P, CompactMode M>
 struct is_tile<Tile<L, E, R, C, B, RV, CV, S, F, P, M>> : std::true_type {};
@@ -466,4 +470,7 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 // the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)
 // with its PTO headers, so a cpu test's headers use them without including acl/acl.h
 #include "acl/acl.h"
+// ... and its CPU memory model (tests pick an architecture through it)
+#include "pto/cpu/NPUMemoryModel.hpp"
+#include "pto/cpu/tile_offsets.hpp"
 #endif

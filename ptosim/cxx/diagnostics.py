@@ -100,7 +100,9 @@ def _unsupported_headers(stderr: str) -> list[str]:
     return out
 
 
-_UNDEFINED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):.*undefined reference to [`'](?P<sym>.+)'$")
+_UNDEFINED = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):.*undefined reference to [`'](?P<sym>.+)'$"
+)
 
 
 def _undefined_symbols(stderr: str) -> list[str]:

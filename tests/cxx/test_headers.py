@@ -94,9 +94,9 @@ def test_the_list_matches_the_librarys_layout():
     """When a pto-isa checkout is at hand (../shared/pto-isa, or PTOSIM_PTO_ISA), the data file
     lists exactly its include/ headers and its tests/common headers."""
     inc = PTO_ISA / "include"
-    layout = {
-        str(p.relative_to(inc)) for p in inc.rglob("*") if p.suffix in (".h", ".hpp")
-    } | {p.name for p in (PTO_ISA / "tests" / "common").iterdir() if p.suffix in (".h", ".hpp")}
+    layout = {str(p.relative_to(inc)) for p in inc.rglob("*") if p.suffix in (".h", ".hpp")} | {
+        p.name for p in (PTO_ISA / "tests" / "common").iterdir() if p.suffix in (".h", ".hpp")
+    }
     listed = set(H.names()) - {"kernel_operator.h", "acl/acl.h", "gtest/gtest.h"}
     assert sorted(layout - listed) == [] and sorted(listed - layout) == []
 

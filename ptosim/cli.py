@@ -232,7 +232,7 @@ def _cmd_test(args) -> int:
         devices = _devices(args.device)
     run = run_folder(
         args.dir, devices, compiler=args.compiler, work=args.work, case_filter=args.filter,
-        case_timeout_seconds=args.case_timeout or None,
+        case_timeout_seconds=args.case_timeout or None, jobs=args.jobs,
     )  # fmt: skip
     print_reports(run.reports, empty_reason=run.empty_reason, verbose=args.verbose)
     return 0 if run.reports and all(r.ok for r in run.reports) else 1
@@ -495,6 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=300.0,
         metavar="SECONDS",
         help="stop a case (and gen_data.py) after this long (default 300; 0: no limit)",
+    )
+    t.add_argument(
+        "--jobs", type=_positive_int, default=None, help="cases run at once (default: CPU count)"
     )
     t.add_argument("-v", "--verbose", action="store_true", help="show what every case printed")
     t.set_defaults(func=_cmd_test)

@@ -6,7 +6,8 @@ running any exit handler. The parent waits at most ``timeout_seconds``; a child 
 signal, one that ended without a result, or one that ran out of time is a ``Crash`` with a
 one-line reason (``SIGSEGV (segmentation fault)``, ``SIGILL (illegal instruction: a trap, e.g.
 undefined behaviour caught by a sanitizer)``, ``abort() ...: <its last output line>``,
-``--case-timeout 60 s reached``). Where ``os.fork`` does not exist the call runs in process.
+``--case-timeout 60 s reached``). ``run_many`` keeps up to ``jobs`` children running at once.
+Where ``os.fork`` does not exist the calls run in process.
 """
 
 from __future__ import annotations
@@ -64,12 +65,76 @@ def _flush_c_stdio() -> None:
 
 def run_isolated(fn, timeout_seconds: float | None) -> Outcome:
     """Run ``fn()`` in a child process; see the module docstring."""
+    return run_many([fn], timeout_seconds, jobs=1)[0]
+
+
+def run_many(fns, timeout_seconds: float | None, jobs: int = 1) -> list[Outcome]:
+    """Run each ``fn()`` in its own child process, at most ``jobs`` at a time; the outcomes in
+    the order of ``fns`` (each child has its own time-out)."""
+    fns = list(fns)
     if not forking():  # pragma: no cover - other platforms: in process
-        return Outcome(value=fn())
+        return [Outcome(value=fn()) for fn in fns]
+    outcomes: list[Outcome | None] = [None] * len(fns)
+    active: dict[int, _Child] = {}  # read end of the child's pipe -> child
+    queue = list(enumerate(fns))
+    while queue or active:
+        while queue and len(active) < max(jobs, 1):
+            index, fn = queue.pop(0)
+            child = _spawn(fn, index, timeout_seconds)
+            active[child.rfd] = child
+        deadlines = [c.deadline for c in active.values() if c.deadline is not None]
+        wait = max(min(deadlines) - time.monotonic(), 0.0) if deadlines else None
+        ready, _, _ = select.select(list(active), [], [], wait)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                active[fd].chunks.append(chunk)
+                continue
+            child = active.pop(fd)
+            outcomes[child.index] = child.finish(timed_out=False)
+        now = time.monotonic()
+        for fd, child in list(active.items()):
+            if child.deadline is not None and now >= child.deadline:
+                del active[fd]
+                outcomes[child.index] = child.finish(timed_out=True)
+    return outcomes
+
+
+@dataclass
+class _Child:
+    pid: int
+    rfd: int
+    index: int
+    out_file: object
+    timeout_seconds: float | None
+    deadline: float | None
+    chunks: list
+
+    def finish(self, timed_out: bool) -> Outcome:
+        if timed_out:
+            os.kill(self.pid, signal.SIGKILL)
+        os.close(self.rfd)
+        _, status = os.waitpid(self.pid, 0)
+        self.out_file.seek(0)
+        output = self.out_file.read().decode(errors="replace")
+        self.out_file.close()
+        if timed_out:
+            reason = f"--case-timeout {self.timeout_seconds:g} s reached"
+            return Outcome(crash=Crash(reason, output), output=output)
+        data = b"".join(self.chunks)
+        if data:
+            result = pickle.loads(data)
+            if result[0] == "ok":
+                return Outcome(value=result[1], output=output)
+            return Outcome(crash=Crash(f"ptosim internal error: {result[1]}", output + result[2]))
+        return Outcome(crash=Crash(_status_reason(status, output), output), output=output)
+
+
+def _spawn(fn, index: int, timeout_seconds: float | None) -> _Child:
     sys.stdout.flush()
     sys.stderr.flush()
     _flush_c_stdio()
-    out_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the child
+    out_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _Child.finish
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
@@ -97,36 +162,8 @@ def run_isolated(fn, timeout_seconds: float | None) -> Outcome:
         finally:
             os._exit(code)
     os.close(wfd)
-    data, timed_out = _read_all(rfd, timeout_seconds)
-    os.close(rfd)
-    if timed_out:
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    out_file.seek(0)
-    output = out_file.read().decode(errors="replace")
-    out_file.close()
-    if timed_out:
-        return Outcome(crash=Crash(f"--case-timeout {timeout_seconds:g} s reached", output))
-    if data:
-        result = pickle.loads(data)
-        if result[0] == "ok":
-            return Outcome(value=result[1], output=output)
-        return Outcome(crash=Crash(f"ptosim internal error: {result[1]}", output + result[2]))
-    return Outcome(crash=Crash(_status_reason(status, output), output), output=output)
-
-
-def _read_all(fd: int, timeout_seconds: float | None) -> tuple[bytes, bool]:
-    """Everything written to ``fd`` until its writer closes it, and whether time ran out."""
-    chunks, deadline = [], None if timeout_seconds is None else time.monotonic() + timeout_seconds
-    while True:
-        wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            return b"".join(chunks), True
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks), False
-        chunks.append(chunk)
+    deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
+    return _Child(pid, rfd, index, out_file, timeout_seconds, deadline, [])
 
 
 def _status_reason(status: int, output: str) -> str:

@@ -21,10 +21,11 @@ from pathlib import Path
 
 from ..device import Device
 from ..errors import KernelError, PtoSimError
+from ..program import Kernel
 from . import build as _build
 from .gendata import checkout_root, run_gen_data
 from .host import BODY_IS_KERNEL, Host, run_body_as_kernel
-from .isolate import run_isolated
+from .isolate import run_isolated, run_many
 from .kernel import _CALLBACK, _fault_error, _Loaded
 
 DEFAULT_CASE_TIMEOUT_SECONDS = 300.0
@@ -98,11 +99,12 @@ def run_test_dir(
     work: Path | None = None,
     case_filter: str = "",
     case_timeout_seconds: float | None = DEFAULT_CASE_TIMEOUT_SECONDS,
+    jobs: int | None = None,
 ) -> list[CaseReport]:
     """Run every case of ``test_dir`` on each device; see the module docstring."""
     return run_folder(
         test_dir, devices, compiler=compiler, work=work, case_filter=case_filter,
-        case_timeout_seconds=case_timeout_seconds,
+        case_timeout_seconds=case_timeout_seconds, jobs=jobs,
     ).reports  # fmt: skip
 
 
@@ -114,6 +116,7 @@ def run_folder(
     work: Path | None = None,
     case_filter: str = "",
     case_timeout_seconds: float | None = DEFAULT_CASE_TIMEOUT_SECONDS,
+    jobs: int | None = None,
 ) -> FolderRun:
     """``run_test_dir`` with the reason an empty run is empty.
 
@@ -131,6 +134,7 @@ def run_folder(
     data = work / "data"
     (data / "bin").mkdir(parents=True, exist_ok=True)
     run_gen_data(test_dir, data, timeout_seconds=case_timeout_seconds)
+    jobs = jobs or os.cpu_count() or 1  # cases at once, each in its own process
     reports: list[CaseReport] = []
     reasons: list[str] = []
     libraries: dict[str, _build.Library] = {}
@@ -153,10 +157,18 @@ def run_folder(
         chosen = [n for n in names if not case_filter or case_filter in n]
         if names and not chosen:
             reasons.append(f"no case name contains {case_filter!r} (cases: {', '.join(names)})")
-        for name in chosen:
-            reports.append(_isolated_case(lib, names.index(name), name, device, data,
-                                          case_timeout_seconds))  # fmt: skip
+        if chosen:
+            _warm_up(device)
+        reports += _isolated_cases(
+            lib, [(names.index(n), n) for n in chosen], device, data, case_timeout_seconds, jobs
+        )
     return FolderRun(reports, "; ".join(dict.fromkeys(reasons)) or None)
+
+
+def _warm_up(device: str) -> None:
+    """Import and configure what a simulation needs once, in this process, so that each case's
+    child process starts with it (about a second per case otherwise)."""
+    Device(device).run(Kernel(lambda: None))
 
 
 def _load(lib: _build.Library) -> _Loaded:
@@ -200,16 +212,25 @@ def _listing(lib: _build.Library, timeout_seconds: float | None) -> tuple[list[s
     return outcome.value
 
 
-def _isolated_case(lib, index: int, name: str, device: str, data: Path, timeout_seconds):
-    outcome = run_isolated(lambda: _run_case(lib, index, name, device, data), timeout_seconds)
-    if outcome.crash is not None:
-        return CaseReport(
-            name, device, "ERROR", compare_outputs(data / name), [], [], outcome.crash.reason,
-            outcome.crash.output,
-        )  # fmt: skip
-    report = outcome.value
-    report.log = outcome.output
-    return report
+def _isolated_cases(lib, cases, device: str, data: Path, timeout_seconds, jobs: int):
+    """The reports of ``cases`` ((index, name) pairs), each run in its own process."""
+
+    def case(index, name):
+        return lambda: _run_case(lib, index, name, device, data)
+
+    outcomes = run_many([case(i, n) for i, n in cases], timeout_seconds, jobs)
+    reports = []
+    for (_, name), outcome in zip(cases, outcomes):
+        if outcome.crash is not None:
+            reports.append(CaseReport(
+                name, device, "ERROR", compare_outputs(data / name), [], [],
+                outcome.crash.reason, outcome.crash.output,
+            ))  # fmt: skip
+            continue
+        report = outcome.value
+        report.log = outcome.output
+        reports.append(report)
+    return reports
 
 
 def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Path) -> CaseReport:

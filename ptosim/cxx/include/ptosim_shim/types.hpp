@@ -73,6 +73,8 @@ struct bfloat16_t {
     }
 };
 typedef bfloat16_t bfloat16;
+typedef half float16_t;
+typedef float float32_t;
 
 #define PTOSIM_OPAQUE8(NAME)                       \
     struct NAME {                                  \
@@ -86,6 +88,7 @@ PTOSIM_OPAQUE8(float8_e8m0_t)
 PTOSIM_OPAQUE8(hifloat8_t)
 PTOSIM_OPAQUE8(float4_e2m1x2_t)
 PTOSIM_OPAQUE8(float4_e1m2x2_t)
+PTOSIM_OPAQUE8(int4b_t)  // two signed 4-bit integers per byte
 #undef PTOSIM_OPAQUE8
 
 // ---- pipes and events (global names, as the device compiler provides them) ------------------

@@ -91,21 +91,9 @@ def compare_outputs(case_dir: Path) -> str:
     return f"differs in {diff} of {n} bytes"
 
 
-def run_test_dir(
-    test_dir,
-    devices: list[str],
-    *,
-    compiler: str | None = None,
-    work: Path | None = None,
-    case_filter: str = "",
-    case_timeout_seconds: float | None = DEFAULT_CASE_TIMEOUT_SECONDS,
-    jobs: int | None = None,
-) -> list[CaseReport]:
-    """Run every case of ``test_dir`` on each device; see the module docstring."""
-    return run_folder(
-        test_dir, devices, compiler=compiler, work=work, case_filter=case_filter,
-        case_timeout_seconds=case_timeout_seconds, jobs=jobs,
-    ).reports  # fmt: skip
+def run_test_dir(test_dir, devices: list[str], **options) -> list[CaseReport]:
+    """Run every case of ``test_dir`` on each device (options: those of ``run_folder``)."""
+    return run_folder(test_dir, devices, **options).reports
 
 
 def run_folder(

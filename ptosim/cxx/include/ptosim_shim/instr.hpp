@@ -444,77 +444,37 @@ constexpr int operand_count()
 } // namespace ptosim
 namespace pto {
 
-#define PTOSIM_GENERIC(NAME)                                                                            \
-    template <typename... A>                                                                            \
-    PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
+// the body of every generic overload: check the operand count, wait on Event operands, record
+#define PTOSIM_GENERIC_BODY(NAME, TARGS)                                                                \
     {                                                                                                   \
         PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename... A>                                                                            \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <auto V, typename... A>                                                                    \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <auto V1, auto V2, typename... A>                                                          \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, auto V, typename... A>                                                       \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, auto V, typename... A>                                          \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, auto V1, auto V2, typename... A>                                              \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, auto V1, auto V2, typename... A>                                \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
+        detail::issue(#NAME, PTOSIM_PC, TARGS, args...);                                                \
         return {};                                                                                      \
     }
+#define PTOSIM_GENERIC(NAME)                                                                            \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &...args) PTOSIM_GENERIC_BODY(NAME, "")                          \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, "")                         \
+    template <auto V, typename... A>                                                                    \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <auto V1, auto V2, typename... A>                                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, auto V, typename... A>                                                       \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, auto V1, auto V2, typename... A>                                             \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, typename T2, auto V, typename... A>                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, typename T2, auto V1, auto V2, typename... A>                                \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())
 
 PTOSIM_GENERIC(TABS) PTOSIM_GENERIC(TADD) PTOSIM_GENERIC(TADDC) PTOSIM_GENERIC(TADDSC)
 PTOSIM_GENERIC(TAND) PTOSIM_GENERIC(TBROADCAST) PTOSIM_GENERIC(TCI) PTOSIM_GENERIC(TCMP)
@@ -545,6 +505,7 @@ PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
 PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW)
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 #undef PTOSIM_GENERIC
+#undef PTOSIM_GENERIC_BODY
 
 // ---- tile-scalar instructions ---------------------------------------------------------------
 // The public API declares the scalar `typename TileDataSrc::DType`: the call converts it to the

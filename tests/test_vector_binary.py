@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 import ptosim as pto
-from ptosim.isa.vector.binary import DTYPES
+from ptosim.isa.vector.binary import OPS
+from ptosim.targets import spec_of
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
 TARGETS = tuple(DEV)
+# op -> target -> the element types the target's spec accepts
+DTYPES = {op: {t: spec_of(t).dtypes_of(f"T{op}") for t in TARGETS} for op in OPS}
 OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "AND", "OR", "XOR", "SHL", "SHR")
 
 

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 import ptosim as pto
-from ptosim.isa.vector.part import DTYPES
+from ptosim.targets import spec_of
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
+DTYPES = {t: spec_of(t).dtypes_of("TPARTADD") for t in DEV}  # (every TPART<OP> shares them)
 OPS = ("ADD", "MUL", "MAX", "MIN")
 
 

@@ -13,9 +13,11 @@ from test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, ve
 from test_vector_binary import DEV, TARGETS, bs_of, intrinsics, rand, reference, vector_events
 
 import ptosim as pto
-from ptosim.isa.vector.scalar import DTYPES, OPS
+from ptosim.isa.vector.scalar import OPS
+from ptosim.targets import spec_of
 
 NAMES = tuple(OPS)
+DTYPES = {n: {t: spec_of(t).dtypes_of(n) for t in TARGETS} for n in NAMES}
 
 
 def scalar_for(rng, name, dt):

@@ -13,11 +13,19 @@ nothing. Tests of the cache itself point it at their own temporary folder.
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import ptosim as pto
 from tests.helpers.devices import ONE_PER_TARGET
 
 CXX_TESTS = Path(__file__).resolve().parent / "cxx"
+
+
+# Hypothesis: no per-example deadline and no "input generation is slow" health check, which only
+# measure how busy the machine is (a shared 2-core machine under load failed them); examples and
+# their number stay as each test sets them.
+settings.register_profile("ptosim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ptosim")
 
 
 def pytest_addoption(parser):

@@ -45,8 +45,11 @@ def index_values(conversion: IndexConversion, raw) -> np.ndarray:
     ``remap`` treats it so).
     """
     raw = np.asarray(raw)
-    if conversion is IndexConversion.SIZE_T and raw.dtype.kind == "i":
-        return raw.astype(np.int64)
+    if conversion is IndexConversion.SIZE_T:
+        if raw.dtype.kind == "i":
+            return raw.astype(np.int64)
+    elif conversion is not IndexConversion.UINT32:
+        raise TypeError(f"index_values: conversion must be an IndexConversion, got {conversion!r}")
     return raw.astype(np.int64) & 0xFFFFFFFF
 
 

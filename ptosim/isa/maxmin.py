@@ -43,4 +43,8 @@ def maxmin(rule: MaxMin, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``max(a, b)`` (op ``"MAX"``) or ``min(a, b)`` (``"MIN"``) elementwise under ``rule``;
     ``a`` is the first operand (src0 for TROWEXPAND*, the table value for MSCATTER)."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _first_operand(op, a, b) if rule is MaxMin.FIRST_OPERAND else _ieee(op, a, b)
+    if rule is MaxMin.FIRST_OPERAND:
+        return _first_operand(op, a, b)
+    if rule is MaxMin.IEEE_754_2019:
+        return _ieee(op, a, b)
+    raise TypeError(f"maxmin: rule must be a MaxMin, got {rule!r}")  # (a target name, say)

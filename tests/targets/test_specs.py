@@ -135,3 +135,23 @@ def test_a_spec_field_decides_not_the_target_name():
     assert np.isnan(got_ieee[0, 0]) and np.isnan(got_ieee[0, 1])
     np.testing.assert_array_equal(got_ieee[0, 2:].view(np.uint32), np.float32([0.0, 0.0]).view(
         np.uint32))  # fmt: skip
+
+
+def test_a_target_name_where_a_rule_is_expected_is_an_error():
+    """The numeric helpers take the rule, not the target: a leftover name (from code written
+    before the specs) fails loudly instead of silently taking the NPU branch."""
+    from ptosim.isa.indexing import index_values
+    from ptosim.isa.maxmin import maxmin
+    from ptosim.isa.vector.reduce_order import arg_scan
+
+    one = np.ones((1, 2), np.float32)
+    with pytest.raises(TypeError, match="MaxMin"):
+        maxmin("cpu", "MAX", one, one)
+    with pytest.raises(TypeError, match="MaxMin"):
+        arg_scan("cpu", "MAX", one)
+    with pytest.raises(TypeError, match="IndexConversion"):
+        index_values("cpu", np.array([-1], np.int32))
+    cpu = spec_of("cpu").indexed.index_conversion
+    assert index_values(cpu, np.array([-1], np.int32))[0] == -1  # size_t, kept signed (D2)
+    npu = spec_of("a2a3").indexed.index_conversion
+    assert index_values(npu, np.array([-1], np.int32))[0] == 2**32 - 1

@@ -247,6 +247,8 @@ def _better(rule: MaxMin, op: str, v: np.ndarray, best: np.ndarray) -> np.ndarra
     maximum/minimum -- a NaN beats a number and +0 > -0 (-0 < +0 for MIN) -- strictly, so the
     first extreme wins too."""
     gt = (v > best) if op == "MAX" else (v < best)
+    if not isinstance(rule, MaxMin):
+        raise TypeError(f"arg_scan: rule must be a MaxMin, got {rule!r}")
     if rule is MaxMin.FIRST_OPERAND or v.dtype.kind != "f":
         return gt
     nan = np.isnan(v) & ~np.isnan(best)

@@ -100,10 +100,10 @@ class Instruction:
         spec = arch.spec
         refusal = spec.refusals.get(self.dtype_key)
         if refusal is not None and refusal.dtypes and dtype in refusal.dtypes:
+            accepted = names(spec.dtypes.get(self.dtype_key) or ())
             self.unsupported(
-                operand, "dtype", f"a dtype other than {names(refusal.dtypes)} on {arch.target}",
-                dtype.name, refusal.reason,
-            )  # fmt: skip
+                operand, "dtype", f"one of {accepted} on {arch.target}", dtype.name, refusal.reason
+            )
         if spec.dtypes.get(self.dtype_key) is None or (refusal is not None and not refusal.dtypes):
             self.unsupported(
                 "instruction", "target", "a target that defines " + self.dtype_key, arch.target,

@@ -1,29 +1,15 @@
-"""Fixtures of the C++ front-end tests: one build cache per test session (g++), the harness
-folders of tests/cxx/harness, and their runs (each folder run once per device)."""
+"""Fixtures of the C++ front-end tests: the runs of the folders of tests/cxx/harness (each folder
+run once per device and options, in the ordinary build cache)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-HARNESS = Path(__file__).resolve().parent / "harness"
-FOLDERS = HARNESS / "st" / "testcase"
+from tests.helpers.paths import HARNESS_FOLDERS
 
 
 @pytest.fixture(scope="session")
-def cxx_cache(tmp_path_factory):
-    """PTOSIM_CACHE_DIR for the session's builds (and PTOSIM_CXX=g++)."""
-    mp = pytest.MonkeyPatch()
-    folder = tmp_path_factory.mktemp("cxx-harness-cache")
-    mp.setenv("PTOSIM_CACHE_DIR", str(folder))
-    mp.setenv("PTOSIM_CXX", "g++")
-    yield folder
-    mp.undo()
-
-
-@pytest.fixture(scope="session")
-def folder_run(cxx_cache, tmp_path_factory):
+def folder_run(tmp_path_factory):
     """``folder_run(name, device, **options)``: the FolderRun of a harness folder (cached)."""
     from ptosim.cxx.testdir import run_folder
 
@@ -33,11 +19,7 @@ def folder_run(cxx_cache, tmp_path_factory):
         key = (name, device, tuple(sorted(options.items())))
         if key not in done:
             work = tmp_path_factory.mktemp(f"work-{name}-{device}")
-            done[key] = run_folder(FOLDERS / name, [device], work=work, **options)
+            done[key] = run_folder(HARNESS_FOLDERS / name, [device], work=work, **options)
         return done[key]
 
     return run
-
-
-def by_case(run) -> dict:
-    return {r.case: r for r in run.reports}

@@ -39,7 +39,6 @@ def cache_root(tmp_path, monkeypatch):
     return tmp_path / "cache" / "cxx"
 
 
-@pytest.mark.cxx
 def test_a_unit_without_target_macros_is_one_object_for_every_npu_target(tmp_path, cache_root):
     folder = tmp_path / "f"
     folder.mkdir()
@@ -58,7 +57,6 @@ def test_a_unit_without_target_macros_is_one_object_for_every_npu_target(tmp_pat
     assert B.build_test(sources, target="a5", compiler="g++").cached
 
 
-@pytest.mark.cxx
 def test_a_kernel_whose_text_does_not_depend_on_the_target_is_built_once(tmp_path, cache_root):
     src = tmp_path / "k.cpp"
     src.write_text(KERNEL.replace("__DAV_C310_VEC__", "SOMETHING_NO_TARGET_DEFINES"))

@@ -10,10 +10,10 @@ import pytest
 
 from ptosim.cli import main
 from ptosim.cxx.isolate import run_isolated
+from tests.helpers.paths import HARNESS_FOLDERS as FOLDERS
+from tests.helpers.testdir import by_case
 
-from .conftest import FOLDERS, by_case
-
-pytestmark = pytest.mark.cxx
+pytestmark = pytest.mark.slow
 
 TIMEOUT_SECONDS = 15
 
@@ -50,7 +50,7 @@ def test_each_bad_case_fails_alone_with_one_line(isolation, case, reason):
     assert "\n" not in r.error
 
 
-def test_the_command_line_reports_them_and_exits_1(cxx_cache, tmp_path, capsys):
+def test_the_command_line_reports_them_and_exits_1(tmp_path, capsys):
     code = main(
         ["test", str(FOLDERS / "isolation"), "--device", "cpu", "--case-timeout", "5",
          "--filter", "Isolation.e", "--work", str(tmp_path)]

@@ -12,10 +12,10 @@ import shutil
 import pytest
 
 from ptosim.cxx.testdir import run_folder
+from tests.helpers.paths import HARNESS_FOLDERS as FOLDERS
+from tests.helpers.testdir import by_case
 
-from .conftest import FOLDERS, by_case
-
-pytestmark = pytest.mark.cxx
+pytestmark = pytest.mark.slow
 
 SHAPES_CASES = [
     "ShapesTest.launched_16x16",
@@ -52,7 +52,7 @@ def test_every_gtest_shape_runs_with_googletests_names(folder_run, device):
     assert "[  SKIPPED ] not on this device" in cases["ShapesTest.skipped"].log
 
 
-def test_a_wrong_golden_fails_only_the_cases_that_read_it(cxx_cache, tmp_path):
+def test_a_wrong_golden_fails_only_the_cases_that_read_it(tmp_path):
     tree = tmp_path / "st"
     shutil.copytree(FOLDERS.parent, tree)
     gen = tree / "testcase" / "shapes" / "gen_data.py"

@@ -47,7 +47,6 @@ def test_every_name_resolves(tmp_path):
     assert generated.read_text().rstrip().endswith('#include "ptosim_shim/pto.hpp"')
 
 
-@pytest.mark.cxx
 @pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
 def test_one_file_including_every_shim_and_test_tree_name_compiles(tmp_path, monkeypatch, target):
     monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
@@ -58,7 +57,6 @@ def test_one_file_including_every_shim_and_test_tree_name_compiles(tmp_path, mon
     assert lib.path.is_file()
 
 
-@pytest.mark.cxx
 def test_an_unsupported_header_stops_at_the_users_include_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.cpp"
@@ -74,7 +72,6 @@ def test_an_unsupported_header_stops_at_the_users_include_line(tmp_path, monkeyp
     )
 
 
-@pytest.mark.cxx
 def test_a_checkouts_own_test_common_h_wins_over_the_stand_in(tmp_path, monkeypatch):
     monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
     common = tmp_path / "checkout" / "tests" / "common"
@@ -111,7 +108,6 @@ def test_the_operand_counts_follow_the_registry():
     assert "#define PTOSIM_ARITY_TMATMUL(n)\n" in text  # not implemented: stops at run time
 
 
-@pytest.mark.cxx
 @pytest.mark.parametrize(
     "call, message",
     [

@@ -197,12 +197,6 @@ struct GlobalTensor {
     Stride stride_;
 };
 
-// the packed 4-bit element types hold two values per byte ("twin" types)
-template <typename T>
-constexpr bool IsTwinType()
-{
-    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
-}
 
 // ---- Tile -----------------------------------------------------------------------------------
 namespace detail {

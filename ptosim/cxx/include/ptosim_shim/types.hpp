@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <functional>
 #include <string>
@@ -108,6 +109,14 @@ PTOSIM_OPAQUE8(hifloat8_t, NAN)
 PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0))
 PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0))
 #undef PTOSIM_OPAQUE8
+
+// the packed 4-bit element types hold two values per byte ("twin" types; global, as the
+// library declares them)
+template <typename T>
+constexpr bool IsTwinType()
+{
+    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
+}
 
 // ---- pipes and events (global names, as the device compiler provides them) ------------------
 enum pipe_t : int {

@@ -82,9 +82,7 @@ class Dispatcher:
         site = None
         try:
             req = json.loads(request)
-            site = self.loaded.site(req.get("pc", -1))
-            if "pcs" in req:  # a raw access: the first frame in the user's code
-                site = self.loaded.first_user_site(req["pcs"])
+            site = self.loaded.request_site(req)
             self.recorder.source = site
             self.issue(req, site, out)
             return 0

@@ -128,9 +128,7 @@ class Host:
         site = None
         try:
             req = json.loads(request)
-            site = self.loaded.site(req.get("pc", -1))
-            if "pcs" in req:  # a raw access: the first frame in the user's code
-                site = self.loaded.first_user_site(req["pcs"])
+            site = self.loaded.request_site(req)
             if req["op"] == "raw" and self._in_gm(req["addr"]):
                 if self._pending_conflicts(req["write"]):
                     self.flush()  # the access must see (or follow) the work issued before it

@@ -74,6 +74,13 @@ class _Loaded:
             return None  # a frame in ptosim's or the C++ library's headers: not the user's line
         return f"{os.path.basename(path)}:{line}"
 
+    def request_site(self, req: dict) -> str | None:
+        """The user's line of a shim request (a raw access: the first frame in the user's
+        code)."""
+        if "pcs" in req:
+            return self.first_user_site(req["pcs"])
+        return self.site(req.get("pc", -1))
+
     def first_user_site(self, pcs) -> str | None:
         for pc in pcs:
             s = self.site(pc)

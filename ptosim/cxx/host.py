@@ -32,7 +32,7 @@ from .kernel import _CALLBACK, _fault_error, _Loaded
 # instructions that write GM (a raw host read of GM must wait for them)
 GM_WRITERS = frozenset({"TSTORE", "MSCATTER"})
 # the host-side errors that mean "this test body is the kernel" (run_body_as_kernel)
-BODY_IS_KERNEL = ("raw access to device memory", "scalar access in a kernel called without")
+BODY_IS_KERNEL = ("raw access to device memory", "scalar read in a kernel called without")
 
 
 class Host:
@@ -147,9 +147,9 @@ class Host:
             elif req["op"] == "launch" or req["op"].startswith("acl."):
                 self.flush()
                 self.host(req, out)
-            elif req["op"].endswith(("GetValue", "SetValue")):
+            elif req["op"].endswith("GetValue"):  # (a SetValue is kept like an instruction)
                 raise CxxError(
-                    "scalar access in a kernel called without <<<...>>>: its data is only known "
+                    "scalar read in a kernel called without <<<...>>>: its data is only known "
                     "after the call; launch it with <<<...>>>"
                 )
             else:

@@ -227,8 +227,12 @@ def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Pat
     os.chdir(data / "bin")  # the library's tests read ../<Suite>.<case>/input.bin
     rc, host = _run_hosted(loaded, index, name, device)
     if rc == 2 and any(k in str(host.error) for k in BODY_IS_KERNEL):
-        # the test body drives tiles itself: run it as a single-block kernel
+        # the test body drives tiles itself: run it as a single-block kernel (unless it is host
+        # code after all: then the first error is the one to report)
+        first = host
         rc, host = run_body_as_kernel(loaded, index, Device(device))
+        if rc == 2 and "is host code" in str(host.error):
+            rc, host = 2, first
     error = None
     if rc == 2:
         error = str(host.error) if host.error is not None else "stopped by ptosim"

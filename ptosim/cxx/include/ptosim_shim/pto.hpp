@@ -191,6 +191,15 @@ struct GlobalTensor {
     {
         return ::ptosim::scalar_read<DType>("GlobalTensor.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
     }
+    // the CPU simulator's element access by offset: the same scalar instructions
+    __attribute__((noinline)) void SetElement(const size_t i, const DType v)
+    {
+        ::ptosim::scalar_access("GlobalTensor.SetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i, &v);
+    }
+    __attribute__((noinline)) DType GetElement(const size_t i)
+    {
+        return ::ptosim::scalar_read<DType>("GlobalTensor.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
+    }
 
     DType *data_;
     Shape shape_;

@@ -115,6 +115,7 @@ class Device:
         dyn_ubuf_size: int | None = None,
         block_dim: int = 1,
         progress=None,
+        max_steps: int | None = None,
         **kwargs,
     ) -> RunResult:
         """Record the kernel (once per block) and run it on this device.
@@ -129,6 +130,9 @@ class Device:
                 (``total`` is None for a block that reads values: its length is not known
                 until it ends); if it also has a ``phase(name)`` method, that is called as
                 each phase starts (recording each block, simulating, analysing).
+            max_steps: instructions one block may record before the run stops it with a
+                KernelError naming the line it reached (a body that never ends); default
+                ``ptosim.program.DEFAULT_MAX_STEPS``.
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
@@ -144,6 +148,8 @@ class Device:
         )
         if dyn_ubuf_size is not None:
             dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
+        if max_steps is not None:
+            max_steps = as_int(max_steps, "run: max_steps (instructions per block)", lo=1)
         if not isinstance(strict, (bool, np.bool_)):
             raise KernelError(f"run: strict must be True or False, got {strict!r}")
         if progress is not None and not callable(progress):
@@ -165,6 +171,7 @@ class Device:
                         block_num=block_dim,
                         dyn_ubuf_size=dyn_ubuf_size,
                         seen=seen,
+                        max_steps=max_steps,
                     )
                 )
             result = run_blocks(programs, self.config, self.gm, progress)

@@ -13,6 +13,10 @@ from .errors import ConstraintError, KernelError
 from .isa.base import Arch, Instruction
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+# Instructions one block may record before the run stops it as a body that never ends: far
+# beyond any kernel this simulator runs in reasonable time (a 10,000-iteration double-buffered
+# pipeline records 110,007), and small enough to stop before the recording exhausts memory.
+DEFAULT_MAX_STEPS = 20_000_000
 _current: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
     "ptosim_recorder", default=None
 )
@@ -30,6 +34,8 @@ class Program:
     instructions: list[Instruction] = field(default_factory=list)
     # default tile names in order of first use: Tile.id -> name
     tile_names: dict[int, str] = field(default_factory=dict, repr=False)
+    # recording stops with a KernelError past this many instructions (a body that never ends)
+    max_steps: int = field(default=DEFAULT_MAX_STEPS, repr=False)
 
     def __iter__(self):
         return iter(self.instructions)
@@ -81,7 +87,9 @@ class Recorder:
         self.source: str | None = None
 
     def emit(self, instr: Instruction) -> Instruction:
-        instr.position = len(self.program.instructions)
+        instr.position = n = len(self.program.instructions)
+        if n >= self.program.max_steps:
+            self.runaway(instr)
         instr.source = self.source or _caller_source()
         try:
             instr.check(self.program.arch)
@@ -89,6 +97,15 @@ class Recorder:
             raise exc.locate(instr.position, instr.source) from None
         self.accept(instr)
         return instr
+
+    def runaway(self, instr: Instruction) -> None:
+        p = self.program
+        where = self.source or _caller_source()
+        raise KernelError(
+            f"kernel {p.kernel_name!r} block {p.block_idx}: the body goes on past max_steps="
+            f"{p.max_steps} instructions ({instr.opcode} #{instr.position} at {where}): a loop "
+            "that never ends? If the kernel is that long, pass Device.run(..., max_steps=N)"
+        )
 
     def accept(self, instr: Instruction) -> None:
         """Add a validated instruction to the program (a session also places and runs it)."""
@@ -141,6 +158,7 @@ def record(
     block_num=1,
     dyn_ubuf_size=None,
     seen: dict | None = None,
+    max_steps: int | None = None,
 ) -> Program:
     """Run the kernel body once under a recorder and return the Program; for a body that reads
     values (GetValue), a not yet started session program instead (ptosim/session.py).
@@ -156,6 +174,8 @@ def record(
         block_num,
         dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
     )
+    if max_steps is not None:
+        program.max_steps = max_steps
     from . import session
 
     if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):

@@ -118,8 +118,14 @@ def _run_ping_pong(devname, ids):
 
 @pytest.mark.parametrize("devname", ("a2", "950pr"))
 def test_one_id_for_both_buffers_is_paired_right_by_counting(devname):
+    # counting pairs each wait with the post it means (exact result), but the reference forbids
+    # setting an event its earlier post still occupies: one F208 per reused event
     run, exact = _run_ping_pong(devname, (0, 0))
-    assert run.findings == [] and exact
+    assert exact
+    assert sorted(f.code for f in run.findings) == ["F208", "F208"]
+    assert all("Event ID still occupied" in f.message for f in run.findings)
+    clean, exact = _run_ping_pong(devname, (0, 1))
+    assert clean.findings == [] and exact
 
 
 def test_flag_depth_overflow_is_f202_when_configured(tmp_path):

@@ -25,6 +25,7 @@ from . import clocks as C
 
 FLAG_UNCONSUMED = "F201"
 FLAG_MISUSE = "F202"
+FLAG_REUSED = "F208"
 
 
 def _label(instr) -> str:
@@ -59,13 +60,60 @@ def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) 
             sets.setdefault(step.flag, []).append(i)
         elif kind is wait_kind:
             waits.setdefault(step.flag, []).append(i)
-    out: list[Finding] = []
+    out: list[Finding] = _reused(view)
     if complete:
         out += _unconsumed(view, sets, waits)
     out += _collisions(view, sets, waits, event_ids)
     if flag_depth is not None:
         out += _depth(view, sets, waits, flag_depth)
     return out
+
+
+def _reused(view) -> list[Finding]:
+    """A kernel's set_flag on an event that an earlier set of the kernel still occupies (no
+    wait consumed it yet, in program order). The reference library's CPU simulator and cost
+    model stop on it for ``Event<>`` ids ("still occupied - likely missing Wait()"): an event is
+    taken from its set to its wait. The engine keeps counting (the n-th wait consumes the n-th
+    post), so the run goes on and its other findings are still found."""
+    out: list[Finding] = []
+    pending: dict[tuple, list] = {}  # key -> the kernel's sets not yet waited, in order
+    reported: set[tuple] = set()
+    set_kind, wait_kind = StepKind.SET_FLAG, StepKind.WAIT_FLAG
+    for step, instr in view.issued:
+        if step.kind is not set_kind and step.kind is not wait_kind:
+            continue
+        if not _user(instr):
+            continue  # the library's own set-then-wait chains never leave an event taken
+        key = step.flag
+        q = pending.setdefault(key, [])
+        if step.kind is wait_kind:
+            if q:
+                q.pop(0)
+            continue
+        if q and key not in reported:
+            reported.add(key)
+            out.append(_reused_finding(view, key, q[0], instr))
+        q.append(instr)
+    return out
+
+
+def _reused_finding(view, key, first, second) -> Finding:
+    """F208 naming both sets and the wait that consumes the first post (if any)."""
+    waits = [i for st, i in view.issued if st.kind is StepKind.WAIT_FLAG and st.flag == key]
+    after = [w for w in waits if w.position > second.position and _user(w)]
+    wait = after[0] if after else None
+    waited = f"; the next wait_flag{_text(key)} is {_label(wait)}" if wait else ""
+    return Finding(
+        FLAG_REUSED,
+        "event-reused",
+        f"core {view.core}: {_label(second)} sets {_text(key)} again while the post of "
+        f"{_label(first)} is not waited yet{waited}: the event is taken from its set to its "
+        "wait (the reference library's CPU simulator stops here: \"Event ID still occupied - "
+        "likely missing Wait()\"), and counted pairing hands each wait the oldest post, which "
+        "may not be the data it means; fix: wait for the first post before setting again, or "
+        "give the second set (and its wait) a free event id",
+        tuple(i.position for i in (first, second, wait) if i is not None),
+    )
 
 
 def _unconsumed(view, sets, waits) -> list[Finding]:

@@ -12,6 +12,7 @@ verdict is the portable one: a kernel clean on cpu is ordered by its own flags o
 
 from __future__ import annotations
 
+from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import (
@@ -26,24 +27,23 @@ from ..plan import (
 from ..tensors import GmRef, TileRef
 
 
-def _region(value) -> Region | None:
+def _region(value) -> tuple[Region, ...]:
     if isinstance(value, TileRef):
         space = "L1" if value.loc.name == "Mat" else "UB"
-        return Region(space, value.address, value.address + value.size_bytes)
+        return (Region(space, value.address, value.address + value.size_bytes),)
     if isinstance(value, GmRef):
-        last = value.offset + sum((n - 1) * s for n, s in zip(value.shape, value.stride) if n)
-        if any(n == 0 for n in value.shape):
-            last = value.offset - 1
-        return Region("GM", value.byte_address(value.offset), value.byte_address(last + 1))
-    return None
+        # the exact bytes of a strided view (footprint.py), not its bounding range
+        base = value.byte_address(0)
+        return gm_regions(
+            view_runs(base, value.offset, value.shape, value.stride, value.dtype.size_bytes)
+        )
+    return ()
 
 
 def _regions(instr, names) -> tuple[Region, ...]:
     out = []
     for name in dict.fromkeys(names):
-        reg = _region(getattr(instr, name, None))
-        if reg is not None and reg.end > reg.start:
-            out.append(reg)
+        out += [r for r in _region(getattr(instr, name, None)) if r.end > r.start]
     return tuple(out)
 
 

@@ -109,7 +109,7 @@ def _reused_finding(view, key, first, second) -> Finding:
         f"core {view.core}: {_label(second)} sets {_text(key)} again while the post of "
         f"{_label(first)} is not waited yet{waited}: the event is taken from its set to its "
         "wait (the reference library's CPU simulator stops here: \"Event ID still occupied - "
-        "likely missing Wait()\"), and counted pairing hands each wait the oldest post, which "
+        'likely missing Wait()"), and counted pairing hands each wait the oldest post, which '
         "may not be the data it means; fix: wait for the first post before setting again, or "
         "give the second set (and its wait) a free event id",
         tuple(i.position for i in (first, second, wait) if i is not None),

@@ -7,8 +7,8 @@ gives them their meaning (DESIGN.md section 4).
 
 from __future__ import annotations
 
-from ..enums import QUEUE_PIPES, Pipe
 from ..argcheck import as_int, is_int
+from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
 from ..program import emit
 from .base import Arch, Instruction

@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 
 from ptosim.enums import AtomicType, Layout, Pipe
-from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, tmov_copied_elements
 from ptosim.footprint import bounding, gm_regions, merged_runs
+from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, tmov_copied_elements
 from ptosim.plan import Region, Step
 
 from ..costs import (

@@ -11,7 +11,7 @@ from .config import DeviceConfig
 from .engine.effects import TrackedContext, TrackedScratchpad
 from .engine.simt import simulate_launch
 from .enums import TileType
-from .errors import ExecutionError, KernelError, PtoSimError, UbBudgetError
+from .errors import DeadlockError, ExecutionError, KernelError, PtoSimError, UbBudgetError
 from .findings import Finding
 from .isa.base import Arch, ExecContext
 from .memory import GlobalMemory, Scratchpad
@@ -367,6 +367,7 @@ def run_blocks(
     """
     from .session import SessionProgram
     from .targets import planner as target_planner
+    from .targets import v_settled
 
     plan = target_planner(config.target) if config.timing is not None else None
     blocks, ctxs = [], []
@@ -408,9 +409,21 @@ def run_blocks(
 
         if progress is not None and getattr(progress, "phase", None) is not None:
             progress.phase("analysing")
-        cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
+        settled = v_settled(config.target)
+        # no plans on cpu: each instruction on its nominal pipe
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(programs)]
         findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
-        return RunResult(config.name, config, blocks, findings)
+        result = RunResult(config.name, config, blocks, findings)
+        hangs = [f for f in findings if f.code == "F209"]
+        if hangs:  # the verdict of the timed targets: a hang is an error, not a finding
+            err = DeadlockError(
+                f"deadlock on {config.name} (from the kernel's structure; the cpu target runs "
+                "the data in program order): " + "; ".join(f.message for f in hangs)
+            )
+            err.findings = list(findings)
+            err.partial_run = result
+            raise err
+        return result
     from .engine import stops
     from .engine.core import simulate
 

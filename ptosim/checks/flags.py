@@ -26,6 +26,7 @@ from . import clocks as C
 FLAG_UNCONSUMED = "F201"
 FLAG_MISUSE = "F202"
 FLAG_REUSED = "F208"
+FLAG_NEVER_POSTED = "F209"
 
 
 def _label(instr) -> str:
@@ -290,3 +291,147 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
 
 def _cores(cores) -> str:
     return ", ".join(str(c) for c in cores)
+
+
+def _never_ran(view, i: int) -> bool:
+    return view.clocks.vcs[i][0] == C.NEVER
+
+
+def producer_before(issued, i: int, pipe) -> object | None:
+    """The last instruction before issued step ``i`` (program order) that works on ``pipe``
+    and is not a flag: where a set_flag on ``pipe`` would post its work."""
+    pos = issued[i][1].position
+    for step, instr in reversed(issued[:i]):
+        if instr.position >= pos or step.kind in (StepKind.SET_FLAG, StepKind.WAIT_FLAG):
+            continue
+        if step.pipe is pipe and (step.reads or step.writes):
+            return instr
+    return None
+
+
+def stuck_findings(view) -> list[Finding]:
+    """F209: waits the logical execution never passes (a hang on every target, cpu included).
+    A wait_flag whose event has fewer posts than waits up to it is never posted (the root);
+    a wait whose post exists but comes after it in its own pipe's order waits before its post.
+    One finding per event; waits stuck only behind another stuck wait are not repeated."""
+    issued = view.issued
+    out: list[Finding] = []
+    posts: dict[tuple, int] = {}
+    for step, _ in issued:
+        if step.kind is StepKind.SET_FLAG:
+            posts[step.flag] = posts.get(step.flag, 0) + 1
+    seen: dict[tuple, int] = {}
+    done: set[tuple] = set()
+    for i, (step, instr) in enumerate(issued):
+        if step.kind is not StepKind.WAIT_FLAG:
+            continue
+        key = step.flag
+        n = seen[key] = seen.get(key, 0) + 1
+        if key in done or not _never_ran(view, i):
+            continue
+        done.add(key)
+        src, dst, eid = key
+        if posts.get(key, 0) >= n:
+            sets = [j for j, (st, _) in enumerate(issued) if st.kind is StepKind.SET_FLAG
+                    and st.flag == key]  # fmt: skip
+            s_instr = issued[sets[n - 1]][1]
+            if s_instr.position < instr.position:
+                continue  # its post is there: it is stuck behind another stuck wait
+            out.append(
+                Finding(
+                    FLAG_NEVER_POSTED,
+                    "wait-before-post",
+                    f"core {view.core}: {_label(instr)} waits for {_text(key)}, whose post is "
+                    f"{_label(s_instr)}, later in the program: {dst.name} blocks before "
+                    f"{src.name} can post it (a hang on every target); fix: move the wait after "
+                    f"{s_instr.label}, or set the event before waiting",
+                    (instr.position, s_instr.position),
+                    (
+                        Edit(
+                            "move",
+                            "wait_flag",
+                            "after",
+                            s_instr.position,
+                            s_instr.source,
+                            src.name,
+                            dst.name,
+                            eid,
+                            position=instr.position,
+                        ),
+                    ),  # fmt: skip
+                )
+            )
+            continue
+        prod = producer_before(issued, i, src)
+        fix: tuple = ()
+        advice = f"add set_flag{_text(key)} on {src.name} before it"
+        if prod is not None:
+            fix = (
+                Edit("insert", "set_flag", "after", prod.position, prod.source, src.name,
+                     dst.name, eid),
+            )  # fmt: skip
+            advice = f"add set_flag{_text(key)} after {_label(prod)}"
+        out.append(
+            Finding(
+                FLAG_NEVER_POSTED,
+                "wait-never-posted",
+                f"core {view.core}: {_label(instr)} waits for {_text(key)}, which no set_flag "
+                f"posts (wait {n}, posts {posts.get(key, 0)}): {dst.name} blocks forever (a "
+                f"hang on every target); fix: {advice}, or correct the event of the wait or of "
+                "the set meant for it",
+                (instr.position,) + ((prod.position,) if prod is not None else ()),
+                fix,
+            )
+        )
+    return out
+
+
+def cross_stuck(views) -> list[Finding]:
+    """F209 for wait_flag_dev steps the logical execution never passes: the FFTS round they
+    wait for never completes (a member of the group never posts it, or is not launched), or
+    the core's own post comes after the wait (a wait before its post)."""
+    ids = tuple(v.core for v in views)
+    posted: dict[tuple[int, int], list] = {}  # (core, flag) -> its ffts_cross_core_sync instrs
+    modes: dict[int, int] = {}
+    for v in views:
+        for step, instr in v.issued:
+            if step.kind is StepKind.CROSS_SET:
+                _, mode, flag = step.flag
+                posted.setdefault((v.core, flag), []).append(instr)
+                modes[flag] = mode
+    out: list[Finding] = []
+    for v in views:
+        for i, (step, instr) in enumerate(v.issued):
+            if step.kind is not StepKind.CROSS_WAIT or not _never_ran(v, i):
+                continue
+            flag = step.flag[2]
+            mode = modes.get(flag, 0)
+            members = _ffts_group(v.core, mode, ids)
+            absent = [m for m in members if not posted.get((m, flag))]
+            own = posted.get((v.core, flag), [])
+            if absent:
+                missing = [m for m in absent if m not in ids]
+                note = f" ({_cores(missing)} not launched)" if missing else ""
+                why = (
+                    f"core(s) {_cores(absent)}{note} of the group {_cores(members)} never post "
+                    f"ffts_cross_core_sync(flag {flag}), so the round never completes; post it "
+                    "on every core of the group (SyncAll must be reached by every block)"
+                )
+            elif own and all(p.position > instr.position for p in own):
+                why = (
+                    f"this core posts flag {flag} only later ({_label(own[0])}): the wait "
+                    "comes before its own post; post first, then wait"
+                )
+            else:
+                why = f"every round of flag {flag} is consumed before it: one wait too many"
+            out.append(
+                Finding(
+                    FLAG_NEVER_POSTED,
+                    "cross-wait-never-posted",
+                    f"core {v.core}: {_label(instr)} waits for cross-core flag {flag}, which "
+                    f"never completes (a hang on every target): {why}",
+                    (instr.position,),
+                )
+            )
+            break  # the rest of the core is stuck behind it
+    return out

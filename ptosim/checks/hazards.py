@@ -33,7 +33,7 @@ from ..findings import Edit, Finding
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
-from .flags import cross_unconsumed, flag_findings
+from .flags import cross_stuck, cross_unconsumed, flag_findings, stuck_findings
 from .intervals import IntervalMap
 
 RACE = "F203"
@@ -263,6 +263,9 @@ def analyse(
     by_core = {v.core: v for v in views}
     books: dict[int, FlagBook] = {}  # built for the cores with races only
     moved: set[tuple] = set()
+    for view in views:
+        findings += stuck_findings(view)
+    findings += cross_stuck(views)
     for view in views:
         findings += flag_findings(view, event_ids, flag_depth, complete)
     if complete:

@@ -12,6 +12,7 @@ verdict is the portable one: a kernel clean on cpu is ordered by its own flags o
 
 from __future__ import annotations
 
+from ..enums import Pipe
 from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
@@ -47,8 +48,10 @@ def _regions(instr, names) -> tuple[Region, ...]:
     return tuple(out)
 
 
-def structural_issued(program) -> list[list]:
-    """[step, instruction] pairs in program order (PIPE_S issues in program order)."""
+def structural_issued(program, settled=None) -> list[list]:
+    """[step, instruction] pairs in program order (PIPE_S issues in program order).
+    ``settled(instr)``: the instruction's lowering ends with pipe_barrier(PIPE_V) (its vector
+    results are complete when it ends), so a barrier step follows it."""
     issued: list[list] = []
     for instr in program:
         if isinstance(instr, SetFlag):
@@ -73,4 +76,6 @@ def structural_issued(program) -> list[list]:
                 writes=_regions(instr, instr.writes),
             )
         issued.append([step, instr])
+        if settled is not None and step.pipe is Pipe.PIPE_V and settled(instr):
+            issued.append([Step(Pipe.PIPE_V, StepKind.BARRIER, 0, "pipe_barrier(PIPE_V)"), instr])
     return issued

@@ -121,7 +121,9 @@ class Device:
         """Record the kernel (once per block) and run it on this device.
 
         Args:
-            kernel: a ``@pto.kernel`` function (a plain function is accepted too).
+            kernel: a ``@pto.kernel`` function (a plain function is accepted too), or a
+                recorded Program (a list of them, one per block), such as the one
+                ``ptosim.checks.fixes.apply_fixes`` returns.
             *args, **kwargs: passed to the kernel body (GM buffers, sizes ...).
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
@@ -138,6 +140,9 @@ class Device:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
                 and (strict) findings.
         """
+        recorded = _recorded(kernel)
+        if recorded is not None:
+            return self._run_recorded(recorded, args, kwargs, strict, block_dim, progress)
         if not isinstance(kernel, Kernel):
             if not callable(kernel):
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
@@ -179,5 +184,40 @@ class Device:
             raise FindingsError(result.findings)
         return result
 
+    def _run_recorded(self, programs, args, kwargs, strict, block_dim, progress) -> RunResult:
+        """Run recorded programs (one per block), e.g. ``apply_fixes``' repaired program."""
+        if args or kwargs:
+            raise KernelError(
+                "run(program): a recorded program takes no kernel arguments (its GM tensors "
+                "were bound when it was recorded)"
+            )
+        if block_dim not in (1, len(programs)):
+            raise KernelError(
+                f"run(program): block_dim is the number of programs ({len(programs)}), "
+                f"got {block_dim}"
+            )
+        for p in programs:
+            if p.arch.device != self.arch.device:
+                raise KernelError(
+                    f"run(program): the program of {p.kernel_name!r} was recorded for "
+                    f"{p.arch.device}, not {self.arch.device}; record it on this device"
+                )
+        with gc_paused():
+            result = run_blocks(list(programs), self.config, self.gm, progress)
+        if strict and result.findings:
+            raise FindingsError(result.findings)
+        return result
+
     def __repr__(self) -> str:
         return f"Device({self.name!r}, target={self.target})"
+
+
+def _recorded(kernel) -> list | None:
+    """The programs of a recorded kernel (a Program, or one per block), else None."""
+    from .program import Program
+
+    if isinstance(kernel, Program):
+        return [kernel]
+    if isinstance(kernel, (list, tuple)) and kernel and all(isinstance(p, Program) for p in kernel):
+        return list(kernel)
+    return None

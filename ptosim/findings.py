@@ -71,6 +71,9 @@ class Finding:
         instructions: kernel positions involved.
         fix: the suggested fix as edits of the recorded program (``ptosim.checks.fixes``
             applies them); empty when there is no mechanical fix.
+        patch: for a cause, its fix as ``LineEdit``s of the kernel's source lines (applied
+            to every instruction recorded from those lines, as a patch of the file is).
+        consequences: for a cause, the findings its fix removes.
     """
 
     code: str
@@ -78,6 +81,10 @@ class Finding:
     message: str
     instructions: tuple[int, ...] = ()
     fix: tuple[Edit, ...] = ()
+    # causes first (ptosim.checks.causes): the repair as edits of source lines, and the
+    # findings this one causes (they go away with its fix)
+    patch: tuple = ()
+    consequences: tuple[Finding, ...] = ()
 
     def __str__(self) -> str:
         return f"[{self.code} {self.kind}] {self.message}"

@@ -413,6 +413,7 @@ def run_blocks(
         # no plans on cpu: each instruction on its nominal pipe
         cores = [(n, structural_issued(p, settled)) for n, p in enumerate(programs)]
         findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
+        findings = causes_first(findings, programs, config)
         result = RunResult(config.name, config, blocks, findings)
         hangs = [f for f in findings if f.code == "F209"]
         if hangs:  # the verdict of the timed targets: a hang is an error, not a finding
@@ -465,9 +466,27 @@ def run_blocks(
     finished = sim.deadlock is None
     reported += [(f, None) for f in issued_findings(sim.cores, config, complete=finished)]
     result = _timed_result(config, blocks, programs, sim, reported)
+    result.findings = causes_first(result.findings, programs, config)
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> list[Finding]:
+    """The findings as causes with their consequences beneath (ptosim/checks/causes.py); the
+    candidate repairs are judged by the structural analysis of the repaired programs."""
+    from .checks.causes import group
+    from .checks.hazards import analyse
+    from .checks.structural import structural_issued
+    from .targets import v_settled
+
+    settled = v_settled(config.target)
+
+    def structural(progs, notes: dict) -> list[Finding]:
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(progs)]
+        return analyse(cores, config.sync.event_ids, notes=notes, **_sync_options(config))
+
+    return group(findings, programs, structural, config.sync.event_ids)
 
 
 def _sync_options(config: DeviceConfig) -> dict:

@@ -88,3 +88,12 @@ class Finding:
 
     def __str__(self) -> str:
         return f"[{self.code} {self.kind}] {self.message}"
+
+
+def flatten(findings) -> list[Finding]:
+    """Every finding of a causes-first list: each cause, then its consequences."""
+    out: list[Finding] = []
+    for f in findings:
+        out.append(f)
+        out += flatten(f.consequences)
+    return out

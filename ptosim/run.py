@@ -248,6 +248,12 @@ class RunResult:
     instructions: list = field(default_factory=list)  # per-instruction timing (timed runs)
     pipes: dict = field(default_factory=dict)  # (core, pipe name) -> pipe statistics
 
+    def all_findings(self) -> list[Finding]:
+        """Every finding: each cause of ``findings``, then its consequences."""
+        from .findings import flatten
+
+        return flatten(self.findings)
+
     @property
     def pipe_busy(self) -> dict[str, int]:
         """Busy cycles per pipe, summed over cores (timed runs)."""

@@ -34,6 +34,7 @@ MAX_CANDIDATES = 40
 MAX_INSTRUCTIONS = 60_000
 SYNC = ("F201", "F202", "F203", "F205", "F206", "F207", "F208", "F209")
 _ORDER = {"retarget": 0, "delete": 1, "move": 2, "insert": 3}
+OWN = "own"  # a candidate that is the seed finding's own fix
 
 
 def _label(instr) -> str:
@@ -210,17 +211,20 @@ class _Search:
             edits.append(LineEdit("insert", e.op, e.where, line, e.src, e.dst, e.event_id, e.pipe))
         if f.code == "F203":
             yield from self._wrong_pair(f, prog)
-        kind = {"F203": "missing-handshake", "F206": "missing-barrier", "F207": "missing-barrier",
-                "F202": "library-collision"}[f.code]  # fmt: skip
-        text = f.message.split("; fix:")[0]
+        kind, text = OWN, f.message  # the finding's own fix, as edits of its lines
         if f.code == "F203" and any(e.op == "set_flag" for e in edits):
             # one id for every run of the lines: a free one of the pair, if any
             pair = next(e for e in edits if e.op == "set_flag")
-            used = {i.event_id for i in prog.instructions
-                    if _is_flag(i) and (i.src.name, i.dst.name) == (pair.src, pair.dst)}  # fmt: skip
+            names = (pair.src, pair.dst)
+            used = {
+                i.event_id
+                for i in prog.instructions
+                if _is_flag(i) and (i.src.name, i.dst.name) == names
+            }
             free = [e for e in range(self.event_ids) if e not in used]
-            if free:
+            if free and free[0] != pair.event_id:
                 edits = [replace(e, event_id=free[0]) if e.src else e for e in edits]
+                kind, text = "missing-handshake", f.message.split("; fix:")[0]
         yield (edits, kind, text)
 
     def _wrong_pair(self, f: Finding, prog):
@@ -276,6 +280,25 @@ class _Search:
             causes.append((edits, kind, text, st.ident(seed), gone))
             st = trial
         return causes, base
+
+
+def _same_calls(fix, edits) -> bool:
+    """The position-level ``fix`` makes the same calls as the line ``edits`` (a move is a
+    delete and an insert)."""
+
+    def calls(items) -> list:
+        out = []
+        for e in items:
+            if e.action == "delete":
+                out.append(("delete", e.op, "", "", -1, ""))
+            else:
+                eid = -1 if e.event_id is None else e.event_id
+                out.append((e.action, e.op, e.src or "", e.dst or "", eid, e.pipe or ""))
+        return sorted(out)
+
+    mine = [replace(e, action="insert") if e.action == "move" else e for e in fix]
+    mine += [replace(e, action="delete") for e in fix if e.action == "move"]
+    return calls(mine) == calls(edits)
 
 
 def _is_flag(instr) -> bool:
@@ -382,11 +405,14 @@ def group(findings: list[Finding], programs, analyse_fn, event_ids: int) -> list
             continue
         rest = tuple(f for f in members if f is not seed)
         used.update(id(f) for f in members)
+        if kind == OWN and _same_calls(seed.fix, edits):
+            # the finding and its fix stand as they are; the rest hangs below
+            out.append(replace(seed, patch=tuple(edits), consequences=rest))
+            continue
+        if kind == OWN:  # its own kind of fix, with the ids chosen with the other causes
+            kind, text = seed.kind, seed.message.split("; fix:")[0]
         fix = "; ".join(e.describe() for e in edits)
-        n = len(rest)
-        message = f"{text}; fix: {fix}" + (f" ({n} consequence(s) below)" if n else "")
-        out.append(
-            Finding(seed.code, kind, message, seed.instructions, seed.fix, tuple(edits), rest)
-        )
+        message = f"{text}; fix: {fix}"
+        out.append(Finding(seed.code, kind, message, seed.instructions, (), tuple(edits), rest))
     out += [f for f in findings if id(f) not in used]
     return out

@@ -61,16 +61,18 @@ def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) 
             sets.setdefault(step.flag, []).append(i)
         elif kind is wait_kind:
             waits.setdefault(step.flag, []).append(i)
-    out: list[Finding] = _reused(view)
+    reused: set[tuple] = set()
+    out: list[Finding] = _reused(view, reused)
     if complete:
         out += _unconsumed(view, sets, waits)
     out += _collisions(view, sets, waits, event_ids)
     if flag_depth is not None:
-        out += _depth(view, sets, waits, flag_depth)
+        # an event already reported as reused (F208) is not reported again for its depth
+        out += _depth(view, {k: v for k, v in sets.items() if k not in reused}, waits, flag_depth)
     return out
 
 
-def _reused(view) -> list[Finding]:
+def _reused(view, reported: set) -> list[Finding]:
     """A kernel's set_flag on an event that an earlier set of the kernel still occupies (no
     wait consumed it yet, in program order). The reference library's CPU simulator and cost
     model stop on it for ``Event<>`` ids ("still occupied - likely missing Wait()"): an event is
@@ -78,7 +80,6 @@ def _reused(view) -> list[Finding]:
     post), so the run goes on and its other findings are still found."""
     out: list[Finding] = []
     pending: dict[tuple, list] = {}  # key -> the kernel's sets not yet waited, in order
-    reported: set[tuple] = set()
     set_kind, wait_kind = StepKind.SET_FLAG, StepKind.WAIT_FLAG
     for step, instr in view.issued:
         if step.kind is not set_kind and step.kind is not wait_kind:

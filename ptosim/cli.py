@@ -288,9 +288,12 @@ def _cmd_check(args) -> int:
                 continue
             status = 1
             if stopped is not None:
-                print(f"{name}: deadlock ({stopped.message.split(': ', 1)[0]})")
+                print(f"{name}: {stopped}")
             total = sum(1 + len(f.consequences) for f in findings)
-            print(f"{name}: {len(findings)} cause(s), {total} finding(s) in all")
+            if total == len(findings):
+                print(f"{name}: {total} finding(s)")
+            else:
+                print(f"{name}: {len(findings)} cause(s), {total} finding(s) in all")
             for f in findings:
                 print(f"  - {f}")
                 if f.consequences:

@@ -122,8 +122,10 @@ def _retarget(line: str, edit, cxx: bool, alias: str) -> str:
     if len(args) != 3:
         return line
     a = "" if cxx else alias
-    eid = None if edit.event_id is None else f"EVENT_ID{edit.event_id}"
-    new = [edit.src, edit.dst, eid]  # None: the argument stays as written
+    eid = f"EVENT_ID{edit.event_id}"
+    # None: the argument stays as the user wrote it
+    new = [v if name in edit.changes else None
+           for name, v in (("src", edit.src), ("dst", edit.dst), ("event_id", eid))]  # fmt: skip
     args = [
         o if n is None else (" " if k else "") + a + n for k, (o, n) in enumerate(zip(args, new))
     ]

@@ -197,10 +197,7 @@ class _Search:
                 return
             if e.action == "retarget":
                 target = ins[e.position]
-                edits.append(
-                    LineEdit("retarget", _op(target), "at", target.source, target.src.name,
-                             target.dst.name, e.event_id)
-                )  # fmt: skip
+                edits.append(_retarget(target, (target.src, target.dst, e.event_id)))
                 continue
             if e.action == "move":
                 moved = ins[e.position]
@@ -323,14 +320,16 @@ def _delete(instr) -> LineEdit:
 
 
 def _retarget(instr, key) -> LineEdit:
-    """Give the flag at ``instr``'s line ``key``: only the components that change are set."""
+    """Give the flag at ``instr``'s line ``key`` (``changes`` names what differs)."""
     src, dst, eid = key
-    return LineEdit(
-        "retarget", _op(instr), "at", instr.source,
-        src.name if src is not instr.src else None,
-        dst.name if dst is not instr.dst else None,
-        eid if eid != instr.event_id else None,
+    changes = tuple(
+        name
+        for name, new, old in (("src", src, instr.src), ("dst", dst, instr.dst),
+                               ("event_id", eid, instr.event_id))
+        if new != old
     )  # fmt: skip
+    return LineEdit("retarget", _op(instr), "at", instr.source, src.name, dst.name, eid,
+                    changes=changes)  # fmt: skip
 
 
 def _insert(flag, where: str, line: str, op: str | None = None) -> LineEdit:

@@ -36,6 +36,7 @@ class LineEdit:
     dst: str | None = None
     event_id: int | None = None
     pipe: str | None = None
+    changes: tuple[str, ...] = ()  # retarget: the arguments it changes ("src", "dst", "event_id")
 
     def call(self) -> str:
         """The sync call this edit writes (ISA spelling)."""
@@ -48,10 +49,7 @@ class LineEdit:
             return f"insert {self.call()} {self.where} {self.line}"
         if self.action == "delete":
             return f"delete the {self.op} at {self.line}"
-        parts = [
-            f"{name} {value}" for name, value in (("src", self.src), ("dst", self.dst)) if value
-        ] + ([f"EVENT_ID{self.event_id}"] if self.event_id is not None else [])
-        return f"give the {self.op} at {self.line} " + ", ".join(parts)  # fmt: skip
+        return f"make the {self.op} at {self.line} {self.call()}"
 
 
 def _flag_classes():
@@ -122,9 +120,9 @@ def apply_line_edits(program, edits) -> tuple[object, list[int | None]]:
             clone = copy.copy(instr)
             e = change.get(n)
             if e is not None:
-                clone.src = Pipe[e.src] if e.src else clone.src
-                clone.dst = Pipe[e.dst] if e.dst else clone.dst
-                clone.event_id = e.event_id if e.event_id is not None else clone.event_id
+                clone.src = Pipe[e.src] if "src" in e.changes else clone.src
+                clone.dst = Pipe[e.dst] if "dst" in e.changes else clone.dst
+                clone.event_id = e.event_id if "event_id" in e.changes else clone.event_id
             out.append(clone)
             origin.append(instr.position)
         for e in after.get(n, ()):

@@ -33,8 +33,9 @@ MAX_CANDIDATES = 40
 # would cost seconds per candidate).
 MAX_INSTRUCTIONS = 60_000
 SYNC = ("F201", "F202", "F203", "F205", "F206", "F207", "F208", "F209")
-_ORDER = {"retarget": 0, "delete": 1, "move": 2, "insert": 3}
+_ORDER = {"retarget": 0, "move": 1, "insert": 2, "delete": 3}  # ties: restore before removing
 OWN = "own"  # a candidate that is the seed finding's own fix
+_PRIORITY = {"F209": 0, "F208": 1, "F202": 2, "F201": 3}
 
 
 def _label(instr) -> str:
@@ -85,9 +86,19 @@ class _Search:
         """(edits, kind, explanation, seed finding) for the sync findings of ``st``."""
         out: list = []
         seen: set = set()
-        for f in st.findings:
-            if f.code not in SYNC:
-                continue
+        pairs: set = set()
+        # the flag defects first (they name the sync lines themselves), then the hazards; one
+        # race per pair of source lines (a loop's iterations share one repair)
+        ordered = sorted(
+            (f for f in st.findings if f.code in SYNC), key=lambda f: _PRIORITY.get(f.code, 9)
+        )
+        for f in ordered:
+            if f.code in ("F203", "F206", "F207"):
+                ins = st.programs[st.core_of(f)].instructions if st.programs else []
+                lines = tuple(ins[p].source for p in f.instructions if p < len(ins))
+                if (f.code, f.kind, lines) in pairs:
+                    continue
+                pairs.add((f.code, f.kind, lines))
             prog = st.programs[st.core_of(f)] if st.core_of(f) < len(st.programs) else None
             if prog is None:
                 continue
@@ -116,6 +127,7 @@ class _Search:
             )
         elif f.code == "F201" and f.kind == "flag-unconsumed":
             yield from self._unconsumed(at[0], prog, st)
+            yield from self._from_fix(f, prog)  # its own: the drain at the end of the kernel
         elif f.code == "F208":
             yield from self._reused(at, prog)
         elif f.code in ("F203", "F206", "F207", "F202"):
@@ -190,6 +202,17 @@ class _Search:
 
     def _from_fix(self, f: Finding, prog):
         ins = prog.instructions
+        if f.code in ("F206", "F207") and f.fix and f.fix[0].op == "pipe_barrier":
+            # the barrier right after the first writer: where such a barrier usually stands
+            # (and the same order for every later reader)
+            first = ins[min(f.instructions)]
+            pipe = f.fix[0].pipe
+            if _real(first.source):
+                yield (
+                    [LineEdit("insert", "pipe_barrier", "after", first.source, pipe=pipe)],
+                    "missing-barrier",
+                    f.message.split("; fix:")[0],
+                )
         edits: list[LineEdit] = []
         for e in f.fix:
             anchor = ins[e.anchor] if e.anchor < len(ins) else None

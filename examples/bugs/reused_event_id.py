@@ -13,10 +13,14 @@ simulator stops on ("Event ID still occupied - likely missing Wait()"); ptosim r
 every target (F208) and keeps counting, so the race it causes is found too and listed beneath
 it as its consequence. The finding (a2, 950pr and cpu)::
 
-    [F208 reused-event] SET_FLAG #7 (reused_event_id.py:57) sets (PIPE_MTE2, PIPE_V, EVENT_ID0)
-    again before the post of SET_FLAG #5 (reused_event_id.py:55) is waited; fix: make the
-    set_flag at reused_event_id.py:57 set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1); make the
-    wait_flag at reused_event_id.py:58 wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1)
+    [F208 reused-event] core 0: SET_FLAG #7 (reused_event_id.py:61) sets (PIPE_MTE2, PIPE_V,
+    EVENT_ID0) again while the post of SET_FLAG #5 (reused_event_id.py:59) is not waited yet;
+    the next wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) is WAIT_FLAG #8 (reused_event_id.py:62):
+    the event is taken from its set to its wait (the reference library's CPU simulator stops
+    here: "Event ID still occupied - likely missing Wait()"), and counted pairing hands each
+    wait the oldest post, which may not be the data it means; fix: make the set_flag at
+    reused_event_id.py:61 set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1); make the wait_flag at
+    reused_event_id.py:62 wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1)
 
 The fix (``fixed``): one id per load, EVENT_ID0 for ``x`` and EVENT_ID1 for the floors, and each
 wait names the load it waits for. (Moving the second wait up, as the finding's mechanical fix

@@ -129,7 +129,7 @@ class _Search:
             yield from self._unconsumed(at[0], prog, st)
             yield from self._from_fix(f, prog)  # its own: the drain at the end of the kernel
         elif f.code == "F208":
-            yield from self._reused(at, prog)
+            yield from self._reused(f, at, prog)
         elif f.code in ("F203", "F206", "F207", "F202"):
             yield from self._from_fix(f, prog)
 
@@ -185,13 +185,13 @@ class _Search:
                 yield ([_retarget(w, key)], "wrong-event", text)
         yield ([_delete(d)], "stray-set", f"{_label(d)} posts {_key_text(key)}, never waited")
 
-    def _reused(self, at, prog):
+    def _reused(self, f: Finding, at, prog):
         a, b = at[0], at[1]
         w = at[2] if len(at) > 2 else None
         key = _key(b)
         used = {i.event_id for i in prog.instructions if _is_flag(i) and _key(i)[:2] == key[:2]}
         free = [e for e in range(self.event_ids) if e not in used]
-        text = f"{_label(b)} sets {_key_text(key)} again before the post of {_label(a)} is waited"
+        text = f.message.split("; fix:")[0]  # both sets, the wait, the reference's rule
         if free and w is not None:
             new = (key[0], key[1], free[0])
             yield ([_retarget(b, new), _retarget(w, new)], "reused-event", text)

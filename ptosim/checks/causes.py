@@ -186,7 +186,7 @@ class _Search:
         yield ([_delete(d)], "stray-set", f"{_label(d)} posts {_key_text(key)}, never waited")
 
     def _reused(self, f: Finding, at, prog):
-        a, b = at[0], at[1]
+        b = at[1]  # at[0]: the earlier set (named in the seed message)
         w = at[2] if len(at) > 2 else None
         key = _key(b)
         used = {i.event_id for i in prog.instructions if _is_flag(i) and _key(i)[:2] == key[:2]}

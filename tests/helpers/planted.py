@@ -83,7 +83,7 @@ def _body_lines(text: str, kernel: str, cxx: bool) -> range:
 def _args(inner: str) -> list[str]:
     out, depth, cur = [], 0, ""
     for ch in inner:
-        depth += ch in "([" 
+        depth += ch in "(["
         depth -= ch in ")]"
         if ch == "," and depth == 0:
             out.append(cur.strip())

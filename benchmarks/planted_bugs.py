@@ -63,12 +63,15 @@ def main() -> None:
     ap.add_argument("--devices", default="cpu,a2,950pr")
     ap.add_argument("--cxx", action="store_true", help="C++ kernels too (builds each mutant)")
     ap.add_argument("--verbose", action="store_true", help="print every miss")
+    ap.add_argument("--only", help="comma-separated file names (e.g. reused_event_id.cpp)")
     args = ap.parse_args()
     devices = args.devices.split(",")
     verdicts = []
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for n, (path, kernel, runner, cxx) in enumerate(cases(args.cxx)):
+            if args.only and path.name not in args.only.split(","):
+                continue
             text = path.read_text()
             for k, m in enumerate(mutants(text, kernel, cxx)):
                 where = Path(tmp) / f"m{n}_{k}" / path.name

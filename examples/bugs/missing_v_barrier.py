@@ -10,10 +10,10 @@ instructions one after the other), which is exactly why the checker reports it.
 The finding (a2, ``python -m ptosim check examples/bugs/missing_v_barrier.py:buggy --device
 a2``, which exits 1)::
 
-    [F207 missing-barrier] TADDS #6 (missing_v_barrier.py:49) reads UB[0x1000, 0x2000), which
+    [F207 vector-raw] TADDS #6 (missing_v_barrier.py:49) reads UB[0x1000, 0x2000), which
     TMULS #5 (missing_v_barrier.py:47) writes, with no pipe_barrier(PIPE_V) between them: the
-    vector pipe is pipelined and does not wait for a write before a later read; fix: insert
-    pipe_barrier(PIPE_V) after missing_v_barrier.py:47
+    vector pipe is pipelined and does not wait for a write before a later read; fix:
+    pipe_barrier(PIPE_V) after TMULS #5 (missing_v_barrier.py:47)
 
 On the 950 the reference gives no rule for the visibility of one vector function's stores to
 the next one's loads, so ptosim reports F207 on a2/a3 (and on cpu, which judges portability by

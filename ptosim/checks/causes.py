@@ -165,15 +165,17 @@ class _Search:
                 if (key[0].name, key[1].name) in pipes or not pipes:
                     g = max(f.instructions)
                     if g > d.position:
-                        consumers.append(g)
+                        consumers.append((g, min(f.instructions)))
         if consumers:
-            g = ins[min(consumers)]
+            g_pos, p_pos = min(consumers)
+            g, producer = ins[g_pos], ins[p_pos]
             anchor = _hoist(prog, g)
             yield (
                 [_insert(d, "before", anchor.source, op="wait_flag")],
                 "missing-wait",
-                f"{_label(d)} posts {_key_text(key)}, but nothing waits for it before "
-                f"{_label(g)}, which uses the data",
+                f"{_label(producer)} on {key[0].name} produces what {_label(g)} on "
+                f"{key[1].name} uses; {_label(d)} posts {_key_text(key)} after it, but nothing "
+                f"waits for it before {g.label}",
             )
         for w in _stuck_waits(prog, st):
             wk = _key(w)
@@ -210,8 +212,9 @@ class _Search:
             if _real(first.source):
                 yield (
                     [LineEdit("insert", "pipe_barrier", "after", first.source, pipe=pipe)],
-                    "missing-barrier",
-                    f.message.split("; fix:")[0],
+                    f.kind,
+                    f"{f.message.split('; fix:')[0]}; fix: pipe_barrier({pipe}) after "
+                    f"{_label(first)}",
                 )
         edits: list[LineEdit] = []
         for e in f.fix:
@@ -300,6 +303,31 @@ class _Search:
             causes.append((edits, kind, text, st.ident(seed), gone))
             st = trial
         return causes, base
+
+
+def _position_fix(edits, program) -> tuple:
+    """The inserts of ``edits`` as position edits of ``program`` (the first run of each
+    anchor line), for ``apply_fixes`` callers that read ``Finding.fix``; empty when an edit is
+    not an insert."""
+    from ..findings import Edit
+
+    ins = list(program)
+    out = []
+    for e in edits:
+        if e.action != "insert":
+            return ()
+        runs = [i for i in ins if i.source == e.line]
+        if not runs:
+            return ()
+        anchor = runs[0]
+        if e.where == "after":  # the end of the first run of the line
+            n = anchor.position
+            while n + 1 < len(ins) and ins[n + 1].source == e.line:
+                n += 1
+            anchor = ins[n]
+        out.append(Edit("insert", e.op, e.where, anchor.position, anchor.source, e.src, e.dst,
+                        e.event_id, e.pipe))  # fmt: skip
+    return tuple(out)
 
 
 def _same_calls(fix, edits) -> bool:
@@ -433,8 +461,10 @@ def group(findings: list[Finding], programs, analyse_fn, event_ids: int) -> list
             continue
         if kind == OWN:  # its own kind of fix, with the ids chosen with the other causes
             kind, text = seed.kind, seed.message.split("; fix:")[0]
-        fix = "; ".join(e.describe() for e in edits)
-        message = f"{text}; fix: {fix}"
-        out.append(Finding(seed.code, kind, message, seed.instructions, (), tuple(edits), rest))
+        message = (
+            text if "; fix:" in text else f"{text}; fix: " + "; ".join(e.describe() for e in edits)
+        )
+        fix = _position_fix(edits, programs[0])
+        out.append(Finding(seed.code, kind, message, seed.instructions, fix, tuple(edits), rest))
     out += [f for f in findings if id(f) not in used]
     return out

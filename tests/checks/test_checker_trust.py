@@ -314,15 +314,12 @@ def test_unconsumed_set_names_its_source_line_and_where_to_wait():
     run = pto.Device("a2").run(k)
     (f,) = run.findings
     assert f.code == "F201" and "test_checker_trust.py:" in f.message
-    # a set nothing waits for, with nothing racing: the cause is the stray set itself
-    assert f.kind == "stray-set" and "SET_FLAG #0" in f.message
+    assert "after SET_FLAG #0" in f.message
+    # the fix as an edit of the file: the drain wait after the set's line (the kernel's end)
     (edit,) = f.patch
     line = k.func.__code__.co_firstlineno + 2  # @pto.kernel, def, then the set_flag
-    assert (edit.action, edit.op, edit.line) == (
-        "delete",
-        "set_flag",
-        f"test_checker_trust.py:{line}",
-    )
+    assert (edit.action, edit.op, edit.where) == ("insert", "wait_flag", "after")
+    assert edit.line == f"test_checker_trust.py:{line}"
 
 
 # -- item 11: hardware atomics across cores -----------------------------------------------------
@@ -390,7 +387,7 @@ def test_two_tstores_to_overlapping_gm_need_a_barrier():
         return dev.run(k, out)
 
     (f,) = run_with(barrier=False).findings
-    assert f.code == "F206" and "pipe_barrier(PIPE_MTE3) before TSTORE #5" in f.message
+    assert f.code == "F206" and "pipe_barrier(PIPE_MTE3) after TSTORE #4" in f.message
     assert run_with(barrier=True).findings == []
 
 

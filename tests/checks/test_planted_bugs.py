@@ -61,10 +61,12 @@ def test_every_bug_class_is_planted():
 
 @pytest.mark.slow
 @pytest.mark.cxx
-@pytest.mark.parametrize("stem", ("missing_mte2_to_v", "reused_event_id", "missing_v_barrier"))
-def test_planted_bugs_in_cxx_kernels_are_named_and_fixed(tmp_path, monkeypatch, stem):
+def test_planted_bugs_in_cxx_kernels_are_named_and_fixed(tmp_path):
     pytest.importorskip("ptosim.cxx")
-    monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
-    path = ROOT / "examples" / "cxx" / "bugs" / f"{stem}.cpp"
-    runner = cxx_runner("fixed", f"{BUGS / stem}.py:fixed")
-    _assert_rates(_verdicts(tmp_path, path, "fixed", runner, True))
+    verdicts = []
+    for stem in ("missing_mte2_to_v", "reused_event_id", "missing_v_barrier"):
+        (tmp_path / stem).mkdir()
+        path = ROOT / "examples" / "cxx" / "bugs" / f"{stem}.cpp"
+        runner = cxx_runner("fixed", f"{BUGS / stem}.py:fixed")
+        verdicts += _verdicts(tmp_path / stem, path, "fixed", runner, True)
+    _assert_rates(verdicts)

@@ -62,7 +62,7 @@ def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) 
         elif kind is wait_kind:
             waits.setdefault(step.flag, []).append(i)
     reused: set[tuple] = set()
-    out: list[Finding] = _reused(view, reused)
+    out: list[Finding] = _reused(view, sets, waits, reused)
     if complete:
         out += _unconsumed(view, sets, waits)
     out += _collisions(view, sets, waits, event_ids)
@@ -72,30 +72,32 @@ def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) 
     return out
 
 
-def _reused(view, reported: set) -> list[Finding]:
+def _reused(view, sets: dict, waits: dict, reported: set) -> list[Finding]:
     """A kernel's set_flag on an event that an earlier set of the kernel still occupies (no
     wait consumed it yet, in program order). The reference library's CPU simulator and cost
     model stop on it for ``Event<>`` ids ("still occupied - likely missing Wait()"): an event is
     taken from its set to its wait. The engine keeps counting (the n-th wait consumes the n-th
-    post), so the run goes on and its other findings are still found."""
+    post), so the run goes on and its other findings are still found. Works on the issued
+    indices of each event's sets and waits (``sets``, ``waits``), not on every step."""
+    issued = view.issued
     out: list[Finding] = []
-    pending: dict[tuple, list] = {}  # key -> the kernel's sets not yet waited, in order
-    set_kind, wait_kind = StepKind.SET_FLAG, StepKind.WAIT_FLAG
-    for step, instr in view.issued:
-        if step.kind is not set_kind and step.kind is not wait_kind:
+    for key, posts in sets.items():
+        if len(posts) < 2:
             continue
-        if not _user(instr):
-            continue  # the library's own set-then-wait chains never leave an event taken
-        key = step.flag
-        q = pending.setdefault(key, [])
-        if step.kind is wait_kind:
-            if q:
-                q.pop(0)
-            continue
-        if q and key not in reported:
-            reported.add(key)
-            out.append(_reused_finding(view, key, q[0], instr))
-        q.append(instr)
+        mine = [i for i in posts if _user(issued[i][1])]
+        theirs = [i for i in waits.get(key, ()) if _user(issued[i][1])]
+        k = 0  # waits issued so far
+        pending: list[int] = []
+        for s in mine:
+            while k < len(theirs) and theirs[k] < s:
+                k += 1
+                if pending:
+                    pending.pop(0)
+            if pending:
+                reported.add(key)
+                out.append(_reused_finding(view, key, issued[pending[0]][1], issued[s][1]))
+                break
+            pending.append(s)
     return out
 
 
@@ -315,6 +317,8 @@ def stuck_findings(view) -> list[Finding]:
     A wait_flag whose event has fewer posts than waits up to it is never posted (the root);
     a wait whose post exists but comes after it in its own pipe's order waits before its post.
     One finding per event; waits stuck only behind another stuck wait are not repeated."""
+    if len(view.clocks.order) == len(view.issued):
+        return []  # every step ran: nothing is stuck
     issued = view.issued
     out: list[Finding] = []
     posts: dict[tuple, int] = {}
@@ -391,6 +395,8 @@ def cross_stuck(views) -> list[Finding]:
     """F209 for wait_flag_dev steps the logical execution never passes: the FFTS round they
     wait for never completes (a member of the group never posts it, or is not launched), or
     the core's own post comes after the wait (a wait before its post)."""
+    if all(len(v.clocks.order) == len(v.issued) for v in views):
+        return []  # every step of every core ran
     ids = tuple(v.core for v in views)
     posted: dict[tuple[int, int], list] = {}  # (core, flag) -> its ffts_cross_core_sync instrs
     modes: dict[int, int] = {}

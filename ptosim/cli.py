@@ -14,24 +14,36 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import sysconfig
+import time
+import tomllib
+import traceback
+from pathlib import Path
 
 from . import (
     DeadlockError,
+    Device,
     FindingsError,
     KernelError,
     PtoSimError,
     __version__,
     available_devices,
     load_config,
+    targets,
 )
+from .bench import format_table, plot, row_vs_elem
+from .cxx.cli import CxxRunSpec
+from .cxx.testdir import folder_devices, print_reports, run_test_dir
+from .demo import run_demo
+from .isa.registry import TARGETS, dtype_list, specs
+from .kernelfile import load, load_all
+from .sweep import default_output, load_spec, run_sweep
 
 
 def _cmd_instructions(args) -> int:
-    from .isa.registry import TARGETS, dtype_list, specs
-
     shown = [s for s in specs() if args.device is None or s.supported(_family(args.device))]
     for s in shown:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
@@ -59,16 +71,12 @@ def _cmd_devices(args) -> int:
 
 
 def _cmd_config(args) -> int:
-    import json
-
     cfg = load_config(args.device)
     print(json.dumps(cfg.model_dump(mode="json"), indent=2))
     return 0
 
 
 def _cmd_demo(args) -> int:
-    from .demo import run_demo
-
     return 0 if run_demo() else 1
 
 
@@ -100,8 +108,6 @@ def _progress_printer():
 
 def _overrides(pairs) -> dict:
     """``KEY=VALUE`` strings -> a dict; VALUE parsed as a TOML value (number, string, bool)."""
-    import tomllib
-
     out = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -143,10 +149,6 @@ def _per_device(path: str | None, device: str, several: bool) -> str | None:
 
 
 def _execute(spec, device: str, args):
-    import time
-
-    from . import Device
-
     dev = Device(device, overrides=_overrides(args.set))
     kargs, kwargs = spec.build_inputs(dev)
     options = spec.run_options()
@@ -161,8 +163,6 @@ def _execute(spec, device: str, args):
 
 
 def _cmd_run(args) -> int:
-    from .kernelfile import load
-
     devices = _devices(args.device)
     several = len(devices) > 1
     for device in devices:  # fail before simulating anything
@@ -173,8 +173,6 @@ def _cmd_run(args) -> int:
     if getattr(args, "entry", None) is not None or args.file.lower().endswith(
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
-        from .cxx.cli import CxxRunSpec
-
         spec = CxxRunSpec(
             args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
         )
@@ -222,10 +220,6 @@ def _cmd_run(args) -> int:
 
 def _cmd_test(args) -> int:
     """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails."""
-    from pathlib import Path
-
-    from .cxx.testdir import folder_devices, print_reports, run_test_dir
-
     if args.device.strip().lower() == "all":
         devices = folder_devices(Path(args.dir))
     else:
@@ -238,8 +232,6 @@ def _cmd_test(args) -> int:
 
 
 def _cmd_check(args) -> int:
-    from .kernelfile import load_all
-
     if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
         raise KernelError(
             "ptosim check takes Python kernel files; for a C++ kernel use "
@@ -262,12 +254,9 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_bench_row_vs_elem(args) -> int:
-    import json
-
-    from .bench import format_table, plot, row_vs_elem
-
     if args.plot:  # fail before the sweep, not after it
         try:
+            # matplotlib is the optional extra "plot": probed before the sweep runs
             import matplotlib  # noqa: F401
         except ImportError:
             print(
@@ -307,8 +296,6 @@ def _cmd_bench_row_vs_elem(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .sweep import default_output, load_spec, run_sweep
-
     spec = load_spec(args.spec)
     output = args.output or str(default_output(spec))
     rows = run_sweep(
@@ -332,8 +319,6 @@ def _cmd_sweep(args) -> int:
 
 def _library_dirs() -> tuple[str, ...]:
     """Directories whose frames are never the user's: ptosim, targets, the stdlib, site-packages."""
-    from . import targets  # installed from the repo's targets/ folder
-
     dirs = {os.path.dirname(os.path.abspath(__file__)), os.path.dirname(targets.__file__)}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         if key in sysconfig.get_paths():
@@ -343,8 +328,6 @@ def _library_dirs() -> tuple[str, ...]:
 
 def _user_frames(exc: BaseException) -> list:
     """The traceback frames of ``exc`` in the user's own files (kernel files and their helpers)."""
-    import traceback
-
     lib = _library_dirs()
     return [
         f
@@ -373,8 +356,6 @@ def _one_line(exc: PtoSimError) -> str:
 
 def _report(exc: BaseException, show_traceback: bool) -> int:
     """Print the one-line error for an exception escaping a command; return the exit code."""
-    import traceback
-
     frames = _user_frames(exc)
     where = _where(frames)
     if isinstance(exc, SystemExit):

@@ -5,6 +5,8 @@ of the instructions (DESIGN.md section 6). The lowering plans of the timed engin
 scalar steps, vector repeats, SIMT launches) will live in one sub-package per target.
 """
 
+from . import a2a3, a5
+
 FAMILIES = {
     "cpu": "reference semantics of the PTO CPU simulator, program order, no timing",
     "a2a3": "Atlas A2/A3 vector core: scalar pipe S, MTE2 GM->UB, MTE3 UB->GM, vector pipe V",
@@ -15,11 +17,7 @@ FAMILIES = {
 def planner(target: str):
     """The plan function of a timed target family, or None for the untimed cpu target."""
     if target == "a2a3":
-        from . import a2a3
-
         return a2a3.plan
     if target == "a5":
-        from . import a5
-
         return a5.plan
     return None

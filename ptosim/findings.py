@@ -83,10 +83,11 @@ class FindingCode:
 
     Attributes:
         code: ``F1xx`` (semantics a target leaves to the kernel) or ``F2xx`` (synchronisation).
-        name: short name (the kind of most of its findings).
-        kinds: the kinds its findings may carry (``Finding.kind``); the first is ``name``.
+        name: short name (its findings' kind when it has one kind).
+        kinds: the kinds its findings carry (``Finding.kind``); by default ``(name,)``.
         meaning: one line saying what was found.
-        fix: one line saying how a kernel usually fixes it ("" when there is nothing to fix).
+        fix: one line saying how a kernel usually fixes it ("" when there is no usual fix).
+        No text of the registry may contain ``|`` (its docs tables are markdown).
     """
 
     code: str
@@ -114,6 +115,22 @@ class FindingCode:
 def finding_codes() -> list[FindingCode]:
     """Every finding code, in code order (the docs tables are generated from them)."""
     return sorted(_CODES.values(), key=lambda c: c.code)
+
+
+def markdown_table(*, short: bool = False) -> str:
+    """The docs table of the finding codes (generated into docs/reference.md; ``short``: code
+    and meaning only, for the README)."""
+    if short:
+        lines = ["| code | finding |", "|---|---|"]
+        for c in finding_codes():
+            kinds = ", ".join(f"`{k}`" for k in c.kinds)
+            lines.append(f"| {c.code} | {kinds}: {c.meaning} |")
+    else:
+        lines = ["| code | kinds | meaning | fix |", "|---|---|---|---|"]
+        for c in finding_codes():
+            kinds = ", ".join(f"`{k}`" for k in c.kinds)
+            lines.append(f"| {c.code} | {kinds} | {c.meaning} | {c.fix or '-'} |")
+    return "\n".join(lines) + "\n"
 
 
 # -- the registry ----------------------------------------------------------------------------
@@ -147,7 +164,7 @@ HIDDEN_SCRATCH = FindingCode(
 TILE_OVERLAP = FindingCode(
     "F105",
     "tile-overlap",
-    "operands of one instruction overlap in UB where the lowering clobbers one before it is read",
+    "the operands of one instruction overlap in UB",
     "give dst its own tile",
 )
 DMA_EXTENT = FindingCode(
@@ -167,9 +184,9 @@ DUP_CLOBBERS_SRC = FindingCode(
 SCALAR_ROUNDED = FindingCode(
     "F108",
     "scalar-rounded",
-    "an a2a3 int32 TSUBS whose scalar (|s| > 2**24), negated through float, was rounded: "
-    "the result is not an exact subtraction",
-    "keep |s| <= 2**24, or subtract a tile (TSUB)",
+    "an a2a3 int32 TSUBS whose scalar (magnitude above 2**24), negated through float, was "
+    "rounded: the result is not an exact subtraction",
+    "keep the scalar within 2**24 in magnitude, or subtract a tile (TSUB)",
 )
 CONVERSION_UNDEFINED = FindingCode(
     "F109",

@@ -35,6 +35,7 @@ from . import (
     targets,
 )
 from .bench import format_table, plot, row_vs_elem
+from .config_files import config_path, resolve, sourced_lines
 from .cxx.cli import CxxRunSpec
 from .cxx.testdir import folder_devices, print_reports, run_test_dir
 from .demo import run_demo
@@ -72,7 +73,13 @@ def _cmd_devices(args) -> int:
 
 def _cmd_config(args) -> int:
     cfg = load_config(args.device)
-    print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    if not args.sources:
+        print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+        return 0
+    resolved = resolve(config_path(args.device))
+    print(f"# {args.device}: " + " extends ".join(str(p) for p in resolved.chain))
+    for line in sourced_lines(cfg.model_dump(mode="json"), resolved):
+        print(line)
     return 0
 
 
@@ -396,8 +403,13 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--device", help="only those the device's target defines")
     ins.add_argument("-v", "--verbose", action="store_true", help="signatures and dtypes")
     ins.set_defaults(func=_cmd_instructions)
-    c = sub.add_parser("config", help="print a device's resolved config as JSON")
-    c.add_argument("device")
+    c = sub.add_parser("config", help="print a device's resolved config (its bases merged) as JSON")
+    c.add_argument("device", help="a device name or a path to a config TOML")
+    c.add_argument(
+        "--sources",
+        action="store_true",
+        help="one line per value with the file that sets it and its source comment",
+    )
     c.set_defaults(func=_cmd_config)
     sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(func=_cmd_demo)
     for cmd, helptext, fn in (

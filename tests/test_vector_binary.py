@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 import ptosim as pto
 from ptosim.isa.vector.binary import DTYPES
+
+from .test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
 TARGETS = tuple(DEV)

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
-from test_vector_binary import DEV, TARGETS, bs_of, intrinsics, rand, reference, vector_events
 
 import ptosim as pto
 from ptosim.isa.vector.scalar import DTYPES, OPS
+
+from .test_rowexpand import assert_bits_equal, constraint, run_kernel, seeded, vec
+from .test_vector_binary import DEV, TARGETS, bs_of, intrinsics, rand, reference, vector_events
 
 NAMES = tuple(OPS)
 

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_vector_layout import Kern, vec
 
 import ptosim as pto
 from ptosim.errors import ConstraintError, UnsupportedError
+
+from .test_vector_layout import Kern, vec
 
 DEVICES = ("cpu", "a2", "950pr")
 SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))

@@ -39,26 +39,26 @@ from .config_files import config_path, resolve, sourced_lines
 from .cxx.cli import CxxRunSpec
 from .cxx.testdir import folder_devices, print_reports, run_test_dir
 from .demo import run_demo
-from .isa.registry import TARGETS, dtype_list, specs
+from .isa.registry import dtype_list, specs
 from .kernelfile import load, load_all
 from .sweep import default_output, load_spec, run_sweep
+from .targets import spec_of
+from .targets import specs as target_specs
 
 
 def _cmd_instructions(args) -> int:
-    shown = [s for s in specs() if args.device is None or s.supported(_family(args.device))]
+    families = target_specs()
+    only = None if args.device is None else spec_of(load_config(args.device).target)
+    shown = [s for s in specs() if only is None or only.defines(s.name)]
     for s in shown:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
         if args.verbose:
             print(f"    {s.signature}")
-            for t in TARGETS:
-                dts = s.dtypes[t]
-                print(f"    {t:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
+            for t in families:
+                dts = t.dtypes_of(s.name)
+                print(f"    {t.name:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
     print(f"{len(shown)} instructions")
     return 0
-
-
-def _family(device: str) -> str:
-    return load_config(device).target
 
 
 def _cmd_devices(args) -> int:

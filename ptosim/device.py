@@ -15,6 +15,7 @@ from .isa.scalar_access import GetValue, SetValue
 from .memory import GlobalMemory, GmBuffer
 from .program import Kernel, NeedsSession, Program, header, record
 from .run import RunResult, run_blocks
+from .targets import spec_of
 
 # Tile / GlobalTensor GetValue and SetValue are these instructions (tensors sit below them).
 recording.install_scalar_access(GetValue, SetValue)
@@ -45,6 +46,7 @@ class Device:
             c.memory.l1_size_bytes,
             c.memory.ub_align_bytes,
             c.sync.event_ids,
+            spec_of(c.target),  # what the target does (ptosim.isa.spec)
         )
         self.gm = GlobalMemory()
 

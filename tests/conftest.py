@@ -1,11 +1,53 @@
-"""Shared test helpers."""
+"""Shared fixtures, markers and lanes.
+
+Lanes: ``pytest`` runs everything (CI); ``pytest --fast`` is the everyday lane: it leaves out
+tests marked ``slow`` (several seconds each) and ``cxx`` (they build C++ kernels). Every test
+under tests/cxx/ is marked ``cxx`` here, so a module there need not say it.
+
+C++ builds: the tests use ptosim's ordinary build cache (``PTOSIM_CACHE_DIR`` or
+~/.cache/ptosim), which is keyed by the preprocessed text, the compiler and its flags, so every
+test, module and xdist worker that builds the same source shares one library, and a rerun builds
+nothing. Tests of the cache itself point it at their own temporary folder.
+"""
+
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-import ptosim as pto
+# the helpers' asserts get pytest's rewriting (operands in the failure message), as a test's do
+pytest.register_assert_rewrite("tests.helpers")
 
-ALL_DEVICES = ("cpu", "a2", "a3", "950pr", "950dt")
-ONE_PER_TARGET = ("cpu", "a2", "950pr")
+import ptosim as pto  # noqa: E402
+from tests.helpers.devices import ONE_PER_TARGET  # noqa: E402
+
+CXX_TESTS = Path(__file__).resolve().parent / "cxx"
+
+
+# Hypothesis: no per-example deadline and no "input generation is slow" health check, which only
+# measure how busy the machine is (a shared 2-core machine under load failed them); examples and
+# their number stay as each test sets them.
+settings.register_profile("ptosim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ptosim")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the everyday lane: skip tests marked slow or cxx (same as -m 'not slow and not cxx')",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--fast"):
+        config.option.markexpr = "not slow and not cxx"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if CXX_TESTS in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.cxx)
 
 
 @pytest.fixture(params=ONE_PER_TARGET)
@@ -14,23 +56,20 @@ def device(request) -> pto.Device:
     return pto.Device(request.param)
 
 
-@pytest.fixture(scope="module")
-def cxx_program(tmp_path_factory):
-    """Build a C++ test file once per module (g++, a per-module build cache) with the entries
-    given: ``cxx_program(path, entries)``."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PTOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("cxx-cache")))
+@pytest.fixture(scope="session")
+def cxx_program():
+    """Build a C++ test file once per session and worker with the entries given:
+    ``cxx_program(path, entries)`` (the build cache shares it across workers and reruns)."""
     built = {}
 
     def load(path, entries):
         if path not in built:
-            built[path] = pto.cxx.load(path, compiler="g++")
-            for e in entries:
-                built[path].entry(e)
+            built[path] = pto.cxx.load(path)
+        for e in entries:  # before the first run, so that one library serves them all
+            built[path].entry(e)
         return built[path]
 
-    yield load
-    mp.undo()
+    return load
 
 
 def _run_twin(kernel, device: str, make_args):

@@ -86,8 +86,8 @@ class CxxProgram:
 
     Args:
         path: the .cpp file (its own directory is on the include path).
-        compiler: ``"zig"``, ``"g++"``, ``"clang++"`` or a path (default: PTOSIM_CXX, else zig
-            when installed, else clang++, else g++).
+        compiler: ``"zig"``, ``"g++"``, ``"clang++"`` or a path (default: PTOSIM_CXX, else the
+            system g++, else clang++, else zig's clang).
         defines: extra ``NAME`` / ``NAME=VALUE`` macros; include_dirs: extra include directories.
     """
 

@@ -8,14 +8,15 @@ import numpy as np
 from ..dtypes import DType
 from ..enums import ScatterAtomicOp
 from .maxmin import maxmin
+from .spec import MaxMin
 
 
 def _combine(
-    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, target: str
+    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, rule: MaxMin
 ) -> np.ndarray:
     """One atomic read-modify-write step ``cur op val`` with D12 arithmetic, in dtype ``dt``.
 
-    Max/Min: ``maxmin`` semantics of ``target`` with the table value as the first operand."""
+    Max/Min: ``maxmin`` under the target's ``rule``, the table value as the first operand."""
     wide = np.float32 if dt.is_float else np.int64
     a, b = cur.astype(wide), val.astype(wide)
     if op is ScatterAtomicOp.Add:
@@ -23,13 +24,13 @@ def _combine(
         # int: wraps on the cast back (two's complement truncation)
         out = a + b
     else:
-        out = maxmin(target, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
+        out = maxmin(rule, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
     return out.astype(dt.np)
 
 
 def atomic_update(
     store: np.ndarray, offs: np.ndarray, vals: np.ndarray, op: ScatterAtomicOp, dt: DType,
-    target: str,
+    rule: MaxMin,
 ) -> None:  # fmt: skip
     """``store[offs] = store[offs] op vals`` element by element in order (flat arrays): an offset
     that repeats is updated once per occurrence (the n-th writes of every slot together)."""
@@ -37,7 +38,7 @@ def atomic_update(
     for step in range(int(rank.max(initial=-1)) + 1):
         sel = rank == step
         o = offs[sel]
-        store[o] = _combine(op, dt, store[o], vals[sel], target)
+        store[o] = _combine(op, dt, store[o], vals[sel], rule)
 
 
 def _occurrence_rank(offsets: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from .scatter import ATOMIC_TYPE
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     """Burst start offsets (GM elements) per DMA instruction, and the burst length."""
     g = instr.gm
-    b = instr.bursts(ctx.target)
+    b = instr.bursts(ctx.spec.dma)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
     n = max(per_dma, 1)

@@ -1,4 +1,4 @@
-// C++ kernels for tests/test_cxx_arith.py: one entry per (instruction, C++ form, element type)
+// C++ kernels for tests/cxx/test_arith.py: one entry per (instruction, C++ form, element type)
 // of the arithmetic families (row / column broadcasts, partial ops, integer and bitwise ops, the
 // remaining elementwise math, the *Algorithm template forms, the 20 plain elementwise ops in
 // bfloat16 / int32 / int16). The test builds the same kernel in Python from its case table

@@ -1,4 +1,4 @@
-// tests/test_tstore_atomic.py: TSTORE<Tile, GlobalTensor, AtomicType::AtomicAdd> from C++; every
+// tests/isa/test_tstore_atomic.py: TSTORE<Tile, GlobalTensor, AtomicType::AtomicAdd> from C++; every
 // block adds its slice of `a` into the same `out` rows.
 #include <pto/pto-inst.hpp>
 using namespace pto;

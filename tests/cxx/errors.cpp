@@ -1,4 +1,4 @@
-// C++ kernels for tests/test_cxx_errors.py: each entry makes one error or finding.
+// C++ kernels for tests/cxx/test_errors.py: each entry makes one error or finding.
 #include <pto/pto-inst.hpp>
 using namespace pto;
 using TileF = Tile<TileType::Vec, float, 16, 16>;

@@ -1,4 +1,4 @@
-// tests/test_cxx_events.py: the Event<SrcOp, DstOp> / TSYNC rules of the library
+// tests/cxx/test_events.py: the Event<SrcOp, DstOp> / TSYNC rules of the library
 // (semantics.md "Event ids" and "Higher-level forms").
 #include <pto/pto-inst.hpp>
 using namespace pto;

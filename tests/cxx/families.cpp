@@ -1,4 +1,4 @@
-// C++ kernels for tests/test_cxx_frontend.py: one entry per instruction family, each the twin of
+// C++ kernels for tests/cxx/test_frontend.py: one entry per instruction family, each the twin of
 // a Python kernel in the test (same instructions, same operands).
 #include <pto/pto-inst.hpp>
 using namespace pto;

@@ -1,4 +1,4 @@
-// tests/test_cxx_build.py: a macro-generated <<<>>> launch and device inline assembly compile.
+// tests/cxx/test_build.py: a macro-generated <<<>>> launch and device inline assembly compile.
 #include <pto/pto-inst.hpp>
 #define CAT(a, b) a##b
 #define KNAME(x) CAT(kern_, x)

@@ -1,4 +1,4 @@
-// C++ kernels for tests/test_cxx_layoutsort.py: one entry per (instruction, C++ form, element type)
+// C++ kernels for tests/cxx/test_layoutsort.py: one entry per (instruction, C++ form, element type)
 // of the layout / fill, sort, gather and data-movement families, each the twin of a Python kernel
 // in the test (same tile shapes, TASSIGN addresses, flags and operands). Every entry takes four GM
 // pointers (out, a, b, c); the helpers below load / store a tile's valid region.

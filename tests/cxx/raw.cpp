@@ -1,4 +1,4 @@
-// Raw element accesses in C++ (tests/test_cxx_raw.py): `tile.data()[i]` and `*gm_ptr`, served by
+// Raw element accesses in C++ (tests/cxx/test_raw.py): `tile.data()[i]` and `*gm_ptr`, served by
 // ptosim's simulation session as GetValue / SetValue instructions (PIPE_S).
 #include <pto/pto-inst.hpp>
 

@@ -1,4 +1,4 @@
-// tests/test_cxx_recorder.py: one call of each operand kind and template-argument form.
+// tests/cxx/test_recorder.py: one call of each operand kind and template-argument form.
 #include <pto/pto-inst.hpp>
 using namespace pto;
 

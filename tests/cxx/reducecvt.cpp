@@ -1,4 +1,4 @@
-// C++ kernels for tests/test_cxx_reducecvt.py: one entry per (instruction, C++ form, dtype) of the
+// C++ kernels for tests/cxx/test_reducecvt.py: one entry per (instruction, C++ form, dtype) of the
 // reductions, compare/select and conversion families. Each entry is the transcription of the
 // test's case of the same name: its tiles TASSIGNed in order at 0x2000 steps, its TLOADs,
 // MTE2 -> V, the instruction in the C++ form written in the entry, V -> MTE3, its TSTOREs.

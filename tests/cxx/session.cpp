@@ -1,4 +1,4 @@
-// Data-dependent scalar code in C++ (tests/test_cxx_session.py): a loop bound read from GM and
+// Data-dependent scalar code in C++ (tests/cxx/test_session.py): a loop bound read from GM and
 // row ids read from a tile with GetValue, each used to point a GlobalTensor at a table row.
 // Served by ptosim's simulation session: the value read is the simulated value at that point.
 #include <pto/pto-inst.hpp>

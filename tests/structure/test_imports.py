@@ -51,6 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.config_files",
         ),
     ),  # fmt: skip
+    ("target specs", ("ptosim.isa.spec",)),  # what a target declares; isa reads it
     ("data objects", ("ptosim.tensors",)),
     ("recording", ("ptosim.isa.base", "ptosim.program")),
     ("instructions", ("ptosim.isa", "ptosim.isa.*")),

@@ -7,30 +7,20 @@ not read back from the loader.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 
 import ptosim as pto
 from ptosim.config import CONFIG_DIR
 from ptosim.config_files import resolve, source_comments
-
-
-def _flat(values: dict, prefix: str = "") -> dict:
-    out = {}
-    for key, value in values.items():
-        if isinstance(value, dict):
-            out.update(_flat(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
+from tests.helpers.cli import ptosim
+from tests.helpers.configs import flat
+from tests.helpers.paths import ROOT
 
 
 def _dump(device: str) -> dict:
-    return _flat(pto.load_config(device).model_dump(mode="json"))
+    return flat(pto.load_config(device).model_dump(mode="json"))
 
 
 def _diff(a: str, b: str) -> dict:
@@ -64,10 +54,10 @@ def test_a_shipped_derived_config_states_only_differences(device):
     restated value with the base's value and source would be a copy)."""
     path = CONFIG_DIR / f"{device}.toml"
     text = path.read_text()
-    own = _flat({k: v for k, v in tomllib.loads(text).items() if k != "extends"})
+    own = flat({k: v for k, v in tomllib.loads(text).items() if k != "extends"})
     assert source_comments(text)["extends"], "the extends line needs a # source: comment"
     base_path = resolve(path).chain[1]
-    base = _flat(tomllib.loads(base_path.read_text()))
+    base = flat(tomllib.loads(base_path.read_text()))
     base_sources = source_comments(base_path.read_text())
     mine = source_comments(text)
     for key, value in own.items():
@@ -187,12 +177,7 @@ def test_a_bad_value_in_a_base_names_the_file_that_sets_it(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ptosim", "config", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return ptosim("config", *args)
 
 
 def test_ptosim_config_prints_the_resolved_values_and_their_sources(tmp_path):
@@ -225,7 +210,7 @@ def test_ptosim_config_prints_the_resolved_values_and_their_sources(tmp_path):
 
 def test_the_guide_example_loads_as_it_says(tmp_path):
     """The TOML example of docs/devices.md, run as a user would."""
-    text = (Path(__file__).resolve().parents[2] / "docs" / "devices.md").read_text()
+    text = (ROOT / "docs" / "devices.md").read_text()
     example = text.split("```toml\n", 1)[1].split("```", 1)[0]
     path = _write(tmp_path, "a2_slow_dma.toml", example)
     assert _diff("a2", str(path)) == {

@@ -1,4 +1,4 @@
-// A test folder in the vendor's style, for tests/test_cxx_testdir.py (`ptosim test`).
+// A test folder in the vendor's style, for tests/cxx/test_testdir.py (`ptosim test`).
 #include <pto/pto-inst.hpp>
 using namespace pto;
 

@@ -1,0 +1,201 @@
+"""Building C++ kernels: compiler discovery and fallback, the cache, the <<<>>> rewrite on
+preprocessed source, build errors at the user's line."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import ptosim as pto
+from ptosim.cxx import build as B
+from ptosim.errors import CxxBuildError, CxxError
+from tests.helpers.paths import CXX_DIR, ROOT
+
+HERE = CXX_DIR
+ADD = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *out, __gm__ float *a)
+{
+    Tile<TileType::Vec, float, 8, 8> t;
+    GlobalTensor<float, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 8, 1>> ga(a), go(out);
+    TLOAD(t, ga);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TADDS(t, t, 1.5f);
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    TSTORE(go, t);
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PTOSIM_CXX", raising=False)
+
+
+def _kernel_file(tmp_path, text=ADD, name="k.cpp"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _run(path, compiler):
+    dev = pto.Device("a2")
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    ga, go = dev.gm_array(a), dev.gm_zeros((8, 8), "float32")
+    dev.run(pto.cxx.load(path, compiler=compiler).entry("k"), go, ga)
+    return np.array_equal(go.numpy(), a + np.float32(1.5))
+
+
+def test_default_compiler_is_the_system_one_else_zig(monkeypatch, tmp_path):
+    monkeypatch.delenv("PTOSIM_CXX", raising=False)
+    gxx, clang = tmp_path / "g++", tmp_path / "clang++"
+    for exe in (gxx, clang):
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(B, "_has_ziglang", lambda: True)
+    assert B.compiler_command() == [str(gxx)]  # g++ first
+    gxx.unlink()
+    assert B.compiler_command() == [str(clang)]  # then clang++
+    clang.unlink()
+    assert B.compiler_command() == [sys.executable, "-m", "ziglang", "c++"]  # then zig
+    monkeypatch.setenv("PTOSIM_CXX", "zig")
+    assert B.compiler_command() == [sys.executable, "-m", "ziglang", "c++"]
+
+
+def test_missing_compiler_is_one_clear_error(monkeypatch, tmp_path):
+    with pytest.raises(CxxBuildError, match=r'pip install "ptosim\[cxx\]"'):
+        B.compiler_command("no-such-c++")
+    monkeypatch.setattr(B, "_has_ziglang", lambda: False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on PATH
+    with pytest.raises(CxxBuildError, match="no C\\+\\+ compiler found.*ptosim\\[cxx\\]"):
+        B.compiler_command()
+
+
+def test_system_gxx_builds_and_runs(tmp_path):
+    assert _run(_kernel_file(tmp_path), "g++")
+
+
+@pytest.mark.skipif(
+    not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed"
+)
+def test_zig_clang_builds_and_runs(tmp_path):
+    assert _run(_kernel_file(tmp_path), "zig")
+
+
+def test_second_load_uses_the_cache_and_an_edit_rebuilds(tmp_path):
+    src = _kernel_file(tmp_path)
+    first = B.build(src, ["k"], target="a2a3")
+    second = B.build(src, ["k"], target="a2a3")
+    assert not first.cached and second.cached and second.path == first.path
+    src.write_text(ADD.replace("1.5f", "2.5f"))
+    third = B.build(src, ["k"], target="a2a3")
+    assert not third.cached and third.path != first.path
+    # an edit of a comment only (lines unchanged) leaves the preprocessed source alone: cached
+    src.write_text(ADD.replace("1.5f", "2.5f").replace("TLOAD(t, ga);", "TLOAD(t, ga);  // load"))
+    assert B.build(src, ["k"], target="a2a3").cached
+
+
+def test_compile_error_names_the_users_line(tmp_path):
+    src = _kernel_file(tmp_path, ADD.replace("TADDS(t, t, 1.5f);", "TADDS(t, t, 1.5f) oops;"))
+    with pytest.raises(CxxBuildError) as exc:
+        B.build(src, ["k"], target="a2a3")
+    assert "k.cpp:10:" in str(exc.value)
+    assert "ptosim bug" not in str(exc.value)
+
+
+CONV = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *out)
+{
+    ConvTile<TileType::Mat, float, 16, 16> c;
+    TMATMUL(c, c, c);
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["g++", None])  # None: the default (zig clang or another)
+def test_unsupported_pto_isa_api_is_one_line_naming_it(tmp_path, compiler):
+    """pto-isa API ptosim's headers do not declare: one line with the user's line and the name,
+    not the compiler's cascade (g++ and clang word it differently)."""
+    src = _kernel_file(tmp_path, CONV)
+    with pytest.raises(CxxBuildError) as exc:
+        B.build(src, ["k"], target="a2a3", compiler=compiler)
+    assert str(exc.value) == "[PTO104] k.cpp:5: ConvTile (convolution tiles (cube unit)) " + (
+        "is not supported by ptosim"
+    )
+
+
+def test_unknown_entry_is_named(tmp_path):
+    with pytest.raises(CxxBuildError, match="no kernel function named 'nope'"):
+        B.build(_kernel_file(tmp_path), ["nope"], target="a2a3")
+
+
+def test_error_only_in_shim_headers_is_reported_as_a_ptosim_bug(tmp_path):
+    shim = B.INCLUDE_DIR / "ptosim_shim" / "pto.hpp"
+    text = f"{shim}:12:3: error: something broke\n"
+    msg = B._explain(text, tmp_path / "k.cpp", tmp_path / "w.cpp", ["k"])
+    assert "ptosim bug" in msg and "pto.hpp:12" in msg
+
+
+def test_a_call_that_fails_inside_a_shim_template_names_the_users_line(tmp_path):
+    """A misuse the shim rejects (a static_assert in a header template) is the user's line and
+    the header's complaint, not a bare 'required from here'."""
+    src = tmp_path / "bad.cpp"
+    misuse = "    float x = 1.0f;\n    TASSIGN(x, 0x100);\n"
+    src.write_text(ADD.replace("    TLOAD(t, ga);\n", misuse))
+    with pytest.raises(CxxBuildError) as err:
+        B.build(src, ["k"], target="a2a3")
+    msg = str(err.value)
+    assert "bad.cpp:8: this call does not compile against ptosim's pto-isa headers" in msg
+    assert "TASSIGN: Tile or GlobalTensor expected" in msg
+    assert "\n" not in msg
+
+
+def test_entry_names_demangled_forms():
+    assert B.entry_expression("kern") == "kern"
+    assert B.entry_expression("void ns::kern<float, 16>(float*, float*)") == "ns::kern<float, 16>"
+    with pytest.raises(CxxBuildError):
+        B.entry_expression("not a name!")
+
+
+def test_launch_rewrite_runs_on_preprocessed_source_and_asm_is_neutralised(tmp_path):
+    """The callee is macro-generated (KNAME(one)); the device asm would not assemble."""
+    src = HERE / "launch.cpp"
+    prog = pto.cxx.load(src)
+    dev = pto.Device("a2")
+    line = next(n for n, t in enumerate(src.read_text().splitlines(), 1) if "@launch" in t)
+    with pytest.raises(CxxError, match=rf"launch.cpp:{line}: a kernel launch"):
+        dev.run(prog.entry("host"), dev.gm_zeros(4, "float32"))
+
+
+def test_rewrite_helpers():
+    assert (
+        B.rewrite_launches("f<T, (N > 1)><<<8, l2, s>>>(x);")
+        == "::ptosim::launch(f<T, (N > 1)>, 8, l2, s)(x);"
+    )
+    text = 'a;\nasm volatile("x"\n "y");\nb;'
+    assert B.neutralize_asm(text) == "a;\n((void)0)\n;\nb;"
+    # only the user's parts are touched: a system header's asm label stays
+    pre = '# 1 "/sys/h.h"\nint f() __asm__ volatile("g");\n# 1 "/u/k.cpp"\nasm volatile("nop");\n'
+    out = B.transform(pre, {"/u/k.cpp"})
+    assert '__asm__ volatile("g")' in out and 'asm volatile("nop")' not in out
+
+
+def test_every_shim_header_is_package_data():
+    """A non-editable install must carry every header of ptosim/cxx/include."""
+    import tomllib
+
+    root = ROOT
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["ptosim"]
+    pkg = root / "ptosim"
+    covered = {p for pat in patterns for p in pkg.glob(pat) if p.is_file()}
+    headers = {p for p in B.INCLUDE_DIR.rglob("*") if p.is_file()}
+    assert headers and headers <= covered

@@ -1,0 +1,136 @@
+"""TSORT32, TMRGSORT, THISTOGRAM (vector_isa.md 3.16, 3.24): numpy formulations of the
+reference text; the parts the reference does not pin down raise UnsupportedError."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ptosim as pto
+from ptosim.errors import ConstraintError, UnsupportedError
+from tests.helpers.kernels import vec
+from tests.helpers.layout import Kern
+
+DEVICES = ("cpu", "a2", "950pr")
+SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def records(scores, index):
+    """Reference: per 32-block, (score desc, index asc) as [f32 score][u32 index] pairs."""
+    out = []
+    for b in range(0, scores.size, 32):
+        s, i = scores[b : b + 32], index[b : b + 32]
+        order = sorted(range(s.size), key=lambda k: (-float(s[k]), int(i[k])))
+        for k in order:
+            out.append((np.float32(s[k]).view(np.uint32), np.uint32(i[k])))
+    return np.array(out, np.uint32).reshape(-1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@SETTINGS
+@given(rows=st.integers(1, 3), blocks=st.integers(1, 2), data=st.data())
+def test_tsort32_property(device, rows, blocks, data):
+    C = 32 * blocks
+    vals = data.draw(st.lists(st.integers(-4, 4), min_size=rows * C, max_size=rows * C))
+    scores = np.array(vals, np.float32).reshape(rows, C)  # few values: many ties
+    index = np.arange(rows * C, dtype=np.uint32).reshape(rows, C)[:, ::-1].copy()
+    k = Kern(device, [scores, index])
+
+    def body(k, src, idx):
+        k.dst = k.place(vec("float32", rows, 2 * C))
+        pto.TSORT32(k.dst, src, idx)
+
+    k.run(body)
+    got = k.storage(k.dst).view(np.uint32)
+    for r in range(rows):
+        np.testing.assert_array_equal(got[r], records(scores[r], index[r]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tmrgsort_two_and_three_lists(device):
+    a = np.array([[9, 0, 5, 1, 5, 2, 1, 3]], np.float32)  # (score, index) pairs, descending
+    b = np.array([[7, 10, 5, 11, 0, 12, 0, 13]], np.float32)
+    c = np.array([[8, 20, 5, 21, 2, 22, 1, 23]], np.float32)
+    for arr in (a, b, c):
+        arr[0, 1::2] = arr[0, 1::2].astype(np.uint32).view(np.float32)
+    k = Kern(device, [a, b, c])
+
+    def body(k, x, y, z):
+        k.two = k.place(vec("float32", 1, 16))
+        pto.TMRGSORT(k.two, x, y)
+        k.three = k.place(vec("float32", 1, 24))
+        pto.TMRGSORT(k.three, x, y, z)
+
+    k.run(body)
+
+    def merged(*lists):
+        recs = [
+            (float(lst[0, 2 * j]), n, j, lst[0, 2 * j : 2 * j + 2])
+            for n, lst in enumerate(lists)
+            for j in range(lst.shape[1] // 2)
+        ]
+        recs.sort(key=lambda r: (-r[0], r[1], r[2]))  # ties: the lower-numbered list first
+        return np.concatenate([r[3] for r in recs]).view(np.uint32)
+
+    np.testing.assert_array_equal(k.storage(k.two)[0].view(np.uint32), merged(a, b))
+    np.testing.assert_array_equal(k.storage(k.three)[0].view(np.uint32), merged(a, b, c))
+
+
+def test_tmrgsort_exhausted_mode_unsupported():
+    k = Kern("cpu", [np.zeros((1, 8), np.float32)] * 2)
+    with pytest.raises(UnsupportedError, match="exhausted"):
+        k.run(lambda k, x, y: pto.TMRGSORT(k.place(vec("float32", 1, 16)), x, y, exhausted=True))
+
+
+def test_tsort32_partial_block_rejected(device):
+    k = Kern(device.name, [np.zeros((1, 32), np.float32), np.zeros((1, 32), np.uint32)])
+
+    def body(k, src, idx):
+        src.set_valid(1, 20)
+        pto.TSORT32(k.place(vec("float32", 1, 64)), src, idx)
+
+    with pytest.raises(ConstraintError) as e:
+        k.run(body)
+    assert e.value.rule == "sort-block"
+
+
+@pytest.mark.parametrize("byte", (0, 1, 2, 3))
+def test_thistogram_u32(byte):
+    rng = np.random.default_rng(byte)
+    src = rng.integers(0, 2**32, (2, 64), dtype=np.uint64).astype(np.uint32)
+    src[:, ::2] = (src[:, ::2] & 0x0000FFFF) | 0x12340000  # many match the filter bytes
+    filt = np.zeros((8, 32), np.uint8)
+    filt[0, 0], filt[1, 0], filt[2, 0] = 0x12, 0x34, int(src[0, 0] >> 8) & 0xFF
+    k = Kern("cpu", [src, filt])
+
+    def body(k, s, idx):
+        k.dst = k.place(vec("uint32", 2, 256))
+        pto.THISTOGRAM(k.dst, s, idx, byte=f"BYTE_{byte}")
+
+    k.run(body)
+    for r in range(2):
+        v = src[r].astype(np.int64)
+        keep = np.ones(v.size, bool)
+        for k_, hb in enumerate((3, 2, 1)):
+            if hb > byte:
+                keep &= ((v >> (8 * hb)) & 0xFF) == filt[k_, 0]
+        want = np.array([np.sum(((v[keep] >> (8 * byte)) & 0xFF) <= b) for b in range(256)])
+        np.testing.assert_array_equal(k.storage(k.dst)[r], want)
+
+
+def test_thistogram_npu_unsupported():
+    k = Kern("a2", [np.zeros((1, 16), np.uint16), np.zeros((1, 32), np.uint8)])
+    with pytest.raises(UnsupportedError):
+        k.run(lambda k, s, i: pto.THISTOGRAM(k.place(vec("uint32", 1, 256)), s, i))
+
+
+def test_a2a3_tsort32_one_vbitsort_per_row():
+    def run(rows):
+        k = Kern("a2", [np.zeros((rows, 64), np.float32), np.zeros((rows, 64), np.uint32)])
+        k.run(lambda k, s, i: pto.TSORT32(k.place(vec("float32", rows, 128)), s, i))
+        return k.result
+
+    one, three = run(1), run(3)
+    ev = [e for e in three.trace.events if e.args.get("intrinsic") == "vbitsort"]
+    assert len(ev) == 3 and all(e.args["repeats"] == 2 for e in ev)
+    assert three.cycles > one.cycles

@@ -39,8 +39,8 @@ from . import bench_kernels as BK
 from . import dtypes as D
 from .config import available_devices, load_config
 from .errors import KernelError
-from .isa.gather import _DTYPES as GATHER_DTYPES
-from .isa.scatter import DTYPES as SCATTER_DTYPES
+from .sweep import make_spec, points, run_point, run_sweep
+from .targets import spec_of
 
 OPS = ("MGATHER", "MSCATTER")
 CASES = BK.CASES
@@ -133,11 +133,13 @@ def parse_shapes(spec: str | Iterable) -> list[tuple[int, int]]:
 
 # -- argument checks -------------------------------------------------------------------------
 def _check_dtype(dt: D.DType, target: str) -> None:
-    for op, table in (("MGATHER", GATHER_DTYPES), ("MSCATTER", SCATTER_DTYPES)):
-        if dt not in table[target]:
+    spec = spec_of(target)
+    for op in ("MGATHER", "MSCATTER"):
+        allowed = spec.dtypes_of(op) or ()
+        if dt not in allowed:
             raise KernelError(
                 f"dtype {dt.name} is not allowed for {op} on target {target}; allowed: "
-                + ", ".join(d.name for d in table[target])
+                + ", ".join(d.name for d in allowed)
             )
 
 
@@ -191,8 +193,6 @@ def spec(devices, shapes, dtype, *, cases=CASES, table_factor=4, seed=0, conflic
     Raises:
         PtoSimError: an untimed device, a disallowed dtype, a bad shape or case ...
     """
-    from .sweep import make_spec
-
     devs = parse_devices(devices)
     dt = D.dtype(dtype)
     shp = parse_shapes(default_shapes(dt) if shapes is None else shapes)
@@ -321,8 +321,6 @@ def row_vs_elem(
         PtoSimError: bad arguments (untimed device, dtype not allowed, misaligned shape ...).
         BenchError: a result differs from numpy or has a finding (a ptosim bug).
     """
-    from .sweep import points, run_sweep
-
     sw = spec(
         devices,
         shapes,
@@ -368,7 +366,6 @@ def measure(
     """
     if op not in OPS or mode not in CASES:
         raise KernelError(f"unknown case {op} {mode}; op is one of {OPS}, mode one of {CASES}")
-    from .sweep import points, run_point
 
     sw = spec(
         device,
@@ -491,10 +488,11 @@ def plot(rows: list[dict], path, title: str | None = None) -> None:
     Raises:
         ImportError: matplotlib is not installed (``pip install -e ".[plot]"``).
     """
+    # matplotlib is the optional extra "plot": imported only when a plot is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # (after use("Agg"): the backend is chosen first)
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 

@@ -21,7 +21,9 @@ from collections import defaultdict
 
 from ..enums import Pipe
 from ..findings import Edit, Finding
+from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import StepKind
+from ..program import Program
 
 
 class FlagBook:
@@ -107,9 +109,6 @@ def apply_fixes(program, findings: list[Finding]):
 
 
 def _apply_positions(program, findings: list[Finding]):
-    from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
-    from ..program import Program
-
     before: dict[int, list] = defaultdict(list)
     after: dict[int, list] = defaultdict(list)
     moved: set[int] = set()

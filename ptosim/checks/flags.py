@@ -19,14 +19,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..findings import Edit, Finding
+from ..findings import FLAG_MISUSE, FLAG_NEVER_POSTED, FLAG_REUSED, FLAG_UNCONSUMED, Edit, Finding
+from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
 from . import clocks as C
-
-FLAG_UNCONSUMED = "F201"
-FLAG_MISUSE = "F202"
-FLAG_REUSED = "F208"
-FLAG_NEVER_POSTED = "F209"
 
 
 def _label(instr) -> str:
@@ -38,16 +34,8 @@ def _text(key) -> str:
     return f"({src.name}, {dst.name}, EVENT_ID{eid})"
 
 
-_USER_FLAGS: tuple = ()  # (SetFlag, WaitFlag), imported on first use (isa imports checks)
-
-
 def _user(instr) -> bool:
-    global _USER_FLAGS
-    if not _USER_FLAGS:
-        from ..isa.sync import SetFlag, WaitFlag
-
-        _USER_FLAGS = (SetFlag, WaitFlag)
-    return isinstance(instr, _USER_FLAGS)
+    return isinstance(instr, (SetFlag, WaitFlag))
 
 
 def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) -> list[Finding]:
@@ -107,8 +95,7 @@ def _reused_finding(view, key, first, second) -> Finding:
     after = [w for w in waits if w.position > second.position and _user(w)]
     wait = after[0] if after else None
     waited = f"; the next wait_flag{_text(key)} is {_label(wait)}" if wait else ""
-    return Finding(
-        FLAG_REUSED,
+    return FLAG_REUSED.make(
         "event-reused",
         f"core {view.core}: {_label(second)} sets {_text(key)} again while the post of "
         f"{_label(first)} is not waited yet{waited}: the event is taken from its set to its "
@@ -138,8 +125,7 @@ def _unconsumed(view, sets, waits) -> list[Finding]:
             for _ in left
         )  # fmt: skip
         out.append(
-            Finding(
-                FLAG_UNCONSUMED,
+            FLAG_UNCONSUMED.make(
                 "flag-unconsumed",
                 f"core {view.core}: set_flag{_text(key)} posted by {who} was never waited "
                 f"({len(left)} post(s) left); fix: add wait_flag{_text(key)} after "
@@ -174,8 +160,7 @@ def _collisions(view, sets, waits, event_ids: int) -> list[Finding]:
                         for p in users)  # fmt: skip
             advice = f"use another id for the kernel's own flags of this pair, e.g. EVENT_ID{free}"
         out.append(
-            Finding(
-                FLAG_MISUSE,
+            FLAG_MISUSE.make(
                 "flag-library-collision",
                 f"{_label(issued[w][1])}: its wait_flag{_text(key)} consumes the post of "
                 f"{_label(issued[s][1])}; the kernel's event {_text(key)} collides with the "
@@ -206,8 +191,7 @@ def _depth(view, sets, waits, depth: int) -> list[Finding]:
         s, pending = bad[0]
         more = f" ({len(bad)} such sets in all)" if len(bad) > 1 else ""
         out.append(
-            Finding(
-                FLAG_MISUSE,
+            FLAG_MISUSE.make(
                 "flag-depth",
                 f"{_label(issued[s][1])}: set_flag{_text(key)} may post while {pending} earlier "
                 f"post(s) of the event are still unconsumed{more}; the event holds at most "
@@ -256,8 +240,7 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
             absent = [m for m in members if len(by_member[m]) <= done]
             note = "" if all(m in ids for m in absent) else " (not launched)"
             out.append(
-                Finding(
-                    FLAG_UNCONSUMED,
+                FLAG_UNCONSUMED.make(
                     "cross-flag-unconsumed",
                     f"core {core}: ffts_cross_core_sync(flag {flag}) posted by "
                     f"{', '.join(_label(i) for i in left)} joins a round of cores "
@@ -273,8 +256,7 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
             continue
         left, end = own[-n:], last[core]
         out.append(
-            Finding(
-                FLAG_UNCONSUMED,
+            FLAG_UNCONSUMED.make(
                 "cross-flag-unconsumed",
                 f"core {core}: {n} round(s) of cross-core flag {flag} (ffts_cross_core_sync at "
                 f"{', '.join(_label(i) for i in left)}) completed but were never waited; fix: "
@@ -343,8 +325,7 @@ def stuck_findings(view) -> list[Finding]:
             if s_instr.position < instr.position:
                 continue  # its post is there: it is stuck behind another stuck wait
             out.append(
-                Finding(
-                    FLAG_NEVER_POSTED,
+                FLAG_NEVER_POSTED.make(
                     "wait-before-post",
                     f"core {view.core}: {_label(instr)} waits for {_text(key)}, whose post is "
                     f"{_label(s_instr)}, later in the program: {dst.name} blocks before "
@@ -377,8 +358,7 @@ def stuck_findings(view) -> list[Finding]:
             )  # fmt: skip
             advice = f"add set_flag{_text(key)} after {_label(prod)}"
         out.append(
-            Finding(
-                FLAG_NEVER_POSTED,
+            FLAG_NEVER_POSTED.make(
                 "wait-never-posted",
                 f"core {view.core}: {_label(instr)} waits for {_text(key)}, which no set_flag "
                 f"posts (wait {n}, posts {posts.get(key, 0)}): {dst.name} blocks forever (a "
@@ -432,8 +412,7 @@ def cross_stuck(views) -> list[Finding]:
             else:
                 why = f"every round of flag {flag} is consumed before it: one wait too many"
             out.append(
-                Finding(
-                    FLAG_NEVER_POSTED,
+                FLAG_NEVER_POSTED.make(
                     "cross-wait-never-posted",
                     f"core {v.core}: {_label(instr)} waits for cross-core flag {flag}, which "
                     f"never completes (a hang on every target): {why}",

@@ -8,11 +8,14 @@ table: TLOAD -> MTE2, TSTORE -> MTE3, vector work, MGATHER and MSCATTER -> V, GM
 tiles and the whole GlobalTensor extents of its operands. set_flag / wait_flag / pipe_barrier are
 the same steps a timed target plans. No library-internal flag chain is modelled, so the cpu
 verdict is the portable one: a kernel clean on cpu is ordered by its own flags on every target.
+For the same reason a step is atomic (``Step.atomic``) only where every timed target performs
+the form atomically: not an Elem MSCATTER, which a2a3 runs as a scalar read-add-write through
+its data cache.
 """
 
 from __future__ import annotations
 
-from ..enums import Pipe
+from ..enums import Coalesce, Pipe
 from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
@@ -48,6 +51,14 @@ def _regions(instr, names) -> tuple[Region, ...]:
     return tuple(out)
 
 
+def _portable_atomic(instr) -> str | None:
+    """The step's atomic op: the instruction's, unless a timed target runs its form as plain
+    accesses (an Elem MSCATTER on a2a3: a scalar read-add-write through the data cache)."""
+    if getattr(instr, "coalesce", None) is Coalesce.Elem:
+        return None
+    return instr.atomic_op
+
+
 def structural_issued(program, settled=None) -> list[list]:
     """[step, instruction] pairs in program order (PIPE_S issues in program order).
     ``settled(instr)``: the instruction's lowering ends with pipe_barrier(PIPE_V) (its vector
@@ -74,6 +85,7 @@ def structural_issued(program, settled=None) -> list[list]:
                 instr.opcode,
                 reads=_regions(instr, instr.reads),
                 writes=_regions(instr, instr.writes),
+                atomic=_portable_atomic(instr),
             )
         issued.append([step, instr])
         if settled is not None and step.pipe is Pipe.PIPE_V and settled(instr):

@@ -28,7 +28,7 @@ from .scatter import ATOMIC_TYPE
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     """Burst start offsets (GM elements) per DMA instruction, and the burst length."""
     g = instr.gm
-    b = instr.bursts(ctx.target)
+    b = instr.bursts(ctx.spec.dma)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
     n = max(per_dma, 1)
@@ -57,7 +57,10 @@ def _atomic_store(instr, ctx, dmas: list[Step]) -> list[Step]:
     timing.md 5 lists it among the estimates, the same choice as MSCATTER Add)."""
     kind = ATOMIC_TYPE[instr.tile.dtype.name]
     added = [
-        replace(st, reads=st.reads + st.writes, args=dict(st.args, atomic="add")) for st in dmas
+        replace(
+            st, reads=st.reads + st.writes, args=dict(st.args, atomic="add"), atomic=instr.atomic_op
+        )
+        for st in dmas
     ]
     return [
         control_step(ctx, f"set_atomic_{kind}"),

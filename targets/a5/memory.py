@@ -173,8 +173,9 @@ class Built:
     done: Callable[[object], None] | None = None  # receives the LaunchResult
 
 
-def simt_step(label: str, build: Callable, reads=(), writes=()) -> Step:
-    """The SIMT launch on PIPE_V; ``build(ctx) -> Built`` runs when PIPE_V starts it."""
+def simt_step(label: str, build: Callable, reads=(), writes=(), atomic=None) -> Step:
+    """The SIMT launch on PIPE_V; ``build(ctx) -> Built`` runs when PIPE_V starts it.
+    ``atomic``: the op of its atomic GM updates (Step.atomic), None for plain stores."""
 
     def resolve(ctx) -> Step:
         b = build(ctx)
@@ -200,11 +201,13 @@ def simt_step(label: str, build: Callable, reads=(), writes=()) -> Step:
             writes=b.writes,
             args=args,
             sub=tuple(res.events),
+            atomic=atomic,
         )
 
     return Step(
-        V, StepKind.SIMT, 0, label, reads=tuple(reads), writes=tuple(writes), resolve=resolve
-    )
+        V, StepKind.SIMT, 0, label, reads=tuple(reads), writes=tuple(writes), resolve=resolve,
+        atomic=atomic,
+    )  # fmt: skip
 
 
 def _launch(warps: list[list[WarpOp]], label: str) -> SimtLaunch:
@@ -218,7 +221,7 @@ def _gather_row(instr: MGather, ctx) -> Built:
     R, C = d.valid
     sz, isz = d.dtype.size_bytes, x.dtype.size_bytes
     raw = read_indices(ctx, x, Coalesce.Row, R, 1)
-    k, ok = plan_remap(ctx, raw, row_capacity("a5", g), instr.oob)
+    k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
     k = np.asarray(k, dtype=np.int64)
     row_warps, per_row = row_launch_shape(R, C)
     warps: list[list[WarpOp]] = [[] for _ in range(row_warps * per_row)]
@@ -450,13 +453,13 @@ def _store_kind(instr: MScatter) -> str:
     return "st_gm" if instr.atomic is NONE else "atom_gm"
 
 
-def _tracks_order(instr: MScatter) -> bool:
+def _tracks_order(instr: MScatter, ctx) -> bool:
     """Conflict::Default with plain stores: the schedule decides the winner (D6)."""
-    return instr.atomic is NONE and instr.effective_conflict("a5") is ScatterConflict.Default
+    return instr.atomic is NONE and instr.effective_conflict(ctx.arch) is ScatterConflict.Default
 
 
-def _order_sink(instr: MScatter):
-    if not _tracks_order(instr):
+def _order_sink(instr: MScatter, ctx):
+    if not _tracks_order(instr, ctx):
         return None
 
     def done(res) -> None:
@@ -471,7 +474,7 @@ def _scatter_row(instr: MScatter, ctx) -> Built:
     R, C = s.valid
     sz, isz = s.dtype.size_bytes, x.dtype.size_bytes
     raw = read_indices(ctx, x, Coalesce.Row, R, 0)
-    k, ok = plan_remap(ctx, raw, row_capacity("a5", g), instr.oob)
+    k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
     kind = _store_kind(instr)
     tagged = kind == "st_gm"
     row_warps, per_row = row_launch_shape(R, C)
@@ -499,7 +502,7 @@ def _scatter_row(instr: MScatter, ctx) -> Built:
         (elem_region(x, 0, R), tile_region(s)) + (writes if kind == "atom_gm" else ()),
         writes,
         {"kernel": "simt_mscatter_row_kernel", "rowWarps": row_warps, "warpsPerRow": per_row},
-        _order_sink(instr),
+        _order_sink(instr, ctx),
     )
 
 
@@ -538,7 +541,7 @@ def _scatter_elem(instr: MScatter, ctx) -> Built:
         (tile_region(x), tile_region(s)) + (writes if kind == "atom_gm" else ()),
         writes,
         {"kernel": "simt_mscatter_elem_kernel"},
-        _order_sink(instr),
+        _order_sink(instr, ctx),
     )
 
 
@@ -579,7 +582,7 @@ def _scatter_last(instr: MScatter, ctx) -> Built:
     sz = s.dtype.size_bytes
     row = instr.coalesce is Coalesce.Row
     if row:
-        slots = row_capacity("a5", g)
+        slots = row_capacity(ctx.spec.indexed, g)
         raw = read_indices(ctx, x, Coalesce.Row, R, 0)
         units = R
     else:
@@ -699,6 +702,7 @@ def _scatter_scalar(instr: MScatter, ctx) -> list:
             bytes_=args["gm_stores"] * src.dtype.size_bytes,
             args=args,
         )
+        step.atomic = instr.atomic_op  # a5 performs every MSCATTER atomic op atomically
         return [step] + flags(ctx, ((S, V),), "epilogue")
 
     return flags(ctx, ((V, S),), "prologue") + [Deferred(body, "scalar fallback")]
@@ -708,7 +712,7 @@ def plan_mscatter(instr: MScatter, ctx) -> list:
     """MSCATTER on a 950 vector core."""
     if instr.is_scalar_fallback():
         return _scatter_scalar(instr, ctx)
-    last = instr.atomic is NONE and instr.effective_conflict("a5") is ScatterConflict.Last
+    last = instr.atomic is NONE and instr.effective_conflict(ctx.arch) is ScatterConflict.Last
     if last:
         build = _scatter_last
     else:
@@ -720,6 +724,7 @@ def plan_mscatter(instr: MScatter, ctx) -> list:
             label,
             lambda c: build(instr, c),
             reads=(tile_region(instr.idx), tile_region(instr.src)),
+            atomic=instr.atomic_op,
         )
     ]
 

@@ -41,6 +41,7 @@ from .cxx.testdir import folder_devices, print_reports, run_test_dir
 from .demo import run_demo
 from .isa.registry import dtype_list, specs
 from .kernelfile import load, load_all
+from .sourcepatch import patch_text, unified_diff
 from .sweep import default_output, load_spec, run_sweep
 from .targets import spec_of
 from .targets import specs as target_specs
@@ -243,8 +244,6 @@ def _check_specs(args) -> list:
     if getattr(args, "entry", None) is not None or args.file.lower().endswith(
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
-        from .cxx.cli import CxxRunSpec
-
         return [CxxRunSpec(args.file, args.entry, args.arg, None, args.compiler, args.block_dim)]
     return load_all(args.file)
 
@@ -263,8 +262,6 @@ def _finding_tree(f) -> dict:
 def _cmd_check(args) -> int:
     """`ptosim check FILE`: causes first, each with its count of consequences; ``--fix``
     prints the repairs as a unified diff of the kernel file, ``--apply`` writes them."""
-    import json
-
     devices = _devices(args.device)
     status = 0
     edits: list = []
@@ -309,8 +306,6 @@ def _cmd_check(args) -> int:
 
 
 def _print_fix(path: str, edits: list, apply: bool) -> None:
-    from .sourcepatch import patch_text, unified_diff
-
     with open(path) as fh:
         old = fh.read()
     new, skipped = patch_text(old, path, edits)

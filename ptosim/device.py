@@ -221,8 +221,6 @@ class Device:
 
 def _recorded(kernel) -> list | None:
     """The programs of a recorded kernel (a Program, or one per block), else None."""
-    from .program import Program
-
     if isinstance(kernel, Program):
         return [kernel]
     if isinstance(kernel, (list, tuple)) and kernel and all(isinstance(p, Program) for p in kernel):

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import targets
 from .argcheck import check_output_path
+from .checks.causes import group
 from .checks.hazards import analyse
 from .checks.structural import structural_issued
 from .checks.tiles import live_overlap_findings
@@ -20,7 +21,7 @@ from .engine.locate import RunIndex
 from .engine.simt import simulate_launch
 from .enums import TileType
 from .errors import DeadlockError, KernelError, UbBudgetError
-from .findings import Finding
+from .findings import FLAG_NEVER_POSTED, Finding, flatten
 from .isa.base import Arch
 from .memory import GlobalMemory, Scratchpad
 from .program import Program
@@ -242,8 +243,6 @@ class RunResult:
 
     def all_findings(self) -> list[Finding]:
         """Every finding: each cause of ``findings``, then its consequences."""
-        from .findings import flatten
-
         return flatten(self.findings)
 
     @property
@@ -394,7 +393,7 @@ def run_blocks(
         findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
         findings = causes_first(findings, programs, config)
         result = RunResult(config.name, config, blocks, findings)
-        hangs = [f for f in findings if f.code == "F209"]
+        hangs = [f for f in findings if f.code == FLAG_NEVER_POSTED.code]
         if hangs:  # the verdict of the timed targets: a hang is an error, not a finding
             err = DeadlockError(
                 f"deadlock on {config.name} (from the kernel's structure; the cpu target runs "
@@ -450,12 +449,7 @@ def run_blocks(
 def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> list[Finding]:
     """The findings as causes with their consequences beneath (ptosim/checks/causes.py); the
     candidate repairs are judged by the structural analysis of the repaired programs."""
-    from .checks.causes import group
-    from .checks.hazards import analyse
-    from .checks.structural import structural_issued
-    from .targets import v_settled
-
-    settled = v_settled(config.target)
+    settled = targets.v_settled(config.target)
 
     def structural(progs, notes: dict) -> list[Finding]:
         cores = [(n, structural_issued(p, settled)) for n, p in enumerate(progs)]

@@ -42,6 +42,4 @@ def planner(target: str):
 def v_settled(target: str):
     """For the structural (cpu) view: a predicate telling the instructions whose lowering ends
     with pipe_barrier(PIPE_V) (the A2/A3 fact, with the A2/A3 vector-barrier rule cpu uses)."""
-    from .a2a3.unary import ends_with_v_barrier
-
-    return ends_with_v_barrier
+    return import_module(f"{__name__}.a2a3.unary").ends_with_v_barrier

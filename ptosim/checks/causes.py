@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from .. import findings
 from ..enums import Pipe
-from ..findings import Finding
+from ..findings import Edit, Finding
 from .lineedits import LineEdit, apply_line_edits
 
 MAX_ROUNDS = 6
@@ -32,10 +33,17 @@ MAX_CANDIDATES = 40
 # Beyond this many instructions (all blocks) a run keeps its findings as they are (the search
 # would cost seconds per candidate).
 MAX_INSTRUCTIONS = 60_000
-SYNC = ("F201", "F202", "F203", "F205", "F206", "F207", "F208", "F209")
+_F = findings
+SYNC = tuple(c.code for c in (_F.FLAG_UNCONSUMED, _F.FLAG_MISUSE, _F.RACE, _F.CROSS_CORE,
+                              _F.DMA_REORDER, _F.VECTOR_ORDER, _F.FLAG_REUSED,
+                              _F.FLAG_NEVER_POSTED))  # fmt: skip
 _ORDER = {"retarget": 0, "move": 1, "insert": 2, "delete": 3}  # ties: restore before removing
 OWN = "own"  # a candidate that is the seed finding's own fix
-_PRIORITY = {"F209": 0, "F208": 1, "F202": 2, "F201": 3}
+_PRIORITY = {_F.FLAG_NEVER_POSTED.code: 0, _F.FLAG_REUSED.code: 1, _F.FLAG_MISUSE.code: 2,
+             _F.FLAG_UNCONSUMED.code: 3}  # fmt: skip
+_RACE, _REORDER, _VORDER = _F.RACE.code, _F.DMA_REORDER.code, _F.VECTOR_ORDER.code
+_NEVER, _REUSED = _F.FLAG_NEVER_POSTED.code, _F.FLAG_REUSED.code
+_UNCONSUMED, _MISUSE = _F.FLAG_UNCONSUMED.code, _F.FLAG_MISUSE.code
 
 
 def _label(instr) -> str:
@@ -93,7 +101,7 @@ class _Search:
             (f for f in st.findings if f.code in SYNC), key=lambda f: _PRIORITY.get(f.code, 9)
         )
         for f in ordered:
-            if f.code in ("F203", "F206", "F207"):
+            if f.code in (_RACE, _REORDER, _VORDER):
                 ins = st.programs[st.core_of(f)].instructions if st.programs else []
                 lines = tuple(ins[p].source for p in f.instructions if p < len(ins))
                 if (f.code, f.kind, lines) in pairs:
@@ -116,21 +124,21 @@ class _Search:
         at = [ins[p] for p in f.instructions if p < len(ins)]
         if not at:
             return
-        if f.code == "F209" and f.kind == "wait-never-posted":
+        if f.code == _NEVER and f.kind == "wait-never-posted":
             yield from self._never_posted(at, prog)
-        elif f.code == "F209" and f.kind == "wait-before-post":
+        elif f.code == _NEVER and f.kind == "wait-before-post":
             w, s = at[0], at[1]
             yield (
                 [_delete(w), _insert(w, "after", s.source)],
                 "wait-before-post",
                 f"{_label(w)} waits for the post of {_label(s)}, which comes after it",
             )
-        elif f.code == "F201" and f.kind == "flag-unconsumed":
+        elif f.code == _UNCONSUMED and f.kind == "flag-unconsumed":
             yield from self._unconsumed(at[0], prog, st)
             yield from self._from_fix(f, prog)  # its own: the drain at the end of the kernel
-        elif f.code == "F208":
+        elif f.code == _REUSED:
             yield from self._reused(f, at, prog)
-        elif f.code in ("F203", "F206", "F207", "F202"):
+        elif f.code in (_RACE, _REORDER, _VORDER, _MISUSE):
             yield from self._from_fix(f, prog)
 
     def _never_posted(self, at, prog):
@@ -160,7 +168,7 @@ class _Search:
         # or writes what the pipes share: where the missing wait belongs
         consumers = []
         for f in st.findings:
-            if f.code == "F203" and f.fix:
+            if f.code == _RACE and f.fix:
                 pipes = {(e.src, e.dst) for e in f.fix if e.src}
                 if (key[0].name, key[1].name) in pipes or not pipes:
                     g = max(f.instructions)
@@ -204,7 +212,7 @@ class _Search:
 
     def _from_fix(self, f: Finding, prog):
         ins = prog.instructions
-        if f.code in ("F206", "F207") and f.fix and f.fix[0].op == "pipe_barrier":
+        if f.code in (_REORDER, _VORDER) and f.fix and f.fix[0].op == "pipe_barrier":
             # the barrier right after the first writer: where such a barrier usually stands
             # (and the same order for every later reader)
             first = ins[min(f.instructions)]
@@ -232,10 +240,10 @@ class _Search:
             if e.where == "before" and e.op == "wait_flag":
                 line = _hoist(prog, anchor).source
             edits.append(LineEdit("insert", e.op, e.where, line, e.src, e.dst, e.event_id, e.pipe))
-        if f.code == "F203":
+        if f.code == _RACE:
             yield from self._wrong_pair(f, prog)
         kind, text = OWN, f.message  # the finding's own fix, as edits of its lines
-        if f.code == "F203" and any(e.op == "set_flag" for e in edits):
+        if f.code == _RACE and any(e.op == "set_flag" for e in edits):
             # one id for every run of the lines: a free one of the pair, if any
             pair = next(e for e in edits if e.op == "set_flag")
             names = (pair.src, pair.dst)
@@ -309,8 +317,6 @@ def _position_fix(edits, program) -> tuple:
     """The inserts of ``edits`` as position edits of ``program`` (the first run of each
     anchor line), for ``apply_fixes`` callers that read ``Finding.fix``; empty when an edit is
     not an insert."""
-    from ..findings import Edit
-
     ins = list(program)
     out = []
     for e in edits:
@@ -465,6 +471,9 @@ def group(findings: list[Finding], programs, analyse_fn, event_ids: int) -> list
             text if "; fix:" in text else f"{text}; fix: " + "; ".join(e.describe() for e in edits)
         )
         fix = _position_fix(edits, programs[0])
-        out.append(Finding(seed.code, kind, message, seed.instructions, fix, tuple(edits), rest))
+        out.append(
+            replace(seed, kind=kind, message=message, fix=fix, patch=tuple(edits),
+                    consequences=rest)
+        )  # fmt: skip
     out += [f for f in findings if id(f) not in used]
     return out

@@ -24,6 +24,7 @@ from ..findings import Edit, Finding
 from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import StepKind
 from ..program import Program
+from .lineedits import apply_line_edits
 
 
 class FlagBook:
@@ -99,8 +100,6 @@ def apply_fixes(program, findings: list[Finding]):
     on kernel positions. Inserted instructions keep the order of the findings at one anchor; a
     moved wait_flag leaves its place and goes to its anchor.
     """
-    from .lineedits import apply_line_edits
-
     line_edits = [e for f in findings for e in f.patch]
     program = _apply_positions(program, [f for f in findings if not f.patch])
     if line_edits:

@@ -13,6 +13,8 @@ import copy
 from dataclasses import dataclass
 
 from ..enums import Pipe
+from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
+from ..program import Program
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,6 @@ class LineEdit:
 
 
 def _flag_classes():
-    from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
-
     return {"set_flag": SetFlag, "wait_flag": WaitFlag, "pipe_barrier": PipeBarrier}
 
 
@@ -89,8 +89,6 @@ def apply_line_edits(program, edits) -> tuple[object, list[int | None]]:
     """A copy of ``program`` with ``edits`` applied at every instruction of their lines, and
     for each new position the original position it came from (None for an inserted call).
     The original instructions are not changed (the copy holds shallow copies)."""
-    from ..program import Program
-
     classes = _flag_classes()
     instrs = list(program)
     drop: set[int] = set()

@@ -89,18 +89,25 @@ def vector_cost(t: TimingConfig, op: str) -> VectorOpCost:
 
 
 def vector_cycles(
-    t: TimingConfig, op: str, repeats: int, *, last: bool = True, partial: bool = False
+    t: TimingConfig,
+    op: str,
+    repeats: int,
+    *,
+    last: bool = True,
+    partial: bool = False,
+    dtype: str | None = None,
 ) -> int:
     """Cycles of one vector intrinsic with ``repeats`` repeats (docs/calibration.md).
 
-    The call issues for ``head + slope * repeats`` cycles, at least ``partial_floor`` in count
-    mode or under a partial lane mask; ``last``: the vector stream drains after it (a barrier,
-    a handshake or the end of the instruction follows), which adds the pipeline latency
-    ``tail``. Count-mode calls pass the repeats they really execute, ``ceil(N / E)``. For
-    ``copy_ubuf_to_ubuf`` the repeats are the 32-byte blocks moved (see ``ub_copy_step``).
+    The call issues for ``head + slope * repeats`` cycles (the slope of ``dtype``, the element
+    type's name, where the class has one), at least ``partial_floor`` in count mode or under a
+    partial lane mask; ``last``: the vector stream drains after it (a barrier, a handshake or
+    the end of the instruction follows), which adds the pipeline latency ``tail``. Count-mode
+    calls pass the repeats they really execute, ``ceil(N / E)``. For ``copy_ubuf_to_ubuf`` the
+    repeats are the 32-byte blocks moved (see ``ub_copy_step``).
     """
     cost = vector_cost(t, op)
-    issue = cost.head + cost.slope * repeats
+    issue = cost.head + cost.slope_for(dtype) * repeats
     if partial:
         issue = max(issue, cost.partial_floor)
     cycles = issue + (cost.tail if last else 0)
@@ -118,11 +125,12 @@ def vector_step(
     reads=(),
     writes=(),
     data: bool = True,
+    dtype: str | None = None,
 ) -> Step:
     return Step(
         Pipe.PIPE_V,
         StepKind.VECTOR,
-        vector_cycles(t, op, repeats, last=last, partial=partial),
+        vector_cycles(t, op, repeats, last=last, partial=partial, dtype=dtype),
         label or f"{op} x{repeats}",
         reads=tuple(reads),
         writes=tuple(writes),

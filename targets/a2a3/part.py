@@ -64,7 +64,7 @@ def _op(vs: VecStream, intrinsic: str, out, ins, R: int, C: int) -> None:
 def plan_part(instr: TPart, ctx) -> list[Step]:
     d = instr.dst
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     _, full, _, small, path = npu_split(instr, d, instr.src0, instr.src1)

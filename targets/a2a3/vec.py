@@ -208,18 +208,30 @@ def _skeleton(skeleton: str, tiles: list, R: int, C: int, sz: int) -> list[Chunk
     raise ValueError(f"unknown skeleton {skeleton!r}")
 
 
+def _dtype_name(dtype) -> str | None:
+    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
+
+
 @dataclass
 class VecStream:
-    """The vector calls, barriers and scalar work of one a2a3 instruction, in program order."""
+    """The vector calls, barriers and scalar work of one a2a3 instruction, in program order.
+
+    ``dtype``: the element type the calls work on (a DType or its name; per call ``dtype=``
+    overrides it): some cost classes charge a repeat by element type (docs/calibration.md).
+    """
 
     ctx: object
+    dtype: object = None
     items: list = field(default_factory=list)
 
-    def call(self, op: str, chunk: Chunk, *, reads=(), writes=(), label: str = "", **args) -> None:
+    def call(
+        self, op: str, chunk: Chunk, *, reads=(), writes=(), label: str = "", dtype=None, **args
+    ) -> None:
         """One intrinsic call covering ``chunk`` (regions: the bytes it reads and writes)."""
         mask = "count" if chunk.count_mode else ("partial" if chunk.partial else "full")
+        dt = _dtype_name(self.dtype if dtype is None else dtype)
         self.items.append(
-            ("call", op, chunk, tuple(reads), tuple(writes), label, {"mask": mask, **args})
+            ("call", op, chunk, tuple(reads), tuple(writes), label, {"mask": mask, **args}, dt)
         )
 
     def barrier(self) -> None:
@@ -256,7 +268,7 @@ class VecStream:
                 _, cycles, label, reads, writes, args = it
                 out.append(scalar_step(cycles, label, reads=reads, writes=writes, args=args))
             else:
-                _, op, ch, reads, writes, label, args = it
+                _, op, ch, reads, writes, label, args, dt = it
                 nxt = next((x for x in items[k + 1 :] if x[0] != "scalar"), None)
                 drains = nxt is None or nxt[0] != "call"
                 step = vector_step(
@@ -268,6 +280,7 @@ class VecStream:
                     partial=ch.partial,
                     reads=reads,
                     writes=writes,
+                    dtype=dt,
                 )
                 step.args.update(args, lanes=ch.lanes, count_mode=ch.count_mode)
                 out.append(step)

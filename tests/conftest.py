@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-import ptosim as pto
-from tests.helpers.devices import ONE_PER_TARGET
+# the helpers' asserts get pytest's rewriting (operands in the failure message), as a test's do
+pytest.register_assert_rewrite("tests.helpers")
+
+import ptosim as pto  # noqa: E402
+from tests.helpers.devices import ONE_PER_TARGET  # noqa: E402
 
 CXX_TESTS = Path(__file__).resolve().parent / "cxx"
 

@@ -195,6 +195,21 @@ class VectorConfig(_Strict):
     ops: dict[str, VectorOpCost | str]
     vf: VfConfig | None = None  # the 950 vector functions (target a5)
 
+    def cost(self, op: str) -> VectorOpCost:
+        """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
+        (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the
+        class."""
+        ops = self.ops
+        cost = ops.get(op)
+        if cost is None:
+            best = max(
+                (k for k in ops if k.endswith("*") and op.startswith(k[:-1])),
+                key=len,
+                default=None,
+            )
+            cost = ops[best if best is not None else "other"]
+        return self.classes[cost] if isinstance(cost, str) else cost
+
     @model_validator(mode="after")
     def _known_classes(self):
         if "other" not in self.ops:

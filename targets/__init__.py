@@ -23,3 +23,17 @@ def planner(target: str):
 
         return a5.plan
     return None
+
+
+def timing_uses(target: str) -> dict[str, tuple[str, ...]]:
+    """Instruction name -> the cost entries its lowering uses on a timed target family (empty
+    for the untimed cpu target): what ``ptosim instructions -v`` labels with their sources."""
+    if target == "a2a3":
+        from .a2a3.timing_sources import USES
+
+        return USES
+    if target == "a5":
+        from .a5.timing_sources import USES
+
+        return USES
+    return {}

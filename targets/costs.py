@@ -76,16 +76,9 @@ def dma_step(
 
 
 def vector_cost(t: TimingConfig, op: str) -> VectorOpCost:
-    """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
-    (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the class."""
-    ops = t.vector.ops
-    cost = ops.get(op)
-    if cost is None:
-        best = max(
-            (k for k in ops if k.endswith("*") and op.startswith(k[:-1])), key=len, default=None
-        )
-        cost = ops[best if best is not None else "other"]
-    return t.vector.classes[cost] if isinstance(cost, str) else cost
+    """The cost entry of intrinsic ``op`` (``VectorConfig.cost``: exact name, longest
+    ``prefix*`` key, else ``other``)."""
+    return t.vector.cost(op)
 
 
 def vector_cycles(
@@ -249,7 +242,8 @@ def gm_region(gref, offsets) -> Region:
 
 
 def control_step(ctx, name: str) -> Step:
-    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access."""
-    return scalar_step(
-        ctx.config.timing.scalar.op_cycles, name, data=False, args={"intrinsic": name}
-    )
+    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access, priced
+    like the other control intrinsics (the vendor cost model's 1 cycle)."""
+    s = ctx.config.timing.scalar
+    args = {"intrinsic": name, "cost": "control", "source": s.control_source}
+    return scalar_step(s.op_cycles, name, data=False, args=args)

@@ -46,8 +46,9 @@ from ptosim.isa.vector.layout import (
 )
 from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
-from ptosim.plan import Region, Step, StepKind
+from ptosim.plan import Region, Step
 
+from ..common import address_step
 from ..costs import BLOCK_BYTES, ceil_div, rows_region, tile_region
 from ..costs import ub_copy_step as copy_blocks
 from .vec import REPEAT_MAX, Chunk, VecStream
@@ -85,8 +86,7 @@ def scalar_copy_cycles(ctx, n: int) -> int:
 # -- views ------------------------------------------------------------------------------------
 def plan_view(instr, ctx) -> list[Step]:
     """An address in a register: no data moves."""
-    s = ctx.config.timing.scalar
-    return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, instr.opcode, data=False)]
+    return [address_step(ctx.config.timing.scalar, instr.opcode)]
 
 
 # -- TFILLPAD ---------------------------------------------------------------------------------

@@ -39,8 +39,7 @@ from . import bench_kernels as BK
 from . import dtypes as D
 from .config import available_devices, load_config
 from .errors import KernelError
-from .isa.gather import _DTYPES as GATHER_DTYPES
-from .isa.scatter import DTYPES as SCATTER_DTYPES
+from .targets import spec_of
 
 OPS = ("MGATHER", "MSCATTER")
 CASES = BK.CASES
@@ -133,11 +132,13 @@ def parse_shapes(spec: str | Iterable) -> list[tuple[int, int]]:
 
 # -- argument checks -------------------------------------------------------------------------
 def _check_dtype(dt: D.DType, target: str) -> None:
-    for op, table in (("MGATHER", GATHER_DTYPES), ("MSCATTER", SCATTER_DTYPES)):
-        if dt not in table[target]:
+    spec = spec_of(target)
+    for op in ("MGATHER", "MSCATTER"):
+        allowed = spec.dtypes_of(op) or ()
+        if dt not in allowed:
             raise KernelError(
                 f"dtype {dt.name} is not allowed for {op} on target {target}; allowed: "
-                + ", ".join(d.name for d in table[target])
+                + ", ".join(d.name for d in allowed)
             )
 
 

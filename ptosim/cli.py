@@ -33,10 +33,14 @@ _TIMED_DEVICE = {"a2a3": "a2", "a5": "950pr"}
 
 
 def _cmd_instructions(args) -> int:
-    from .isa.registry import TARGETS, dtype_list, specs
+    from .isa.registry import dtype_list, specs
     from .sources import SHORT, instruction_sources
+    from .targets import spec_of
+    from .targets import specs as target_specs
 
-    shown = [s for s in specs() if args.device is None or s.supported(_family(args.device))]
+    targets = target_specs()
+    only = None if args.device is None else spec_of(load_config(args.device).target)
+    shown = [s for s in specs() if only is None or only.defines(s.name)]
     timed = {}
     if args.verbose:
         names = [args.device] if args.device else [_TIMED_DEVICE[t] for t in ("a2a3", "a5")]
@@ -45,9 +49,9 @@ def _cmd_instructions(args) -> int:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
         if args.verbose:
             print(f"    {s.signature}")
-            for t in TARGETS:
-                dts = s.dtypes[t]
-                print(f"    {t:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
+            for t in targets:
+                dts = t.dtypes_of(s.name)
+                print(f"    {t.name:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
             for cfg in timed.values():
                 src = instruction_sources(cfg, s.name)
                 if src:
@@ -61,10 +65,6 @@ def _cmd_instructions(args) -> int:
         )
     print(f"{len(shown)} instructions")
     return 0
-
-
-def _family(device: str) -> str:
-    return load_config(device).target
 
 
 def _cmd_devices(args) -> int:

@@ -13,6 +13,7 @@ from .isa.base import Arch
 from .memory import GlobalMemory, GmBuffer
 from .program import Kernel, record
 from .run import RunResult, run_blocks
+from .targets import spec_of
 
 # The simulated GM lives in host memory: one device may hold at most this many bytes of buffers,
 # so a typo such as gm_zeros((10**6, 10**6)) fails at once instead of exhausting the host.
@@ -40,6 +41,7 @@ class Device:
             c.memory.l1_size_bytes,
             c.memory.ub_align_bytes,
             c.sync.event_ids,
+            spec_of(c.target),  # what the target does (ptosim.isa.spec)
         )
         self.gm = GlobalMemory()
 

@@ -1,39 +1,47 @@
 """Targets: the device families ptosim simulates.
 
-Each target family maps a set of devices (``configs/*.toml``) onto the per-target semantic rules
-of the instructions (DESIGN.md section 6). The lowering plans of the timed engine (DMA bursts,
-scalar steps, vector repeats, SIMT launches) will live in one sub-package per target.
+Each target family is one package here, named after the family (``cpu``, ``a2a3``, ``a5``):
+it exports ``SPEC``, its behaviour spec (``ptosim.isa.spec.TargetSpec``: dtype tables, NaN and
+max/min rules, mask formats, rounding, the forms it refuses ...), and a timed family also
+``plan``, the lowering of the timed engine (DMA bursts, scalar steps, vector repeats, SIMT
+launches), and ``TIMING_USES``, the cost entries each instruction's lowering uses. A device
+config (``configs/*.toml``) names its family in ``target``. A new target is a new package plus
+a config; nothing here lists the families.
 """
 
-FAMILIES = {
-    "cpu": "reference semantics of the PTO CPU simulator, program order, no timing",
-    "a2a3": "Atlas A2/A3 vector core: scalar pipe S, MTE2 GM->UB, MTE3 UB->GM, vector pipe V",
-    "a5": "Ascend 950PR/950DT vector core: SIMT launches dim3{32, W} and vector-register loops",
-}
+from __future__ import annotations
+
+from importlib import import_module
+from pkgutil import iter_modules
+
+from ptosim.isa.spec import TargetSpec
+
+
+def _package(target: str):
+    return import_module(f"{__name__}.{target}")
+
+
+def spec_of(target: str) -> TargetSpec:
+    """The behaviour spec of the target family ``target`` (KeyError if there is none)."""
+    try:
+        return _package(target).SPEC
+    except ModuleNotFoundError:
+        raise KeyError(f"no target family {target!r} (no package targets/{target})") from None
+
+
+def specs() -> list[TargetSpec]:
+    """Every target family's spec: the untimed reference first, then the others by name."""
+    found = [spec_of(m.name) for m in iter_modules(__path__) if m.ispkg]
+    return sorted(found, key=lambda s: (s.timed, s.name))
 
 
 def planner(target: str):
-    """The plan function of a timed target family, or None for the untimed cpu target."""
-    if target == "a2a3":
-        from . import a2a3
-
-        return a2a3.plan
-    if target == "a5":
-        from . import a5
-
-        return a5.plan
-    return None
+    """The plan function of a timed target family, or None for an untimed one (cpu)."""
+    return getattr(_package(target), "plan", None)
 
 
 def timing_uses(target: str) -> dict[str, tuple[str, ...]]:
-    """Instruction name -> the cost entries its lowering uses on a timed target family (empty
-    for the untimed cpu target): what ``ptosim instructions -v`` labels with their sources."""
-    if target == "a2a3":
-        from .a2a3.timing_sources import USES
-
-        return USES
-    if target == "a5":
-        from .a5.timing_sources import USES
-
-        return USES
-    return {}
+    """Instruction name -> the cost entries its lowering uses on a timed target family (its
+    package's ``TIMING_USES``; empty for an untimed one): what ``ptosim instructions -v``
+    labels with their sources."""
+    return getattr(_package(target), "TIMING_USES", {})

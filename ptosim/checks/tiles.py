@@ -16,7 +16,7 @@ LIVE_OVERLAP = "F204"
 def live_overlap_findings(program) -> list[Finding]:
     """Findings for overlapping tile bindings whose live ranges are interleaved with writes."""
     info: dict[int, dict] = {}
-    target = program.arch.target
+    arch = program.arch
     for instr in program:
         for name, ref in instr.tile_operands().items():
             if not isinstance(ref, TileRef) or ref.address is None:
@@ -33,7 +33,7 @@ def live_overlap_findings(program) -> list[Finding]:
         # bytes an instruction writes outside its operand tiles (e.g. an a2a3 TROWEXPAND* tmp
         # overrun): a write-only binding of its own
         stray = getattr(instr, "stray_writes", None)
-        for ref in stray(target) if stray is not None else ():
+        for ref in stray(arch) if stray is not None else ():
             info[id(ref)] = {"ref": ref, "writes": [instr.position], "reads": []}
     by_position: dict = {}  # built on the first finding only (labels cost on long programs)
 

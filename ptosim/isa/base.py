@@ -18,18 +18,21 @@ from ..errors import ConstraintError, OutOfBoundsError, UnsupportedError
 from ..findings import Finding
 from ..memory import GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
+from .spec import TargetSpec
 
 
 @dataclass(frozen=True)
 class Arch:
-    """What instruction checks may know about the device: target family and memory sizes."""
+    """What instruction checks may know about the device: its target family's behaviour spec
+    (``spec``, read instead of the family name) and memory sizes."""
 
-    target: str  # "cpu" | "a2a3" | "a5"
+    target: str  # the family name, for messages ("cpu" | "a2a3" | "a5")
     device: str
     ub_size_bytes: int
     l1_size_bytes: int
     ub_align_bytes: int
     event_ids: int
+    spec: TargetSpec
 
 
 # Validation memo (Instruction.check): an instruction whose ``validation_key`` is not None is
@@ -83,8 +86,33 @@ class Instruction:
         return f"{self.opcode} #{self.position}" if self.position >= 0 else self.opcode
 
     # -- checks ------------------------------------------------------------------------
+    @property
+    def dtype_key(self) -> str:
+        """The registry name whose dtype table (``TargetSpec.dtypes``) this instruction uses."""
+        return self.opcode
+
     def validate(self, arch: Arch) -> None:
         """Check every constraint of the specification for ``arch``; raise ConstraintError."""
+
+    def require_defined(self, arch: Arch, operand: str = "", dtype: DType | None = None) -> None:
+        """UnsupportedError when the target does not define the instruction, or refuses it
+        for ``operand``'s ``dtype`` (``TargetSpec.refusals``)."""
+        spec = arch.spec
+        refusal = spec.refusals.get(self.dtype_key)
+        if refusal is not None and refusal.dtypes and dtype in refusal.dtypes:
+            accepted = names(spec.dtypes.get(self.dtype_key) or ())
+            self.unsupported(
+                operand, "dtype", f"one of {accepted} on {arch.target}", dtype.name, refusal.reason
+            )
+        if spec.dtypes.get(self.dtype_key) is None or (refusal is not None and not refusal.dtypes):
+            self.unsupported(
+                "instruction", "target", "a target that defines " + self.dtype_key, arch.target,
+                refusal.reason if refusal is not None else "",
+            )  # fmt: skip
+
+    def require_element_dtype(self, operand: str, ref, arch: Arch, rule: str = "dtype") -> None:
+        """The operand's dtype is one the target accepts for this instruction."""
+        self.require_dtype(operand, ref.dtype, arch.spec.dtypes.get(self.dtype_key) or (), rule)
 
     def check(self, arch: Arch) -> None:
         """Entry point used by the recorder: remembers the arch, then validates.
@@ -178,6 +206,11 @@ class ExecContext:
     @property
     def target(self) -> str:
         return self.arch.target
+
+    @property
+    def spec(self) -> TargetSpec:
+        """The target family's behaviour spec (what instruction semantics branch on)."""
+        return self.arch.spec
 
     def memory_of(self, ref: TileRef) -> Scratchpad:
         return self.l1 if ref.loc is TileType.Mat else self.ub

@@ -1,8 +1,10 @@
 """Data movement: TASSIGN, TLOAD, TSTORE, TMOV, TEXPANDS.
 
-TLOAD/TSTORE follow the DMA arithmetic of each target (semantics.md 3.5): on a2a3 a burst of
-``lenBurst`` bytes is followed by a GM gap, so the GM row pitch is ``validCol + stride3 - shape4``
-elements (D7); on a5 the pitch is ``stride3``; the CPU maps every valid (r, c) exactly.
+TLOAD/TSTORE follow the DMA arithmetic of each target (semantics.md 3.5; the target's
+``DmaRules``): on a2a3 a burst of ``lenBurst`` bytes is followed by a GM gap, so the GM row pitch
+is ``validCol + stride3 - shape4`` elements (D7, ``GmBurstPitch.BURST_PLUS_GAP``); on a5 the
+pitch is ``stride3`` (``STRIDE``); the CPU maps every valid (r, c) exactly
+(``DmaTransfer.EXACT_ELEMENTS``).
 Padding (D8): a2a3/a5 pad each row only up to its 32-byte boundary when PadValue != Null; the
 CPU fills every non-valid element with the pad value (0 for Null).
 Views the NPU DMA cannot express are errors there, the a2a3 DMA takes its burst count from the
@@ -24,27 +26,8 @@ from ..layout import BLOCK_BYTES
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
-from .registry import TARGETS, instruction
-
-_A2A3_DMA_DTYPES = (
-    D.int8,
-    D.uint8,
-    D.int16,
-    D.uint16,
-    D.int32,
-    D.uint32,
-    D.int64,
-    D.uint64,
-    D.half,
-    D.bfloat16,
-    D.float32,
-)
-_DMA_DTYPES = {
-    "cpu": D.ALL,
-    "a2a3": _A2A3_DMA_DTYPES,
-    "a5": D.ALL,
-}
-_NBURST_MAX = 4096  # a2a3 nBurst / Rows limit (semantics.md 3.5: "< 4096")
+from .registry import instruction
+from .spec import DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -86,18 +69,18 @@ class Bursts:
         return (self.tile_start[:, None] + self.length + np.arange(self.pad)).reshape(-1)
 
 
-def _ub_burst_pitch(target: str, tile: TileRef, gm: GmRef, length: int) -> int:
+def _ub_burst_pitch(rules: DmaRules, tile: TileRef, gm: GmRef, length: int) -> int:
     """Tile elements between the starts of two bursts of one DMA instruction.
 
-    a5 programs the UB stride directly (``Cols`` for ND, ``Rows`` for DN). a2a3 lands a burst
-    on whole 32-byte blocks and then skips ``ubGap`` blocks, ``ubGap = ((Cols - validCol) *
-    sizeof(T)) >> 5`` (ND) or ``((Rows - S3) * sizeof(T)) >> 5`` (DN): that is ``Cols`` for
-    every ND tile (its rows are 32-byte multiples) but differs from ``Rows`` for a DN tile
-    whose validRow != S3 (semantics.md 3.5).
+    ``UbBurstPitch.TILE_DIM`` (a5) programs the UB stride directly (``Cols`` for ND, ``Rows``
+    for DN). ``BLOCKS_PLUS_GAP`` (a2a3) lands a burst on whole 32-byte blocks and then skips
+    ``ubGap`` blocks, ``ubGap = ((Cols - validCol) * sizeof(T)) >> 5`` (ND) or ``((Rows - S3) *
+    sizeof(T)) >> 5`` (DN): that is ``Cols`` for every ND tile (its rows are 32-byte multiples)
+    but differs from ``Rows`` for a DN tile whose validRow != S3 (semantics.md 3.5).
     """
     dn = gm.layout is Layout.DN
     dim = tile.rows if dn else tile.cols
-    if target != "a2a3":
+    if rules.ub_burst_pitch is UbBurstPitch.TILE_DIM:
         return dim
     sz = tile.dtype.size_bytes
     moved_blocks = -(-length * sz // BLOCK_BYTES)
@@ -107,8 +90,9 @@ def _ub_burst_pitch(target: str, tile: TileRef, gm: GmRef, length: int) -> int:
     return (moved_blocks + (gap_bytes >> 5)) * BLOCK_BYTES // sz
 
 
-def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
-    """The bursts of a TLOAD (load=True) or TSTORE between ``tile`` and ``gm`` on a2a3/a5.
+def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
+    """The bursts of a TLOAD (load=True) or TSTORE between ``tile`` and ``gm`` under the DMA
+    rules of a burst target (a2a3, a5).
 
     The DMA loops over the GlobalTensor's shape (``nBurst = S3`` rows for ND, ``S4`` columns
     for DN, one loop per outer block), not over the tile's valid shape: only the burst length
@@ -118,11 +102,12 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
     st = gm.stride
     vr, vc = tile.valid
     c0 = tile.dtype.c0
+    stride_pitch = rules.gm_burst_pitch is GmBurstPitch.STRIDE
     if gm.layout is Layout.NZ:
         # one burst of validRow*32 bytes per column block; GM blocks are stride1 apart
         # (TSTORE: lenBurst + gmGap = validRow*C0 + stride1 - S2*S3*S4)
         i, j = np.meshgrid(np.arange(s0), np.arange(s1), indexing="ij")
-        pitch = st[1] if load or target == "a5" else vr * c0 + st[1] - s2 * s3 * s4
+        pitch = st[1] if load or stride_pitch else vr * c0 + st[1] - s2 * s3 * s4
         gm_start = gm.offset + i.reshape(-1) * st[0] + j.reshape(-1) * pitch
         tile_start = (i.reshape(-1) * s1 + j.reshape(-1)) * tile.rows * c0
         return Bursts(gm_start, tile_start, vr * c0)
@@ -131,9 +116,9 @@ def dma_bursts(target: str, tile: TileRef, gm: GmRef, *, load: bool) -> Bursts:
         n_burst, length, inner, stride_in, chunk = s4, vr, s3, st[4], s4 * tile.rows
     else:
         n_burst, length, inner, stride_in, chunk = s3, vc, s4, st[3], s3 * tile.cols
-    # a2a3: GM advances lenBurst + gmGap = length + stride - inner elements per burst (D7)
-    pitch = stride_in if target == "a5" else length + stride_in - inner
-    ub_pitch = _ub_burst_pitch(target, tile, gm, length)
+    # BURST_PLUS_GAP: GM advances lenBurst + gmGap = length + stride - inner elements (D7)
+    pitch = stride_in if stride_pitch else length + stride_in - inner
+    ub_pitch = _ub_burst_pitch(rules, tile, gm, length)
     # the (s0, s1, s2, nBurst) grid by broadcasting (as meshgrid "ij", without the copies)
     i = np.arange(s0).reshape(-1, 1, 1, 1)
     j = np.arange(s1).reshape(1, -1, 1, 1)
@@ -170,16 +155,16 @@ def _alive(*objs) -> tuple[int, ...]:
     return tuple(id(obj) for obj in objs)
 
 
-def _memo_bursts(target: str, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
+def _memo_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, load: bool) -> Bursts:
     g = gm.geom
-    (geom,) = _alive(tile.geom)
-    key = (target, load, geom, tile.valid_row, tile.valid_col, tile.pad, g.shape, g.stride,
+    geom, rules_id = _alive(tile.geom, rules)
+    key = (rules_id, load, geom, tile.valid_row, tile.valid_col, tile.pad, g.shape, g.stride,
            g.layout)  # fmt: skip
     base = _BURSTS.get(key)
     if base is None:
         if len(_BURSTS) >= 1024:
             _BURSTS.clear()
-        base = dma_bursts(target, tile, replace(gm, offset=0), load=load)
+        base = dma_bursts(rules, tile, replace(gm, offset=0), load=load)
         base.gm_start.flags.writeable = False
         base.tile_start.flags.writeable = False  # shared by every transfer of this shape
         _BURSTS[key] = base
@@ -237,12 +222,13 @@ def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
 class _Transfer(Instruction):
     """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor).
 
-    Per target (docs/reference.md D7, D13-D15):
-    - cpu maps every valid (r, c) exactly, so any strides and any Vec tile layout work; the
-      valid shape must equal the GlobalTensor's 2-D view (the CPU simulator asserts it).
-    - a2a3 and a5 move bursts of contiguous GM elements: a view whose burst dimension is
-      strided cannot be expressed and is rejected (rule ``gm-inner-stride``); tile and GM
-      layouts must pair (ND2ND, DN2DN, NZ2NZ).
+    Per target (docs/reference.md D7, D13-D15; the target's ``DmaRules``):
+    - cpu (``EXACT_ELEMENTS``) maps every valid (r, c) exactly, so any strides and any Vec tile
+      layout work; the valid shape must equal the GlobalTensor's 2-D view (the CPU simulator
+      asserts it).
+    - a2a3 and a5 (``BURSTS``) move bursts of contiguous GM elements: a view whose burst
+      dimension is strided cannot be expressed and is rejected (rule ``gm-inner-stride``); tile
+      and GM layouts must pair (ND2ND, DN2DN, NZ2NZ).
     - a2a3 loops over the GlobalTensor's shape and takes only the burst length from the tile:
       a valid shape that differs from the view is accepted and follows the DMA arithmetic,
       with finding F101 (burst length) or F106 (burst count).
@@ -253,14 +239,14 @@ class _Transfer(Instruction):
     tile: TileRef
     gm: GmRef
     is_load = True
-    _bursts: tuple[str, Bursts] | None = None
+    _bursts: tuple[DmaRules, Bursts] | None = None
 
-    def bursts(self, target: str) -> Bursts:
-        """``dma_bursts`` of this transfer on ``target``, computed once: the validation, the
+    def bursts(self, rules: DmaRules) -> Bursts:
+        """``dma_bursts`` of this transfer under ``rules``, computed once: the validation, the
         plan and the execution all need it, and tile and GlobalTensor refs are frozen."""
         cached = self._bursts
-        if cached is None or cached[0] != target:
-            cached = self._bursts = (target, _memo_bursts(target, self.tile, self.gm, self.is_load))
+        if cached is None or cached[0] is not rules:
+            cached = self._bursts = (rules, _memo_bursts(rules, self.tile, self.gm, self.is_load))
         return cached[1]
 
     def validation_key(self, arch: Arch) -> tuple | None:
@@ -279,7 +265,8 @@ class _Transfer(Instruction):
             self.fail(
                 "tile", "tile-location", "TileType::Vec or TileType::Mat", f"TileType::{t.loc.name}"
             )
-        self.require_dtype("tile", t.dtype, _DMA_DTYPES[arch.target])
+        dma = arch.spec.dma
+        self.require_element_dtype("tile", t, arch)
         self.require(
             t.dtype is g.dtype,
             "gm",
@@ -290,8 +277,9 @@ class _Transfer(Instruction):
         )
         # The CPU simulator maps (r, c) through both layouts, so it pairs any tile layout
         # with any GlobalTensor layout (its own tests load ND tensors into ColMajor tiles).
+        exact = dma.transfer is DmaTransfer.EXACT_ELEMENTS
         self.require(
-            arch.target == "cpu" or _pairing_ok(t, g.layout),
+            exact or _pairing_ok(t, g.layout),
             "tile",
             "layout-pairing",
             f"a {g.layout.name} tile for a {g.layout.name} GlobalTensor "
@@ -307,20 +295,19 @@ class _Transfer(Instruction):
                 f"shape[3] == 16 and shape[4] == {t.dtype.c0}",
                 f"{list(g.shape)}",
             )
-        self._check_valid_shape(arch)
-        if arch.target != "cpu":
-            self._check_dma_view(arch)
-        if arch.target == "a2a3":
+        self._check_valid_shape(dma)
+        if not exact:
+            self._check_dma_view(dma)
+        limit = dma.burst_count_limit
+        if limit is not None:
             n_burst = {Layout.ND: s3, Layout.DN: s4, Layout.NZ: s1}[g.layout]
-            self.require(t.rows < _NBURST_MAX, "tile", "a2a3-rows", f"Rows < {_NBURST_MAX}", t.rows)
-            self.require(
-                n_burst < _NBURST_MAX, "gm", "a2a3-nburst", f"nBurst < {_NBURST_MAX}", n_burst
-            )
+            self.require(t.rows < limit, "tile", "a2a3-rows", f"Rows < {limit}", t.rows)
+            self.require(n_burst < limit, "gm", "a2a3-nburst", f"nBurst < {limit}", n_burst)
             self.require(
                 min(g.shape) > 0, "gm", "positive-shape", "all shape dims > 0", list(g.shape)
             )
-        if arch.target != "cpu":
-            self._check_footprint(arch)
+        if not exact:
+            self._check_footprint(dma)
         if self.is_load and isinstance(t.pad, PadValue) and t.pad in (PadValue.Max, PadValue.Min):
             ok = t.dtype.kind in ("int", "uint") or t.dtype in (D.half, D.bfloat16, D.float32)
             self.require(
@@ -338,15 +325,15 @@ class _Transfer(Instruction):
         # DN bursts are columns of validRow elements, NZ bursts validRow*32 bytes per block
         return (col, row) if self.gm.layout is Layout.ND else (row, col)
 
-    def _check_valid_shape(self, arch: Arch) -> None:
+    def _check_valid_shape(self, dma: DmaRules) -> None:
         g = self.gm
         burst, count = self._dims()
         nz = g.layout is Layout.NZ
         # cpu asserts both dims; a5 and NZ need the burst count; a2a3 ND/DN need neither.
         checks = []
-        if arch.target == "cpu" or nz or arch.target == "a5":
+        if nz or dma.burst_count_must_match:
             checks.append(count)
-        if arch.target == "cpu" or nz:
+        if nz or dma.burst_length_must_match:
             checks.append(burst)
         for name, valid, view in checks:
             self.require(
@@ -357,7 +344,7 @@ class _Transfer(Instruction):
                 valid,
             )
 
-    def _check_dma_view(self, arch: Arch) -> None:
+    def _check_dma_view(self, dma: DmaRules) -> None:
         """Reject views the target's DMA cannot express (instead of moving other elements)."""
         g = self.gm
         for name, want in _inner_stride_rules(g):
@@ -371,9 +358,9 @@ class _Transfer(Instruction):
                     f"strides {list(g.stride)}",
                     "the cpu target honours any stride; split the transfer or pack the data",
                 )
-        if arch.target != "a2a3":
+        if dma.gm_burst_pitch is not GmBurstPitch.BURST_PLUS_GAP:
             return
-        # a2a3 programs the gap between bursts (gmGap = stride - burst), an unsigned field
+        # the gap between bursts (gmGap = stride - burst) is an unsigned field
         s0, s1, s2, s3, s4 = g.shape
         vr = self.tile.valid_row
         if g.layout is Layout.ND:
@@ -393,10 +380,10 @@ class _Transfer(Instruction):
                 "a2a3 DMA bursts cannot overlap or go backwards in GM",
             )
 
-    def _check_footprint(self, arch: Arch) -> None:
+    def _check_footprint(self, dma: DmaRules) -> None:
         """The DMA's tile elements must lie inside the tile's storage."""
         t = self.tile
-        b = self.bursts(arch.target)
+        b = self.bursts(dma)
         if b.tile_start.size == 0 or b.length == 0:
             return
         end = int(b.tile_start.max()) + b.length + b.pad
@@ -411,9 +398,11 @@ class _Transfer(Instruction):
                 "the DMA loops over the GlobalTensor shape; give the tile room for it",
             )
 
-    def _pitch_finding(self, ctx: ExecContext) -> None:
+    def _pitch_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
+        """F101 / F106 where the burst arithmetic moves other elements than the valid region
+        names (only a target that checks neither valid dimension gets here with a mismatch)."""
         g = self.gm
-        if ctx.target != "a2a3" or g.layout is Layout.NZ:
+        if dma.gm_burst_pitch is not GmBurstPitch.BURST_PLUS_GAP or g.layout is Layout.NZ:
             return
         (dim, v, _), (cdim, cv, cview) = self._dims()
         inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
@@ -440,12 +429,13 @@ class _Transfer(Instruction):
     def _element_pairs(self, ctx: ExecContext):
         """(GM element offsets, tile storage offsets) of every element moved, GM checked."""
         t, g = self.tile, self.gm
-        if ctx.target == "cpu":  # exact (r, c) mapping of the valid region
+        dma = ctx.spec.dma
+        if dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # the valid region, (r, c) exactly
             r, c = t.geom.grid(*t.valid)
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
-            self._pitch_finding(ctx)
-            gm_offs, tile_offs, pad = _burst_offsets(self.bursts(ctx.target))
+            self._pitch_finding(dma, ctx)
+            gm_offs, tile_offs, pad = _burst_offsets(self.bursts(dma))
         ctx.gm_check(g, gm_offs, "gm")
         return gm_offs, tile_offs, pad
 
@@ -464,21 +454,11 @@ class TLoad(_Transfer):
         gm_offs, tile_offs, pad = self._element_pairs(ctx)
         store = ctx.tile_storage(self.tile)
         values = self.gm.storage()[gm_offs]
-        if ctx.target == "cpu":  # D8: the CPU fills the whole tile with the pad value first
+        if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
         elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only
             store[pad] = pad_scalar(self.tile, null_as_zero=True)
         store[tile_offs] = values
-
-
-# TSTORE<AtomicType::AtomicAdd>: the set_atomic_{s8,s16,s32,f16,bf16,f32} types of the a2a3
-# store (semantics.md 3.5). a5 is assumed to share them (its DMA atomic types are not in the
-# reference); the cpu reference adds any arithmetic type under a mutex.
-STORE_ATOMIC_DTYPES = {
-    "a2a3": (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
-    "a5": (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
-    "cpu": tuple(d for d in D.ALL if d.kind != "opaque"),
-}
 
 
 class TStore(_Transfer):
@@ -506,7 +486,7 @@ class TStore(_Transfer):
             self.require_dtype(
                 "tile",
                 self.tile.dtype,
-                STORE_ATOMIC_DTYPES[arch.target],
+                arch.spec.dma.atomic_add_dtypes,
                 rule="atomic-dtype",
                 detail=f"AtomicType::AtomicAdd on target {arch.target}",
             )
@@ -522,7 +502,7 @@ class TStore(_Transfer):
 
         atomic_update(
             store, np.ravel(gm_offs), np.ravel(values), ScatterAtomicOp.Add, self.gm.dtype,
-            ctx.target,
+            ctx.spec.numerics.maxmin,
         )  # fmt: skip
 
 
@@ -573,7 +553,8 @@ class TAssign(Instruction):
 
 
 def tmov_copied_elements(dst: TileRef, src: TileRef) -> tuple[int, int]:
-    """a2a3 TMOV: (storage rows, elements per row) copied; whole rows when validCol == Cols."""
+    """``TMovCopy.UB_BLOCKS`` (a2a3): (storage rows, elements per row) copied; whole rows when
+    validCol == Cols."""
     rows = min(dst.valid_row, src.valid_row)
     cols = min(dst.valid_col, src.valid_col)
     if cols < dst.cols:  # copy_ubuf_to_ubuf moves whole 32-byte blocks per row
@@ -585,14 +566,15 @@ def tmov_copied_elements(dst: TileRef, src: TileRef) -> tuple[int, int]:
 class TMov(Instruction):
     """TMOV(dst, src) between Vec tiles (UB -> UB).
 
-    cpu and a5 copy the valid region element by element through both tiles' layouts, so the
-    layouts must match there (rule ``same-layout``) and so must the valid shapes. a2a3
-    (``TMovToVec``) is a ``copy_ubuf_to_ubuf`` of the ``min(valid)`` region in 32-byte blocks:
-    equal Rows x Cols are required but any BLayout/SLayout pair is accepted (the vendor tests run
-    every combination). Between different layouts it is a plain storage copy: rows of ``Cols``
-    storage elements, ``validRow * Cols`` elements at once when whole rows are valid, else per
-    row the blocks covering ``validCol`` elements. Between equal layouts an ND tile copies the
-    blocks covering ``validCol`` per row, and DN/NZ tiles copy their valid region (D16).
+    cpu and a5 (``TMovCopy.VALID_ELEMENTS``) copy the valid region element by element through
+    both tiles' layouts, so the layouts must match there (rule ``same-layout``) and so must the
+    valid shapes. a2a3 (``TMovToVec``, ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of the
+    ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any BLayout/SLayout
+    pair is accepted (the vendor tests run every combination). Between different layouts it is a
+    plain storage copy: rows of ``Cols`` storage elements, ``validRow * Cols`` elements at once when
+    whole rows are valid, else per row the blocks covering ``validCol`` elements. Between equal
+    layouts an ND tile copies the blocks covering ``validCol`` per row, and DN/NZ tiles copy their
+    valid region (D16).
     """
 
     opcode = "TMOV"
@@ -608,7 +590,7 @@ class TMov(Instruction):
         self.require_loc("dst", d)
         self.require_loc("src", s)
         self.require_same_dtype("dst", d, "src", s)
-        if arch.target == "a2a3":
+        if arch.spec.dma.tmov is TMovCopy.UB_BLOCKS:
             self.require(
                 (d.rows, d.cols) == (s.rows, s.cols),
                 "src",
@@ -628,7 +610,7 @@ class TMov(Instruction):
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
-        if ctx.target != "a2a3":
+        if ctx.spec.dma.tmov is TMovCopy.VALID_ELEMENTS:
             ctx.tile_write(d, ctx.tile_read(s))
             return
         rows, cols = tmov_copied_elements(d, s)
@@ -677,11 +659,7 @@ def _gm(value, what: str) -> GmRef:
     return value.ref()
 
 
-@instruction(
-    family="data movement",
-    summary="bind a tile to a UB (Vec) or L1 (Mat) byte address",
-    dtypes={t: D.ALL for t in TARGETS},
-)
+@instruction(family="data movement", summary="bind a tile to a UB (Vec) or L1 (Mat) byte address")
 def TASSIGN(tile: Tile, address: int) -> None:
     """Bind ``tile`` to a byte address of UB (Vec) or L1 (Mat).
 
@@ -709,11 +687,7 @@ def TASSIGN(tile: Tile, address: int) -> None:
     tile.placement = placement
 
 
-@instruction(
-    family="data movement",
-    summary="GM -> UB/L1 (ND, DN, NZ): DMA bursts on MTE2",
-    dtypes=_DMA_DTYPES,
-)
+@instruction(family="data movement", summary="GM -> UB/L1 (ND, DN, NZ): DMA bursts on MTE2")
 def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     """GM -> tile (MTE2): load the tile's valid region from ``gm``."""
     emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
@@ -722,7 +696,6 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
 @instruction(
     family="data movement",
     summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3; AtomicAdd accumulates",
-    dtypes=_DMA_DTYPES,
 )
 def TSTORE(gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone) -> None:
     """Tile -> GM (MTE3): store the tile's valid region into ``gm``.
@@ -735,21 +708,13 @@ def TSTORE(gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone) -> Non
     emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
 
 
-@instruction(
-    family="data movement",
-    summary="Vec -> Vec tile copy",
-    dtypes={t: D.ALL for t in TARGETS},
-)
+@instruction(family="data movement", summary="Vec -> Vec tile copy")
 def TMOV(dst: Tile, src: Tile) -> None:
     """Copy ``src`` into ``dst`` (Vec -> Vec)."""
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
 
 
-@instruction(
-    family="data movement",
-    summary="fill a tile's valid region with a scalar",
-    dtypes={t: tuple(d for d in D.ALL if d.kind != "opaque") for t in TARGETS},
-)
+@instruction(family="data movement", summary="fill a tile's valid region with a scalar")
 def TEXPANDS(dst: Tile, scalar) -> None:
     """Fill the valid region of ``dst`` with ``scalar``."""
     emit(TExpandS(_tile(dst, "TEXPANDS dst"), scalar))

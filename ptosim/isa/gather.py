@@ -61,7 +61,6 @@ from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _gm, _tile
 from .indexing import (
-    ELEMENT_DTYPES,
     INDEX_DTYPES,
     elem_capacity,
     elem_offsets,
@@ -71,13 +70,14 @@ from .indexing import (
     nz_offsets,
     read_indices,
     remap,
-    require_cpu_index_layout,
+    require_loop_index_layout,
     row_capacity,
     row_pitch,
+    validate_for_kernel,
 )
 from .registry import instruction
+from .spec import IndexedKernel, RowColumns
 
-_DTYPES = ELEMENT_DTYPES
 _IDX_DTYPES = INDEX_DTYPES
 _NZ_ROW = 16
 _BLOCK = 32
@@ -117,7 +117,10 @@ class _MGatherBase(Instruction):
     def _common_dtypes(self, arch: Arch) -> None:
         d, g = self.dst, self.table
         self.require_dtype(
-            "dst", d.dtype, _DTYPES[arch.target], detail=f"MGATHER element types on {arch.target}"
+            "dst",
+            d.dtype,
+            arch.spec.dtypes["MGATHER"] or (),
+            detail=f"MGATHER element types on {arch.target}",
         )
         self.require(
             g.dtype is d.dtype,
@@ -148,7 +151,7 @@ class MGather(_MGatherBase):
     writes = ("dst",)
 
     def is_simt(self, arch: Arch) -> bool:
-        if arch.target != "a5":
+        if arch.spec.indexed.kernel is not IndexedKernel.SIMT:
             return False
         d = self.dst
         scalar = self.coalesce is Coalesce.Elem and d.static_valid and d.valid == (1, 1)
@@ -157,7 +160,6 @@ class MGather(_MGatherBase):
     # -- checks ------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
         d, i = self.dst, self.idx
-        tgt = arch.target
         if not isinstance(i, TileRef):
             self.fail(
                 "idx",
@@ -190,9 +192,10 @@ class MGather(_MGatherBase):
             )
         self.require_loc("idx", i)
         self._common_dtypes(arch)
-        getattr(self, f"_validate_{tgt}")(arch)
+        validate_for_kernel(self, arch.spec.indexed.kernel)
 
-    def _validate_cpu(self, arch: Arch) -> None:
+    def _validate_loop(self) -> None:
+        """The CPU simulator's loop (its asserts and the seed's rules)."""
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
         self.require(
@@ -202,7 +205,7 @@ class MGather(_MGatherBase):
             "BLayout::RowMajor + SLayout::NoneBox",
             d.geom.layout_name,
         )
-        require_cpu_index_layout(self, i, self.is_row)
+        require_loop_index_layout(self, i, self.is_row)
         self.require(
             g.layout is Layout.ND, "table", "table-layout", "Layout::ND", f"Layout::{g.layout.name}"
         )
@@ -241,7 +244,8 @@ class MGather(_MGatherBase):
                 i.rows,
             )
 
-    def _validate_a2a3(self, arch: Arch) -> None:
+    def _validate_dma(self) -> None:
+        """One DMA per row (ND or NZ table) or per element."""
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
         self.require(
@@ -312,7 +316,8 @@ class MGather(_MGatherBase):
         else:
             self._elem_shape()
 
-    def _validate_a5(self, arch: Arch) -> None:
+    def _validate_simt(self) -> None:
+        """The SIMT kernel (ND tables, unboxed UB tiles, the row pitch is ValidCol)."""
         d, g, i = self.dst, self.table, self.idx
         vr, vc = d.valid
         self.require(
@@ -398,7 +403,7 @@ class MGather(_MGatherBase):
 
     # -- semantics ---------------------------------------------------------------------
     def execute(self, ctx: ExecContext) -> None:
-        d, g, tgt = self.dst, self.table, ctx.target
+        d, g, rules = self.dst, self.table, ctx.spec.indexed
         vr, vc = d.valid
         self._overlap_finding(ctx)
         if vr == 0 or vc == 0:
@@ -409,7 +414,7 @@ class MGather(_MGatherBase):
             k, ok = remap(
                 ctx,
                 read_indices(ctx, self.idx, Coalesce.Row, vr, 1),
-                row_capacity(tgt, g),
+                row_capacity(rules, g),
                 self.oob,
             )
             if nz:  # one multi-burst DMA per row moves every logical column of the table
@@ -418,8 +423,8 @@ class MGather(_MGatherBase):
                 prefill = self.oob is GatherOOB.Zero
             else:
                 cols = np.arange(vc)
-                col_step = g.stride[4] if tgt == "cpu" else 1  # NPU DMAs are contiguous
-                src = g.offset + k[:, None] * row_pitch(tgt, g, vc) + cols[None, :] * col_step
+                col_step = g.stride[4] if rules.row_columns is RowColumns.STRIDE else 1
+                src = g.offset + k[:, None] * row_pitch(rules, g, vc) + cols[None, :] * col_step
             r = np.broadcast_to(np.arange(vr)[:, None], src.shape)
             c = np.broadcast_to(cols[None, :], src.shape)
             mask = np.broadcast_to(ok[:, None], src.shape)
@@ -466,7 +471,8 @@ class MGatherL1(_MGatherBase):
     writes = ("dst", "scratch")
 
     def is_simt(self, arch: Arch) -> bool:
-        return arch.target == "a5" and self.gather_exec is GatherExec.Simt
+        simt = arch.spec.indexed.kernel is IndexedKernel.SIMT
+        return simt and self.gather_exec is GatherExec.Simt
 
     # -- checks ------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
@@ -495,7 +501,7 @@ class MGatherL1(_MGatherBase):
         )
         vr, vc = d.valid
         if self.gather_exec is GatherExec.Simt:
-            if arch.target != "a5":
+            if arch.spec.indexed.kernel is not IndexedKernel.SIMT:
                 self.unsupported(
                     "gather_exec",
                     "gather-exec",
@@ -566,16 +572,18 @@ class MGatherL1(_MGatherBase):
 
     # -- semantics ---------------------------------------------------------------------
     def execute(self, ctx: ExecContext) -> None:
-        d, g, i, tgt = self.dst, self.table, self.idx, ctx.target
+        d, g, i = self.dst, self.table, self.idx
+        rules = ctx.spec.indexed
+        staged = rules.l1_staged  # the nd2nz DMA (else the UB semantics, into L1)
         vr, vc = d.valid
         idx_store = i.storage()
         if self.is_row:
             offs = i.flat_offsets(np.arange(vr))
             ctx.gm_check(i, offs, "idx")
-            cap = g.shape[3] if tgt == "cpu" else int(np.prod(g.shape[:4], dtype=np.int64))
-            k, ok = remap(ctx, index_values(tgt, idx_store[offs]), cap, self.oob)
+            cap = int(np.prod(g.shape[:4], dtype=np.int64)) if staged else g.shape[3]
+            k, ok = remap(ctx, index_values(rules.index_conversion, idx_store[offs]), cap, self.oob)
             cols = np.arange(vc)
-            col_step = g.stride[4] if tgt == "cpu" else 1  # nd2nz DMA reads C contiguous
+            col_step = 1 if staged else g.stride[4]  # nd2nz DMA reads C contiguous
             src = g.offset + k[:, None] * g.stride[3] + cols[None, :] * col_step
             mask = np.broadcast_to(ok[:, None], src.shape)
             r, c = d.geom.grid(vr, vc)
@@ -583,21 +591,23 @@ class MGatherL1(_MGatherBase):
             ctx.gm_check(g, src[mask], "table")
             values[mask] = g.storage()[src[mask]]
             store = ctx.tile_storage(d)
-            if tgt != "cpu" and self.oob is GatherOOB.Zero:
+            if staged and self.oob is GatherOOB.Zero:
                 store[:] = 0  # the whole L1 tile is pre-zeroed, OOB rows skip their DMA
             store[d.offsets(r, c)] = values
             return
         r, c = d.geom.grid(vr, vc)
         offs = i.offsets(r, c)
         ctx.gm_check(i, offs, "idx")
-        k, ok = remap(ctx, index_values(tgt, idx_store[offs]), elem_capacity(g), self.oob)
+        k, ok = remap(
+            ctx, index_values(rules.index_conversion, idx_store[offs]), elem_capacity(g), self.oob
+        )
         src = np.zeros(k.shape, dtype=np.int64)
         src[ok] = elem_offsets(g, k[ok])  # table_ptr[k']
         ctx.gm_check(g, src[ok], "table")
         values = np.zeros(src.shape, dtype=d.dtype.np)
         values[ok] = g.storage()[src[ok]]
         store = ctx.tile_storage(d)
-        if tgt == "cpu":  # the CPU reference ignores scratch
+        if not staged:  # the CPU reference ignores scratch
             store[d.offsets(r, c)] = values
             return
         s, n, c0 = self.scratch, d.numel, d.dtype.c0
@@ -624,8 +634,6 @@ def _index_operand(value):
 @instruction(
     family="gather / scatter",
     summary="gather table rows (Row) or elements (Elem) from GM by an index tile",
-    dtypes=_DTYPES,
-    notes={"a5": "SIMT launch"},
 )
 def MGATHER(
     dst: Tile,

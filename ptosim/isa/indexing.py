@@ -8,7 +8,8 @@ Decisions:
   (``(2^64 - 1) % 7 = 1`` but ``(2^32 - 1) % 7 = 3``). ``index_values`` keeps such a cpu index
   as the negative int64 ``v`` and ``remap`` reads it as ``2^64 + v``.
 - D3: Row capacity is shape0*shape1*shape2*shape3 on a2a3 (NZ: gShape2*16 logical rows) and
-  shape[3] on cpu/a5; the GM row pitch is stride[3] on cpu/a2a3 and the valid column count on a5.
+  shape[3] on cpu/a5; the GM row pitch is stride[3] on cpu/a2a3 and the valid column count on a5
+  (the target's ``IndexedRules.row_capacity`` / ``row_pitch``).
   Elem capacity is the product of the five dims (NZ: logical rows x logical cols), and an ND
   Elem index addresses the table's raw element pointer, ``table_ptr[k']`` (``elem_offsets``),
   whatever the strides, as every reference kernel does.
@@ -26,30 +27,29 @@ from ..enums import Coalesce, GatherOOB, Layout, ScatterOOB
 from ..errors import OutOfBoundsError
 from ..tensors import GmRef, TileRef
 from .base import ExecContext
+from .spec import IndexConversion, IndexedKernel, IndexedRules, RowCapacity, RowPitch
 
-# Element types of MGATHER/MSCATTER per target (the seeds' lists; identical for both). The cpu
-# adds fp8 (allowed when the CPU simulator is built for AICore); the 950 adds hifloat8 and fp8.
-_NINE = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16, D.float32)
-ELEMENT_DTYPES = {
-    "cpu": _NINE + (D.float8_e4m3, D.float8_e5m2),
-    "a2a3": _NINE,
-    "a5": _NINE + (D.hifloat8, D.float8_e4m3, D.float8_e5m2),
-}
+# MGATHER/MSCATTER index types on every target (the seeds); the element types are the target's
+# (``TargetSpec.dtypes``)
 INDEX_DTYPES = (D.int32, D.uint32)
 
 
 _SIZE_T = 1 << 64  # the CPU simulator converts indices to size_t
 
 
-def index_values(target: str, raw) -> np.ndarray:
-    """Index values as int64, converted as ``target`` converts them (D2).
+def index_values(conversion: IndexConversion, raw) -> np.ndarray:
+    """Index values as int64, converted by ``conversion`` (D2).
 
-    NPU targets: the uint32 reinterpretation. cpu: the ``size_t`` conversion, kept as the signed
-    value (a negative int32 ``v`` stands for ``2^64 + v``; ``remap`` treats it so).
+    ``UINT32`` (NPU targets): the uint32 reinterpretation. ``SIZE_T`` (cpu): the ``size_t``
+    conversion, kept as the signed value (a negative int32 ``v`` stands for ``2^64 + v``;
+    ``remap`` treats it so).
     """
     raw = np.asarray(raw)
-    if target == "cpu" and raw.dtype.kind == "i":
-        return raw.astype(np.int64)
+    if conversion is IndexConversion.SIZE_T:
+        if raw.dtype.kind == "i":
+            return raw.astype(np.int64)
+    elif conversion is not IndexConversion.UINT32:
+        raise TypeError(f"index_values: conversion must be an IndexConversion, got {conversion!r}")
     return raw.astype(np.int64) & 0xFFFFFFFF
 
 
@@ -66,7 +66,7 @@ def read_indices(ctx: ExecContext, idx: TileRef, mode: Coalesce, rows: int, cols
     else:
         r, c = idx.geom.grid(rows, cols)
         raw = storage[idx.offsets(r, c)]
-    return index_values(ctx.target, raw)
+    return index_values(ctx.spec.indexed.index_conversion, raw)
 
 
 def linear_row_index_ok(idx: TileRef, rows: int) -> bool:
@@ -79,9 +79,22 @@ def linear_row_index_ok(idx: TileRef, rows: int) -> bool:
     return bool(np.array_equal(logical, n))
 
 
-def require_cpu_index_layout(instr, idx: TileRef, row_mode: bool) -> None:
-    """cpu MGATHER/MSCATTER index layout: Row reads ``idx.data[r]`` linearly and the CPU
-    simulator asserts NoneBox only (RowMajor or ColMajor); Elem needs an ND tile."""
+_KERNEL_CHECKS = {
+    IndexedKernel.REFERENCE_LOOP: "_validate_loop",
+    IndexedKernel.DMA: "_validate_dma",
+    IndexedKernel.SIMT: "_validate_simt",
+}
+
+
+def validate_for_kernel(instr, kernel: IndexedKernel) -> None:
+    """Run the layout and shape rules of the target's MGATHER/MSCATTER kernel (the
+    instruction's ``_validate_loop`` / ``_validate_dma`` / ``_validate_simt``)."""
+    getattr(instr, _KERNEL_CHECKS[kernel])()
+
+
+def require_loop_index_layout(instr, idx: TileRef, row_mode: bool) -> None:
+    """``IndexedKernel.REFERENCE_LOOP`` (cpu) index layout: Row reads ``idx.data[r]`` linearly and
+    the CPU simulator asserts NoneBox only (RowMajor or ColMajor); Elem needs an ND tile."""
     if row_mode:
         instr.require(
             not idx.geom.is_boxed,
@@ -106,12 +119,12 @@ def nz_logical_shape(gm: GmRef) -> tuple[int, int]:
     return s2 * s3, s0 * s1 * s4
 
 
-def row_capacity(target: str, gm: GmRef) -> int:
+def row_capacity(rules: IndexedRules, gm: GmRef) -> int:
     """Rows addressable by a Row-mode index (D3)."""
     s0, s1, s2, s3, _ = gm.shape
     if gm.layout is Layout.NZ:
         return nz_logical_shape(gm)[0]
-    if target == "a2a3":
+    if rules.row_capacity is RowCapacity.OUTER_DIMS:
         return s0 * s1 * s2 * s3
     return s3
 
@@ -128,9 +141,9 @@ def elem_offsets(gm: GmRef, k) -> np.ndarray:
     return gm.offset + np.asarray(k, dtype=np.int64)
 
 
-def row_pitch(target: str, gm: GmRef, valid_cols: int) -> int:
+def row_pitch(rules: IndexedRules, gm: GmRef, valid_cols: int) -> int:
     """GM elements between consecutive table rows in Row mode (ND tables, D3)."""
-    return valid_cols if target == "a5" else gm.stride[3]
+    return valid_cols if rules.row_pitch is RowPitch.VALID_COLS else gm.stride[3]
 
 
 def nz_offsets(gm: GmRef, row, col) -> np.ndarray:

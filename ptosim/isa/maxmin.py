@@ -1,14 +1,16 @@
 """Max / Min of two operands as each target computes them (TROWEXPANDMAX/MIN, MSCATTER Max/Min).
 
-- cpu: the CPU simulator uses ``std::max(a, b)`` / ``std::min(a, b)``, which return the *first*
-  operand unless the comparison (``a < b`` / ``b < a``) is true. So ``max(1, NaN) = 1``,
-  ``max(NaN, 1) = NaN``, ``max(+0, -0) = +0`` and ``max(-0, +0) = -0`` (likewise for min).
-- NPU (a2a3, a5): the kernels issue ``vmax`` / ``vmin`` (and atomicMax / atomicMin on a5); the
-  reference does not say what they do with NaN or signed zeros (vector_isa.md 2.3: uncertain).
-  ptosim uses the IEEE 754-2019 ``maximum`` / ``minimum`` operations: a NaN operand gives NaN and
-  -0 < +0. Chosen because it is the IEEE-defined result of a hardware max unit and it does not
-  depend on the operand order, which on the NPU is an artefact (which operand the vector unit
-  takes as "full", the landing order of atomics), so a result never hinges on it.
+The target's spec says which rule it follows (``Numerics.maxmin``):
+- ``MaxMin.FIRST_OPERAND`` (cpu): the CPU simulator uses ``std::max(a, b)`` / ``std::min(a, b)``,
+  which return the *first* operand unless the comparison (``a < b`` / ``b < a``) is true. So
+  ``max(1, NaN) = 1``, ``max(NaN, 1) = NaN``, ``max(+0, -0) = +0`` and ``max(-0, +0) = -0``
+  (likewise for min).
+- ``MaxMin.IEEE_754_2019`` (NPU: a2a3, a5): the kernels issue ``vmax`` / ``vmin`` (and atomicMax /
+  atomicMin on a5); the reference does not say what they do with NaN or signed zeros (vector_isa.md
+  2.3: uncertain). ptosim uses the IEEE 754-2019 ``maximum`` / ``minimum`` operations: a NaN operand
+  gives NaN and -0 < +0. Chosen because it is the IEEE-defined result of a hardware max unit and it
+  does not depend on the operand order, which on the NPU is an artefact (which operand the vector
+  unit takes as "full", the landing order of atomics), so a result never hinges on it.
 Integers compare exactly on every target.
 """
 
@@ -16,13 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .spec import MaxMin
 
-def _cpu(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+
+def _first_operand(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     take_b = (a < b) if op == "MAX" else (b < a)
     return np.where(take_b, b, a)
 
 
-def _npu(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _ieee(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.maximum(a, b) if op == "MAX" else np.minimum(a, b)  # NaN propagates
     if out.dtype.kind != "f":
         return out
@@ -35,8 +39,12 @@ def _npu(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(zeros, signed_zero, out)
 
 
-def maxmin(target: str, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``max(a, b)`` (op ``"MAX"``) or ``min(a, b)`` (``"MIN"``) elementwise, as ``target`` does
-    it; ``a`` is the first operand (src0 for TROWEXPAND*, the table value for MSCATTER)."""
+def maxmin(rule: MaxMin, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``max(a, b)`` (op ``"MAX"``) or ``min(a, b)`` (``"MIN"``) elementwise under ``rule``;
+    ``a`` is the first operand (src0 for TROWEXPAND*, the table value for MSCATTER)."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _cpu(op, a, b) if target == "cpu" else _npu(op, a, b)
+    if rule is MaxMin.FIRST_OPERAND:
+        return _first_operand(op, a, b)
+    if rule is MaxMin.IEEE_754_2019:
+        return _ieee(op, a, b)
+    raise TypeError(f"maxmin: rule must be a MaxMin, got {rule!r}")  # (a target name, say)

@@ -1,21 +1,21 @@
 """The one registry of instructions: every list of instructions comes from here.
 
 Each kernel-facing instruction function is declared once with ``@instruction(...)``: its ISA
-name (the function name), its family, a one-line summary and, per target family, the element
-types it accepts (or None where the target does not define it). The README and docs tables, the
-``ptosim instructions`` listing, the public facade and the C++ front end's entry points read this
-registry, so no second list can drift from it.
+name (the function name), its family and a one-line summary. What a target accepts (the element
+types, or None where it does not define the instruction) and the per-target table notes are the
+target's knowledge: they live in its behaviour spec (``ptosim.isa.spec.TargetSpec``, exported by
+each target package), and the tables below take the specs as an argument. The README and docs
+tables, the ``ptosim instructions`` listing, the public facade and the C++ front end's entry
+points read this registry, so no second list of instructions can drift from it.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..dtypes import DType
-
-TARGETS = ("cpu", "a2a3", "a5")
+from .spec import TargetSpec
 
 # Families in the order tables list them.
 FAMILIES = (
@@ -44,9 +44,6 @@ class InstrSpec:
         family: one of ``FAMILIES``.
         summary: one line: what the instruction computes.
         signature: the Python signature, destination first as in C++.
-        dtypes: per target family, the element types accepted, or None if the target does not
-            define the instruction (a kernel using it there gets UnsupportedError).
-        notes: per target family, a short note for the tables (lowering, modes).
         function: the kernel-facing function.
     """
 
@@ -54,49 +51,27 @@ class InstrSpec:
     family: str
     summary: str
     signature: str
-    dtypes: dict[str, tuple[DType, ...] | None]
-    notes: dict[str, str]
     function: Callable
-
-    def supported(self, target: str) -> bool:
-        return self.dtypes.get(target) is not None
 
 
 _SPECS: dict[str, InstrSpec] = {}
 
 
-def instruction(
-    *,
-    family: str,
-    summary: str,
-    dtypes: dict[str, tuple[DType, ...] | None],
-    notes: dict[str, str] | None = None,
-):
+def instruction(*, family: str, summary: str):
     """Register the decorated kernel-facing function as an instruction (returns it unchanged).
 
     Raises:
-        ValueError: a duplicate name, an unknown family or target (a programming error).
+        ValueError: a duplicate name or an unknown family (a programming error).
     """
     if family not in FAMILIES:
         raise ValueError(f"unknown instruction family {family!r}")
-    unknown = set(dtypes) - set(TARGETS)
-    if unknown:
-        raise ValueError(f"unknown target families {sorted(unknown)}")
 
     def register(fn: Callable) -> Callable:
         name = fn.__name__
         if name in _SPECS:
             raise ValueError(f"instruction {name} registered twice")
         sig = f"{name}({_parameters(fn)})"
-        _SPECS[name] = InstrSpec(
-            name,
-            family,
-            summary,
-            sig,
-            {t: dtypes.get(t) for t in TARGETS},
-            dict(notes or {}),
-            fn,
-        )
+        _SPECS[name] = InstrSpec(name, family, summary, sig, fn)
         return fn
 
     return register
@@ -155,23 +130,24 @@ def dtype_list(dts) -> str:
     return " ".join(_SHORT[d.name] for d in ALL if d in set(dts))
 
 
-def _dtype_cell(spec_: InstrSpec, target: str) -> str:
-    dts = spec_.dtypes[target]
+def dtype_cell(name: str, target: TargetSpec) -> str:
+    """The table cell of instruction ``name`` on ``target``: its dtypes and note, ``-`` where
+    the target does not define it."""
+    dts = target.dtypes[name]
     if dts is None:
         return "-"
     names = dtype_list(dts) if dts else "(no data)"
-    note = spec_.notes.get(target)
+    note = target.notes.get(name)
     return f"{names}; {note}" if note else names
 
 
-def markdown_table() -> str:
+def markdown_table(targets: Sequence[TargetSpec]) -> str:
     """The instruction x target table: the dtypes each target accepts (short names: i8 ... f32,
-    e4m3/e5m2 = float8, hif8 = hifloat8; ``all`` = every dtype; ``-`` = not defined there)."""
-    lines = [
-        "| instruction | family | cpu | a2, a3 | 950pr, 950dt |",
-        "|---|---|---|---|---|",
-    ]
+    e4m3/e5m2 = float8, hif8 = hifloat8; ``all`` = every dtype; ``-`` = not defined there), one
+    column per target spec (headed by its devices)."""
+    heads = " | ".join(", ".join(t.devices) for t in targets)
+    lines = [f"| instruction | family | {heads} |", "|---|---|" + "---|" * len(targets)]
     for s in specs():
-        cells = " | ".join(_dtype_cell(s, t) for t in TARGETS)
+        cells = " | ".join(dtype_cell(s.name, t) for t in targets)
         lines.append(f"| {s.name} | {s.family} | {cells} |")
     return "\n".join(lines) + "\n"

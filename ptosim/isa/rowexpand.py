@@ -13,29 +13,30 @@ Binary family, ``TROWEXPAND<OP>(dst, src0, src1[, tmp])`` with ``R, C = dst.vali
   ``dst = src0 OP src1`` with whichever operand is expanded broadcast (matters for SUB, DIV,
   EXPDIF). Only dst's valid region is written.
 
-Addressing per target (the numbers are storage element offsets):
+Addressing per target (the numbers are storage element offsets; the target's
+``BroadcastRules.row_broadcast``):
 
-- cpu: ``dst(r, c) = op(src0(r, c % src0.validCol), src1(r, c % src1.validCol))`` through each
-  tile's real layout (any layout, boxed tiles included).
-- a2a3/a5 address plainly like the vector units: ``F[i*F.Cols + j]``, ``dst[i*dst.Cols + j]``
-  (RowStride arithmetic, also for a boxed RowMajor tile).
-  Mode 2 (D9): E is read at row pitch bs whatever its Cols: ``E[i*bs + j % bs]``.
-  Mode 1: a2a3 reads E as a packed vector ``E[i]`` (vbrcb); a5 reads ``E[i]`` (vlds BRC, 2-D
-  loop) except on its flattened 1-D path -- taken when ``dst.Cols < 256/sizeof(T)`` and dst is
-  contiguous (a static valid shape with ``ValidCol == Cols``, or ``Rows == 1``) -- which reads
-  ``E[i*E.Cols]`` (semantics.md 3.4: "reading E + i*E::Cols"). Both agree for the usual
-  ``[R, 1]`` ColMajor E; a ColMajor E with Cols > 1 gets what the hardware gives.
-- a2a3 mode 1 goes through a broadcast buffer (D10): vbrcb writes ``ceil(n/8)*8`` 32-byte
-  blocks (block k = ``E[start + k]`` repeated bs times) for chunks of n <= 240 rows (one chunk
-  when R < 256), then the mode-2 op reads the blocks back. The buffer is the hidden UB scratch
-  ``[184 KiB, 192 KiB)`` for the 3-operand form -- a finding (F104 hidden-scratch) names every
-  UB tile of the program overlapping that range -- or the tmp tile for the 4-operand form
-  (which accepts mode 1 only). Only tmp's address is passed to the hardware: the blocks take
-  ``ceil(R/8)*256`` bytes (7680 for R >= 256) from it whatever tmp's size (the vendor's own test
-  passes a [16, 1] tmp), so a smaller tmp is accepted and the bytes past it are written; a live
-  tile there is finding F204 (``stray_writes``), an operand of the same call F105. Each chunk
-  writes its blocks, then reads its F rows and blocks, then writes its dst rows, so aliasing
-  tiles see what the hardware sequence would give them. a5 and cpu accept and ignore tmp.
+- cpu (``REFERENCE_FORMULA``): ``dst(r, c) = op(src0(r, c % src0.validCol), src1(r, c %
+  src1.validCol))`` through each tile's real layout (any layout, boxed tiles included).
+- a2a3 (``VBRCB_BUFFER``) and a5 (``VECTOR_LOADS``) address plainly like the vector units:
+  ``F[i*F.Cols + j]``, ``dst[i*dst.Cols + j]`` (RowStride arithmetic, also for a boxed RowMajor
+  tile). Mode 2 (D9): E is read at row pitch bs whatever its Cols: ``E[i*bs + j % bs]``. Mode 1:
+  a2a3 reads E as a packed vector ``E[i]`` (vbrcb); a5 reads ``E[i]`` (vlds BRC, 2-D loop) except on
+  its flattened 1-D path -- taken when ``dst.Cols < 256/sizeof(T)`` and dst is contiguous (a static
+  valid shape with ``ValidCol == Cols``, or ``Rows == 1``) -- which reads ``E[i*E.Cols]``
+  (semantics.md 3.4: "reading E + i*E::Cols"). Both agree for the usual ``[R, 1]`` ColMajor E; a
+  ColMajor E with Cols > 1 gets what the hardware gives.
+- a2a3 mode 1 goes through a broadcast buffer (D10, ``VBRCB_BUFFER``): vbrcb writes ``ceil(n/8)*8``
+  32-byte blocks (block k = ``E[start + k]`` repeated bs times) for chunks of n <= 240 rows (one
+  chunk when R < 256), then the mode-2 op reads the blocks back. The buffer is the hidden UB scratch
+  (``BroadcastRules.hidden_scratch``: ``[184 KiB, 192 KiB)`` on a2a3) for the 3-operand form -- a
+  finding (F104 hidden-scratch) names every UB tile of the program overlapping that range -- or the
+  tmp tile for the 4-operand form (which accepts mode 1 only). Only tmp's address is passed to the
+  hardware: the blocks take ``ceil(R/8)*256`` bytes (7680 for R >= 256) from it whatever tmp's size
+  (the vendor's own test passes a [16, 1] tmp), so a smaller tmp is accepted and the bytes past it
+  are written; a live tile there is finding F204 (``stray_writes``), an operand of the same call
+  F105. Each chunk writes its blocks, then reads its F rows and blocks, then writes its dst rows, so
+  aliasing tiles see what the hardware sequence would give them. a5 and cpu accept and ignore tmp.
 
 Arithmetic (choices): half/bfloat16/float32 compute in float32 and round to T once (correctly
 rounded for ADD/SUB/MUL/DIV since float32 has >= 2p+2 bits for half and bfloat16); DIV is IEEE
@@ -47,9 +48,9 @@ maximum/minimum (NaN propagates, -0 < +0). Integers: ADD/SUB/MUL wrap in T; DIV 
 zero (INT_MIN / -1 wraps to INT_MIN); an integer division by zero raises ExecutionError naming
 the instruction and the row, before anything is written.
 
-Dtypes (rule ``dtype``): a2a3 int32/int16/half/float32; a5 int32/uint32/float32/int16/uint16/
-half/bfloat16/uint8/int8; cpu float32/half/int32/int16/uint32/uint16, plus uint8 for MUL; EXPDIF
-float types only on every target.
+Dtypes (rule ``dtype``, the target's ``TargetSpec.dtypes``): a2a3 int32/int16/half/float32; a5
+int32/uint32/float32/int16/uint16/half/bfloat16/uint8/int8; cpu float32/half/int32/int16/uint32/
+uint16, plus uint8 for MUL; EXPDIF float types only on every target.
 
 TROWEXPAND(dst, src): ``dst[r, c] = src[r, 0]`` over dst's valid region on every target (the cpu
 reference formula; a pure broadcast, so every target reads ``src(r, 0)`` through the tile
@@ -73,7 +74,8 @@ from ..tensors import TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _tile
 from .maxmin import maxmin
-from .registry import TARGETS, instruction
+from .registry import instruction
+from .spec import FullOperandTie, MaxMin, RowBroadcast
 
 __all__ = [
     "TROWEXPAND",
@@ -88,30 +90,10 @@ __all__ = [
 
 OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "EXPDIF")
 
-TMP_UB_OFFSET = 184 * 1024  # the hidden a2a3 scratch of 3-operand mode 1 (D10)
-TMP_UB_SIZE = 8 * 1024
 REPEAT_BYTES = 256  # one vbrcb repeat: 8 rows -> 8 blocks of 32 bytes
 CHUNK_ROWS = 240  # R >= 256: vbrcb runs 30 repeats (240 rows) per loop iteration
 CHUNK_THRESHOLD = 256
-A5_VL_BYTES = 256
-
-_FLOATS = (D.half, D.bfloat16, D.float32)
-_DTYPES = {
-    "a2a3": (D.int32, D.int16, D.half, D.float32),
-    "a5": (D.int32, D.uint32, D.float32, D.int16, D.uint16, D.half, D.bfloat16, D.uint8, D.int8),
-    "cpu": (D.float32, D.half, D.int32, D.int16, D.uint32, D.uint16),
-}
-_EXPAND_DTYPES = (
-    D.int8,
-    D.uint8,
-    D.int16,
-    D.uint16,
-    D.int32,
-    D.uint32,
-    D.half,
-    D.bfloat16,
-    D.float32,
-)
+VL_BYTES = 256  # VECTOR_LOADS: the vector length of the flattened 1-D path
 
 
 @dataclass(frozen=True)
@@ -125,18 +107,8 @@ class StrayBytes:
     size_bytes: int
 
 
-def allowed_dtypes(target: str, op: str) -> tuple[D.DType, ...]:
-    """Element types TROWEXPAND<op> accepts on ``target``."""
-    allowed = _DTYPES[target]
-    if target == "cpu" and op == "MUL":
-        allowed = allowed + (D.uint8,)
-    if op == "EXPDIF":
-        allowed = tuple(d for d in allowed if d in _FLOATS)
-    return allowed
-
-
 def tmp_bytes_needed(rows: int) -> int:
-    """Bytes of broadcast buffer a2a3 mode 1 writes for ``rows`` valid rows."""
+    """Bytes of broadcast buffer ``VBRCB_BUFFER`` mode 1 writes for ``rows`` valid rows."""
     if rows <= 0:
         return 0
     if rows >= CHUNK_THRESHOLD:
@@ -162,14 +134,14 @@ def expdif(dt: D.DType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.exp(d.astype(np.float64)).astype(dt.np)
 
 
-def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray, target: str) -> np.ndarray:
-    """``a OP b`` elementwise in element type ``dt`` on ``target`` (module docstring: rounding;
-    ``maxmin``: MAX/MIN with NaN and signed zeros).
+def compute(op: str, dt: D.DType, a: np.ndarray, b: np.ndarray, rule: MaxMin) -> np.ndarray:
+    """``a OP b`` elementwise in element type ``dt`` (module docstring: rounding; ``maxmin``
+    under the target's ``rule``: MAX/MIN with NaN and signed zeros).
 
     Integer DIV expects non-zero divisors (checked by the caller).
     """
     if op in ("MAX", "MIN"):
-        return maxmin(target, op, a.astype(dt.np), b.astype(dt.np)).astype(dt.np)
+        return maxmin(rule, op, a.astype(dt.np), b.astype(dt.np)).astype(dt.np)
     if dt.is_float:
         if op == "EXPDIF":
             return expdif(dt, a, b)
@@ -213,12 +185,13 @@ class TRowExpandBinary(Instruction):
         self.dst, self.src0, self.src1, self.tmp = dst, src0, src1, tmp
 
     # -- roles -------------------------------------------------------------------------
-    def roles(self, target: str) -> tuple[str, str] | None:
+    def roles(self, arch: Arch) -> tuple[str, str] | None:
         """(full operand name, expanded operand name), or None when neither matches dst."""
         d, s0, s1 = self.dst, self.src0, self.src1
         m0, m1 = s0.valid == d.valid, s1.valid == d.valid
         if m0 and m1:
-            if target == "a2a3" and _row_stride(s0) < _row_stride(s1):
+            tie = arch.spec.broadcast.full_operand_tie
+            if tie is FullOperandTie.LARGER_ROW_STRIDE and _row_stride(s0) < _row_stride(s1):
                 return "src1", "src0"
             return "src0", "src1"
         if m0:
@@ -227,23 +200,23 @@ class TRowExpandBinary(Instruction):
             return "src1", "src0"
         return None
 
-    def mode(self, target: str) -> int:
+    def mode(self, arch: Arch) -> int:
         """1 (ColMajor scalar per row) or 2 (RowMajor 32-byte block per row)."""
-        _, e = self.roles(target)
+        _, e = self.roles(arch)
         return 2 if getattr(self, e).geom.is_row_major else 1
 
-    def a5_one_d(self) -> bool:
-        """The a5 flattened 1-D loop (changes where mode 1 reads E)."""
+    def one_d(self) -> bool:
+        """The ``VECTOR_LOADS`` flattened 1-D loop (changes where mode 1 reads E)."""
         d = self.dst
         contiguous = (d.static_valid and d.valid_col == d.cols) or d.rows == 1
-        return d.cols < A5_VL_BYTES // d.dtype.size_bytes and contiguous
+        return d.cols < VL_BYTES // d.dtype.size_bytes and contiguous
 
     # -- checks ------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
         d, s0, s1 = self.dst, self.src0, self.src1
         for name in ("dst", "src0", "src1"):
             self.require_loc(name, getattr(self, name))
-        self.require_dtype("dst", d.dtype, allowed_dtypes(arch.target, self.op))
+        self.require_element_dtype("dst", d, arch)
         self.require_same_dtype("dst", d, "src0", s0)
         self.require_same_dtype("dst", d, "src1", s1)
         self.require(
@@ -253,7 +226,7 @@ class TRowExpandBinary(Instruction):
             "a RowMajor dst tile",
             f"{_layout(d)} ({d.geom.layout_name})",
         )
-        roles = self.roles(arch.target)
+        roles = self.roles(arch)
         if roles is None:
             self.fail(
                 "src0/src1",
@@ -298,7 +271,7 @@ class TRowExpandBinary(Instruction):
             e.valid_row,
         )
         t = self.tmp
-        if t is not None and arch.target == "a2a3":
+        if t is not None and arch.spec.broadcast.row_broadcast is RowBroadcast.VBRCB_BUFFER:
             self.require_loc("tmp", t)
             self.require(
                 not e.geom.is_row_major,
@@ -309,13 +282,14 @@ class TRowExpandBinary(Instruction):
                 "on a2a3 the tmp overload only supports mode 1",
             )
 
-    def stray_writes(self, target: str) -> tuple[StrayBytes, ...]:
-        """UB bytes written outside the operand tiles, for the live-overlap check (F204): on
-        a2a3 the 4-operand mode 1 vbrcb writes ``tmp_bytes_needed(R)`` bytes from the tmp
-        tile's address whatever the tmp tile's size (only its address is passed), so the bytes
-        past a smaller tmp tile are written too."""
+    def stray_writes(self, arch: Arch) -> tuple[StrayBytes, ...]:
+        """UB bytes written outside the operand tiles, for the live-overlap check (F204): with
+        ``VBRCB_BUFFER`` (a2a3) the 4-operand mode 1 vbrcb writes ``tmp_bytes_needed(R)`` bytes
+        from the tmp tile's address whatever the tmp tile's size (only its address is passed),
+        so the bytes past a smaller tmp tile are written too."""
         t = self.tmp
-        if target != "a2a3" or t is None or t.address is None or self.mode(target) != 1:
+        vbrcb = arch.spec.broadcast.row_broadcast is RowBroadcast.VBRCB_BUFFER
+        if not vbrcb or t is None or t.address is None or self.mode(arch) != 1:
             return ()
         extra = tmp_bytes_needed(self.dst.valid_row) - t.size_bytes
         if extra <= 0:
@@ -346,19 +320,20 @@ class TRowExpandBinary(Instruction):
     def _combine(self, ctx, f_name: str, full: np.ndarray, exp: np.ndarray, rows: np.ndarray):
         a, b = (full, exp) if f_name == "src0" else (exp, full)
         self._check_divisors(b, rows)
-        return compute(self.op, self.dst.dtype, a, b, ctx.target)
+        return compute(self.op, self.dst.dtype, a, b, ctx.spec.numerics.maxmin)
 
     def execute(self, ctx: ExecContext) -> None:
         d = self.dst
         R, C = d.valid
-        if ctx.target == "cpu":
-            self._execute_cpu(ctx, R, C)
+        how = ctx.spec.broadcast.row_broadcast
+        if how is RowBroadcast.REFERENCE_FORMULA:
+            self._execute_formula(ctx, R, C)
             return
-        f_name, e_name = self.roles(ctx.target)
+        f_name, e_name = self.roles(ctx.arch)
         f, e = getattr(self, f_name), getattr(self, e_name)
         bs = d.dtype.c0
-        if ctx.target == "a2a3" and not e.geom.is_row_major:
-            self._execute_a2a3_mode1(ctx, f_name, f, e, R, C, bs)
+        if how is RowBroadcast.VBRCB_BUFFER and not e.geom.is_row_major:
+            self._execute_vbrcb_mode1(ctx, f_name, f, e, R, C, bs)
             return
         if R == 0 or C == 0:
             return
@@ -367,14 +342,14 @@ class TRowExpandBinary(Instruction):
         e_store = ctx.tile_storage(e)
         if e.geom.is_row_major:  # mode 2, pitch bs (D9)
             ev = e_store[i * bs + j % bs]
-        else:  # a5 mode 1
-            pitch = e.cols if self.a5_one_d() else 1
+        else:  # VECTOR_LOADS mode 1
+            pitch = e.cols if self.one_d() else 1
             ev = np.broadcast_to(e_store[i * pitch], (R, C))
         fv = ctx.tile_storage(f)[i * f.cols + j]
         out = self._combine(ctx, f_name, fv, ev, np.broadcast_to(i, (R, C)))
         ctx.tile_storage(d)[i * d.cols + j] = out
 
-    def _execute_cpu(self, ctx: ExecContext, R: int, C: int) -> None:
+    def _execute_formula(self, ctx: ExecContext, R: int, C: int) -> None:
         if R == 0 or C == 0:
             return
         d, s0, s1 = self.dst, self.src0, self.src1
@@ -382,9 +357,10 @@ class TRowExpandBinary(Instruction):
         a = ctx.tile_storage(s0)[s0.offsets(r, c % s0.valid_col)]
         b = ctx.tile_storage(s1)[s1.offsets(r, c % s1.valid_col)]
         self._check_divisors(b, r)
-        ctx.tile_storage(d)[d.offsets(r, c)] = compute(self.op, d.dtype, a, b, "cpu")
+        out = compute(self.op, d.dtype, a, b, ctx.spec.numerics.maxmin)
+        ctx.tile_storage(d)[d.offsets(r, c)] = out
 
-    def _execute_a2a3_mode1(self, ctx, f_name, f, e, R, C, bs) -> None:
+    def _execute_vbrcb_mode1(self, ctx, f_name, f, e, R, C, bs) -> None:
         d, dt = self.dst, self.dst.dtype
         if R == 0:
             return
@@ -402,10 +378,9 @@ class TRowExpandBinary(Instruction):
             a, b = (fv, ev) if f_name == "src0" else (ev, fv)
             self._check_divisors(b, np.broadcast_to(i, (R, C)))
         if self.tmp is None:
-            self._scratch_finding(ctx, tmp_bytes_needed(R))
-            buf = ctx.ub.typed(
-                TMP_UB_OFFSET, dt, TMP_UB_SIZE // dt.size_bytes, what=f"{self.label} hidden scratch"
-            )
+            base, size = ctx.spec.broadcast.hidden_scratch
+            self._scratch_finding(ctx, base, size, tmp_bytes_needed(R))
+            buf = ctx.ub.typed(base, dt, size // dt.size_bytes, what=f"{self.label} hidden scratch")
         else:  # only tmp's address matters: the blocks may run past a smaller tmp tile
             t = self.tmp
             nbytes = max(t.size_bytes, tmp_bytes_needed(R))
@@ -451,8 +426,8 @@ class TRowExpandBinary(Instruction):
                 "that many bytes or move the tiles apart",
             )
 
-    def _scratch_finding(self, ctx: ExecContext, written: int) -> None:
-        lo, hi = TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE
+    def _scratch_finding(self, ctx: ExecContext, base: int, size: int, written: int) -> None:
+        lo, hi = base, base + size
         hits = []
         for s in ctx.tiles:
             addr = s.placement.address
@@ -466,14 +441,14 @@ class TRowExpandBinary(Instruction):
                     + (" (overwritten by this call)" if clobbered else "")
                 )
         if hits:
-            _, e_name = self.roles(ctx.target)
+            _, e_name = self.roles(ctx.arch)
             ctx.finding(
                 HIDDEN_SCRATCH,
                 "hidden-scratch",
-                f"3-operand mode 1 on a2a3 broadcasts {e_name} with vbrcb into the hidden UB "
-                f"scratch [{lo:#x}, {hi:#x}) (TMP_UB_OFFSET = 184 KiB; this call writes "
-                f"[{lo:#x}, {lo + written:#x})), which overlaps tile(s) "
-                f"{', '.join(hits)}; keep tiles below 184 KiB or pass a tmp tile "
+                f"3-operand mode 1 on {ctx.target} broadcasts {e_name} with vbrcb into the hidden "
+                f"UB scratch [{lo:#x}, {hi:#x}) (TMP_UB_OFFSET = {lo // 1024} KiB; this call "
+                f"writes [{lo:#x}, {lo + written:#x})), which overlaps tile(s) "
+                f"{', '.join(hits)}; keep tiles below {lo // 1024} KiB or pass a tmp tile "
                 f"({self.opcode}(dst, src0, src1, tmp))",
             )
 
@@ -493,7 +468,7 @@ class TRowExpand(Instruction):
         d, s = self.dst, self.src
         self.require_loc("dst", d)
         self.require_loc("src", s)
-        self.require_dtype("dst", d.dtype, _EXPAND_DTYPES)
+        self.require_element_dtype("dst", d, arch)
         self.require_same_dtype("dst", d, "src", s)
         self.require(
             d.geom.is_row_major,
@@ -545,7 +520,6 @@ def _binary(op: str, dst, src0, src1, tmp) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = max(src0, src1), one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "MAX") for t in TARGETS},
 )
 def TROWEXPANDMAX(dst, src0, src1, tmp=None) -> None:
     """``dst = max(src0, src1)`` with the expanded operand broadcast per row (see module doc)."""
@@ -555,7 +529,6 @@ def TROWEXPANDMAX(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = min(src0, src1), one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "MIN") for t in TARGETS},
 )
 def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:
     """``dst = min(src0, src1)`` with the expanded operand broadcast per row."""
@@ -565,7 +538,6 @@ def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = src0 + src1, one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "ADD") for t in TARGETS},
 )
 def TROWEXPANDADD(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 + src1`` with the expanded operand broadcast per row."""
@@ -575,7 +547,6 @@ def TROWEXPANDADD(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = src0 - src1, one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "SUB") for t in TARGETS},
 )
 def TROWEXPANDSUB(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 - src1`` with the expanded operand broadcast per row."""
@@ -585,7 +556,6 @@ def TROWEXPANDSUB(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = src0 * src1, one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "MUL") for t in TARGETS},
 )
 def TROWEXPANDMUL(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 * src1`` with the expanded operand broadcast per row."""
@@ -595,7 +565,6 @@ def TROWEXPANDMUL(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = src0 / src1, one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "DIV") for t in TARGETS},
 )
 def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:
     """``dst = src0 / src1`` with the expanded operand broadcast per row.
@@ -609,7 +578,6 @@ def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst = exp(src0 - src1), one operand broadcast per row",
-    dtypes={t: allowed_dtypes(t, "EXPDIF") for t in TARGETS},
 )
 def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:
     """``dst = exp(src0 - src1)`` with the expanded operand broadcast per row (float types)."""
@@ -619,7 +587,6 @@ def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:
 @instruction(
     family="row broadcast",
     summary="dst[r, c] = src[r, 0]",
-    dtypes={t: _EXPAND_DTYPES for t in TARGETS},
 )
 def TROWEXPAND(dst, src) -> None:
     """``dst[r, c] = src[r, 0]`` over dst's valid region."""

@@ -27,10 +27,7 @@ from ..errors import KernelError
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
-from .registry import TARGETS, instruction
-
-# every numeric type (hifloat8 has no encoding to read or write a number with)
-SCALAR_DTYPES = tuple(d for d in D.ALL if d.kind != "opaque")
+from .registry import instruction
 
 
 class _ScalarAccess(Instruction):
@@ -54,7 +51,7 @@ class _ScalarAccess(Instruction):
         return isinstance(self.ref, GmRef)
 
     def validate(self, arch: Arch) -> None:
-        self.require_dtype(self.operand_name, self.ref.dtype, SCALAR_DTYPES)
+        self.require_element_dtype(self.operand_name, self.ref, arch)
         if isinstance(self.ref, TileRef):  # the scalar unit reaches UB and GM, not L1
             self.require_loc(self.operand_name, self.ref)
         where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
@@ -141,7 +138,6 @@ def _index(i, what: str) -> int:
 @instruction(
     family="data movement",
     summary="scalar read of one element of a tile or GM (PIPE_S); returns its value",
-    dtypes={t: SCALAR_DTYPES for t in TARGETS},
 )
 def GetValue(src, index: int):
     """The value of element ``index`` of ``src`` (a Tile or a GlobalTensor) at this point of
@@ -153,7 +149,6 @@ def GetValue(src, index: int):
 @instruction(
     family="data movement",
     summary="scalar write of one element of a tile or GM (PIPE_S)",
-    dtypes={t: SCALAR_DTYPES for t in TARGETS},
 )
 def SetValue(dst, index: int, value) -> None:
     """Store ``value`` into element ``index`` of ``dst`` (a Tile or a GlobalTensor) with the

@@ -73,7 +73,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as D
 from ..dtypes import DType
 from ..enums import (
     Coalesce,
@@ -89,7 +88,6 @@ from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import _gm, _tile
 from .indexing import (
-    ELEMENT_DTYPES,
     INDEX_DTYPES,
     elem_capacity,
     elem_offsets,
@@ -98,26 +96,16 @@ from .indexing import (
     nz_offsets,
     read_indices,
     remap,
-    require_cpu_index_layout,
+    require_loop_index_layout,
     row_capacity,
     row_pitch,
+    validate_for_kernel,
 )
 from .maxmin import maxmin
 from .registry import instruction
+from .spec import IndexedKernel, MaxMin, RowColumns
 
 _NONE = ScatterAtomicOp.None_
-DTYPES: dict[str, tuple[DType, ...]] = ELEMENT_DTYPES
-_A5_MAXMIN = (D.int32, D.uint32, D.float32)
-
-ATOMIC_DTYPES: dict[tuple[str, ScatterAtomicOp], tuple[DType, ...]] = {
-    ("a2a3", ScatterAtomicOp.Add): (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
-    ("a5", ScatterAtomicOp.Add): (D.int32, D.uint32, D.float32, D.half, D.bfloat16),
-    ("a5", ScatterAtomicOp.Max): _A5_MAXMIN,
-    ("a5", ScatterAtomicOp.Min): _A5_MAXMIN,
-    ("cpu", ScatterAtomicOp.Add): DTYPES["cpu"],
-    ("cpu", ScatterAtomicOp.Max): DTYPES["cpu"],
-    ("cpu", ScatterAtomicOp.Min): DTYPES["cpu"],
-}
 WARP_SIZE = 32
 MAX_WARPS = 32
 _FINDING_SLOTS = 4  # colliding slots named in a finding
@@ -164,11 +152,11 @@ def _complete_order(landed, units: int) -> np.ndarray:
 
 
 def _combine(
-    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, target: str
+    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, rule: MaxMin
 ) -> np.ndarray:
     """One atomic read-modify-write step ``cur op val`` with D12 arithmetic, in dtype ``dt``.
 
-    Max/Min: ``maxmin`` semantics of ``target`` with the table value as the first operand."""
+    Max/Min: ``maxmin`` under the target's ``rule``, the table value as the first operand."""
     wide = np.float32 if dt.is_float else np.int64
     a, b = cur.astype(wide), val.astype(wide)
     if op is ScatterAtomicOp.Add:
@@ -176,13 +164,13 @@ def _combine(
         # int: wraps on the cast back (two's complement truncation)
         out = a + b
     else:
-        out = maxmin(target, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
+        out = maxmin(rule, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
     return out.astype(dt.np)
 
 
 def atomic_update(
     store: np.ndarray, offs: np.ndarray, vals: np.ndarray, op: ScatterAtomicOp, dt: DType,
-    target: str,
+    rule: MaxMin,
 ) -> None:  # fmt: skip
     """``store[offs] = store[offs] op vals`` element by element in order (flat arrays): an offset
     that repeats is updated once per occurrence (the n-th writes of every slot together)."""
@@ -190,7 +178,7 @@ def atomic_update(
     for step in range(int(rank.max(initial=-1)) + 1):
         sel = rank == step
         o = offs[sel]
-        store[o] = _combine(op, dt, store[o], vals[sel], target)
+        store[o] = _combine(op, dt, store[o], vals[sel], rule)
 
 
 def _occurrence_rank(offsets: np.ndarray) -> np.ndarray:
@@ -235,13 +223,13 @@ class MScatter(Instruction):
             self.reads = ("src", "idx", "table")
 
     # -- target facts ----------------------------------------------------------------------
-    def effective_conflict(self, target: str) -> ScatterConflict | None:
-        """The conflict policy in force: a5 defaults to Last, cpu to Default, a2a3 has none."""
-        if target == "a2a3":
+    def effective_conflict(self, arch: Arch) -> ScatterConflict | None:
+        """The conflict policy in force: the target's default (a5 Last, cpu Default) unless
+        given; None on a target without a ScatterConflict parameter (a2a3)."""
+        default = arch.spec.indexed.scatter_conflict_default
+        if default is None:
             return None
-        if self.conflict is not None:
-            return self.conflict
-        return ScatterConflict.Last if target == "a5" else ScatterConflict.Default
+        return default if self.conflict is None else self.conflict
 
     def is_scalar_fallback(self) -> bool:
         """a5 static Elem (1, 1): MScatterScalarImpl instead of a SIMT launch."""
@@ -249,15 +237,15 @@ class MScatter(Instruction):
         return self.coalesce is Coalesce.Elem and s.static_valid and s.valid == (1, 1)
 
     def is_simt(self, arch: Arch) -> bool:
-        return arch.target == "a5" and not self.is_scalar_fallback()
+        simt = arch.spec.indexed.kernel is IndexedKernel.SIMT
+        return simt and not self.is_scalar_fallback()
 
     # -- checks ----------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
-        t = arch.target
         s, i, g = self.src, self.idx, self.table
         self.require_loc("src", s)
         self.require_loc("idx", i)
-        self.require_dtype("src", s.dtype, DTYPES[t])
+        self.require_dtype("src", s.dtype, arch.spec.dtypes["MSCATTER"] or ())
         self.require_dtype("idx", i.dtype, INDEX_DTYPES, rule="index-dtype")
         self.require(
             g.dtype is s.dtype,
@@ -267,13 +255,14 @@ class MScatter(Instruction):
             g.dtype.name,
             "GlobalTensor::DType must match the source element type",
         )
-        self._validate_policies(t)
-        {"cpu": self._validate_cpu, "a2a3": self._validate_a2a3, "a5": self._validate_a5}[t]()
-        self._validate_index_shape(t)
+        self._validate_policies(arch)
+        kernel = arch.spec.indexed.kernel
+        validate_for_kernel(self, kernel)
+        self._validate_index_shape(kernel)
 
-    def _validate_policies(self, t: str) -> None:
-        s, op = self.src, self.atomic
-        if t == "a2a3" and self.conflict is not None:
+    def _validate_policies(self, arch: Arch) -> None:
+        s, op, rules = self.src, self.atomic, arch.spec.indexed
+        if rules.scatter_conflict_default is None and self.conflict is not None:
             self.unsupported(
                 "conflict",
                 "conflict-param",
@@ -283,11 +272,13 @@ class MScatter(Instruction):
             )
         if op is _NONE:
             return
-        if t == "a2a3" and op in (ScatterAtomicOp.Max, ScatterAtomicOp.Min):
+        allowed = rules.scatter_atomic_dtypes.get(op)
+        if allowed is None:
+            ops = ["None"] + [o.name for o, d in rules.scatter_atomic_dtypes.items() if d]
             self.unsupported(
                 "atomic",
                 "atomic-op",
-                "ScatterAtomicOp::None or Add (Max/Min do not exist on Atlas A2/A3)",
+                f"ScatterAtomicOp::{' or '.join(ops)} ({op.name} does not exist on {arch.target})",
                 str(op),
             )
         if s.dtype.kind == "opaque":
@@ -301,11 +292,11 @@ class MScatter(Instruction):
         self.require_dtype(
             "src",
             s.dtype,
-            ATOMIC_DTYPES[(t, op)],
+            allowed,
             rule="atomic-dtype",
-            detail=f"{op} on target {t}",
+            detail=f"{op} on target {arch.target}",
         )
-        if t == "cpu" and self.conflict is ScatterConflict.Last:
+        if not rules.conflict_last_with_atomic and self.conflict is ScatterConflict.Last:
             self.fail(
                 "conflict",
                 "conflict-atomic",
@@ -333,11 +324,12 @@ class MScatter(Instruction):
                 f"{ref.rows}*{sz} bytes",
             )
 
-    def _validate_cpu(self) -> None:
+    def _validate_loop(self) -> None:
+        """The CPU simulator's loop (its asserts and the seed's rules)."""
         s, i, g = self.src, self.idx, self.table
         nd = "BLayout::RowMajor + SLayout::NoneBox"
         self.require(s.geom.is_nd, "src", "src-layout", nd, s.geom.layout_name)
-        require_cpu_index_layout(self, i, self.coalesce is Coalesce.Row)
+        require_loop_index_layout(self, i, self.coalesce is Coalesce.Row)
         self.require(g.layout is Layout.ND, "table", "table-layout", "Layout::ND", g.layout.name)
         self._require_row_alignment(s)
         self.require(
@@ -348,7 +340,8 @@ class MScatter(Instruction):
             list(g.shape),
         )
 
-    def _validate_a2a3(self) -> None:
+    def _validate_dma(self) -> None:
+        """One DMA per row (ND or NZ table) or per element."""
         s, i, g = self.src, self.idx, self.table
         self.require(
             i.geom.is_nd,
@@ -410,7 +403,8 @@ class MScatter(Instruction):
             f"{s.cols}*{sz} bytes",
         )
 
-    def _validate_a5(self) -> None:
+    def _validate_simt(self) -> None:
+        """The SIMT kernel (ND tables, unboxed UB tiles, the row pitch is ValidCol)."""
         s, i, g = self.src, self.idx, self.table
         if g.layout is Layout.NZ:
             self.unsupported(
@@ -452,7 +446,8 @@ class MScatter(Instruction):
                 g.shape[3] >= 1, "table", "table-rows", "shape[3] >= 1", f"shape[3] = {g.shape[3]}"
             )
 
-    def _validate_index_shape(self, t: str) -> None:
+    def _validate_index_shape(self, kernel: IndexedKernel) -> None:
+        loop = kernel is IndexedKernel.REFERENCE_LOOP
         s, i = self.src, self.idx
         R, C = s.valid
         iv = i.valid
@@ -464,7 +459,7 @@ class MScatter(Instruction):
                 f"idx valid shape == src valid shape ({R}, {C})",
                 iv,
             )
-            if t == "cpu":
+            if loop:
                 self.require(
                     i.rows == s.rows,
                     "idx",
@@ -473,7 +468,7 @@ class MScatter(Instruction):
                     i.rows,
                 )
             return
-        forms = [(1, R)] if t == "a2a3" else [(1, R), (R, 1)]
+        forms = [(1, R)] if kernel is IndexedKernel.DMA else [(1, R), (R, 1)]
         self.require(
             iv in forms,
             "idx",
@@ -481,7 +476,7 @@ class MScatter(Instruction):
             " or ".join(f"({a}, {b})" for a, b in forms) + " for Coalesce::Row",
             iv,
         )
-        if R > 1 and t == "a5":
+        if R > 1 and kernel is IndexedKernel.SIMT:
             want_rm = iv == (1, R)
             self.require(
                 i.geom.is_row_major == want_rm,
@@ -491,7 +486,7 @@ class MScatter(Instruction):
                 "BLayout::ColMajor (the index is read linearly)",
                 f"{iv} in {i.geom.blayout}",
             )
-        if t == "cpu":
+        if loop:
             self.require(
                 linear_row_index_ok(i, R),
                 "idx",
@@ -500,7 +495,7 @@ class MScatter(Instruction):
                 "RowMajor or [R, 1] ColMajor tile): the CPU simulator reads idx.data[r]",
                 f"{iv} in {i.geom.layout_name} with {i.rows}x{i.cols} storage",
             )
-        if t == "cpu" and R > 1 and iv == (R, 1):
+        if loop and R > 1 and iv == (R, 1):
             self.require(
                 i.rows == s.rows,
                 "idx",
@@ -511,15 +506,14 @@ class MScatter(Instruction):
 
     # -- semantics -------------------------------------------------------------------------
     def execute(self, ctx: ExecContext) -> None:
-        s, g, t = self.src, self.table, ctx.target
+        s, g, rules = self.src, self.table, ctx.spec.indexed
         R, C = s.valid
         if R == 0 or C == 0:
             return
         nz = g.layout is Layout.NZ
         if self.coalesce is Coalesce.Row:
-            k, ok = remap(
-                ctx, read_indices(ctx, self.idx, Coalesce.Row, R, 0), row_capacity(t, g), self.oob
-            )
+            idx = read_indices(ctx, self.idx, Coalesce.Row, R, 0)
+            k, ok = remap(ctx, idx, row_capacity(rules, g), self.oob)
             if nz:
                 width = nz_logical_shape(g)[1]
                 cc = np.arange(width, dtype=np.int64)[None, :]
@@ -527,8 +521,8 @@ class MScatter(Instruction):
                 vals = ctx.tile_read(s, R, width)  # fits: rule nz-table-cols
             else:
                 j = np.arange(C, dtype=np.int64)
-                step = g.stride[4] if t == "cpu" else 1
-                offs = g.offset + k[:, None] * row_pitch(t, g, C) + j[None, :] * step
+                step = g.stride[4] if rules.row_columns is RowColumns.STRIDE else 1
+                offs = g.offset + k[:, None] * row_pitch(rules, g, C) + j[None, :] * step
                 vals = ctx.tile_read(s)
             seq = np.arange(R)
             slots = k
@@ -551,8 +545,8 @@ class MScatter(Instruction):
         order = seq
         if (
             self.atomic is _NONE
-            and t == "a5"
-            and self.effective_conflict(t) is ScatterConflict.Default
+            and rules.kernel is IndexedKernel.SIMT
+            and self.effective_conflict(ctx.arch) is ScatterConflict.Default
         ):
             landed = self.simt_store_order
             if landed is None:  # untimed: the modelled launch order
@@ -583,7 +577,7 @@ class MScatter(Instruction):
             uniq, first = np.unique(offs[::-1], return_index=True)
             store[uniq] = vals[::-1][first]
             return
-        atomic_update(store, offs, vals, self.atomic, g.dtype, ctx.target)
+        atomic_update(store, offs, vals, self.atomic, g.dtype, ctx.spec.numerics.maxmin)
 
     def _collision_finding(
         self, ctx: ExecContext, slots, ok, order, cols: int, elem_rank=None
@@ -634,8 +628,6 @@ class MScatter(Instruction):
 @instruction(
     family="gather / scatter",
     summary="scatter rows or elements to GM by an index tile, optionally atomic",
-    dtypes=DTYPES,
-    notes={"a5": "SIMT launch"},
 )
 def MSCATTER(
     table: GlobalTensor,

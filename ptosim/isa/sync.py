@@ -11,9 +11,7 @@ from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
 from ..program import emit
 from .base import Arch, Instruction
-from .registry import TARGETS, instruction
-
-_NO_DATA = {t: () for t in TARGETS}
+from .registry import instruction
 
 _FLAG_PIPES = QUEUE_PIPES
 
@@ -97,7 +95,7 @@ def _event(event_id) -> int:
         raise KernelError(f"event id must be an integer or 'EVENT_IDn', got {event_id!r}") from None
 
 
-@instruction(family="synchronisation", summary="post an event from SRC to DST", dtypes=_NO_DATA)
+@instruction(family="synchronisation", summary="post an event from SRC to DST")
 def set_flag(src_pipe, dst_pipe, event_id) -> None:
     """Post event (src, dst, id) once all earlier ``src_pipe`` work has finished."""
     emit(
@@ -109,9 +107,7 @@ def set_flag(src_pipe, dst_pipe, event_id) -> None:
     )
 
 
-@instruction(
-    family="synchronisation", summary="block DST until the event is posted", dtypes=_NO_DATA
-)
+@instruction(family="synchronisation", summary="block DST until the event is posted")
 def wait_flag(src_pipe, dst_pipe, event_id) -> None:
     """Block ``dst_pipe`` until event (src, dst, id) is posted, consuming it."""
     emit(
@@ -123,9 +119,7 @@ def wait_flag(src_pipe, dst_pipe, event_id) -> None:
     )
 
 
-@instruction(
-    family="synchronisation", summary="drain a pipe (PIPE_ALL: every pipe)", dtypes=_NO_DATA
-)
+@instruction(family="synchronisation", summary="drain a pipe (PIPE_ALL: every pipe)")
 def pipe_barrier(pipe) -> None:
     """Drain ``pipe`` before later work on it (PIPE_ALL: drain every pipe)."""
     emit(PipeBarrier(Pipe.parse(pipe, "pipe_barrier")))
@@ -224,7 +218,6 @@ def _int(value, what: str) -> int:
 @instruction(
     family="synchronisation",
     summary="post an FFTS flag to the cores of a group (cross-core)",
-    dtypes=_NO_DATA,
 )
 def ffts_cross_core_sync(pipe, config) -> None:
     """Post FFTS flag ``(config >> 8) & 15`` to every core of the group of mode
@@ -241,16 +234,13 @@ def ffts_cross_core_sync(pipe, config) -> None:
 @instruction(
     family="synchronisation",
     summary="block the core until its FFTS flag is set (cross-core)",
-    dtypes=_NO_DATA,
 )
 def wait_flag_dev(flag_id) -> None:
     """Block this core's issue until every core of the group has posted ``flag_id``."""
     emit(WaitFlagDev(_int(flag_id, "wait_flag_dev flag_id")))
 
 
-@instruction(
-    family="synchronisation", summary="barrier of all cores of the launch", dtypes=_NO_DATA
-)
+@instruction(family="synchronisation", summary="barrier of all cores of the launch")
 def SyncAll() -> None:  # noqa: N802 - the AscendC name
     """All-core barrier, as AscendC's SyncAll for vector kernels: drain every pipe, post FFTS
     flag 14 in mode 0 from MTE3, wait for it."""

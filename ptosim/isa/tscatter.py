@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as D
 from ..enums import MaskPattern, Pipe, ScatterAxis
 from ..errors import KernelError, OutOfBoundsError
 from ..findings import INDEX_OUTSIDE_TILE, TILE_OVERLAP
@@ -72,27 +71,9 @@ from ..tensors import Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .data import TMov, _tile
 from .registry import instruction
+from .spec import Addressing, ScatterOrder, TMovCopy
 
-_NPU_DTYPES = (D.int32, D.int16, D.int8, D.half, D.float32, D.uint32, D.uint16, D.uint8, D.bfloat16)
-_DTYPES = {
-    "cpu": D.ALL,
-    "a2a3": _NPU_DTYPES,
-    "a5": _NPU_DTYPES + (D.int64, D.uint64),
-}
-_MASK_DTYPES = {
-    "cpu": tuple(d for d in D.ALL if d.size_bytes in (2, 4) and d.kind != "opaque"),
-    "a2a3": _NPU_DTYPES,
-    "a5": _NPU_DTYPES + (D.int64, D.uint64),
-}
-_NPU_INDEX_DTYPES = (D.int16, D.int32, D.uint16, D.uint32)
-_CPU_INDEX_DTYPES = tuple(d for d in D.ALL if d.is_int)
-# (sizeof(T), sizeof(TIdx)) pairs accepted on the NPU targets
-_PAIRS = {
-    "a2a3": ((4, 4), (2, 2), (1, 2)),
-    "a5": ((4, 4), (2, 2), (1, 2), (8, 4)),
-}
-_VL_BYTES = 256  # a5 vector length (CCE_VL)
-_A5_B64_LANES = _VL_BYTES // 4  # Int64Scatter: one vector of u32 index lanes per row
+_VL_BYTES = 256  # the vector length of a vscatter target (a5 CCE_VL)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -138,7 +119,7 @@ class _TScatter(Instruction):
             if rlo < hi and lo < rhi:
                 what = (
                     "the whole destination tile is zeroed before it is read"
-                    if ctx.target != "cpu"
+                    if ctx.spec.tscatter.zero_fills_dst
                     else "scattered writes may clobber it"
                 )
                 ctx.finding(
@@ -159,19 +140,19 @@ class TScatterIndex(_TScatter):
 
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
-        target = arch.target
+        rules = arch.spec.tscatter
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
             self.require_loc(name, ref)
-        self.require_dtype("dst", d.dtype, _DTYPES[target])
+        self.require_element_dtype("dst", d, arch)
         self.require_same_dtype("dst", d, "src", s)
-        if target == "cpu":
+        allowed = rules.index_size_pairs
+        if allowed is None:
             self.require_dtype(
-                "idx", x.dtype, _CPU_INDEX_DTYPES, "index-dtype", "the index type must be integral"
+                "idx", x.dtype, rules.index_dtypes, "index-dtype", "the index type must be integral"
             )
         else:
-            self.require_dtype("idx", x.dtype, _NPU_INDEX_DTYPES, "index-dtype")
+            self.require_dtype("idx", x.dtype, rules.index_dtypes, "index-dtype")
             pair = (d.dtype.size_bytes, x.dtype.size_bytes)
-            allowed = _PAIRS[target]
             if pair not in allowed:
                 want = next(i for t, i in allowed if t == pair[0])
                 self.fail(
@@ -181,6 +162,7 @@ class TScatterIndex(_TScatter):
                     f"((sizeof T, sizeof TIdx) in {list(allowed)})",
                     f"{x.dtype.name} ({pair[1]} bytes) with {d.dtype.name}",
                 )
+        if rules.addressing is Addressing.ROW_STRIDE:
             for name, ref in (("dst", d), ("src", s), ("idx", x)):
                 self.require(
                     ref.geom.is_nd,
@@ -197,28 +179,30 @@ class TScatterIndex(_TScatter):
             f"idx valid region inside src valid region {s.valid_row}x{s.valid_col}",
             f"{x.valid_row}x{x.valid_col}",
         )
-        if target == "a5" and d.dtype.size_bytes == 8:
+        lanes = rules.b64_max_index_cols
+        if lanes is not None and d.dtype.size_bytes == 8:
             self.require(
-                x.valid_col <= _A5_B64_LANES,
+                x.valid_col <= lanes,
                 "idx",
                 "a5-b64-valid-col",
-                f"ValidCol <= {_A5_B64_LANES} (the 8-byte a5 kernel scatters one vector of "
-                f"{_A5_B64_LANES} lanes per row)",
+                f"ValidCol <= {lanes} (the 8-byte kernel scatters one vector of {lanes} lanes "
+                "per row)",
                 x.valid_col,
             )
 
     def execute(self, ctx: ExecContext) -> None:
         d, s, x = self.dst, self.src, self.idx
+        rules = ctx.spec.tscatter
         ri, ci = x.valid
         self._overlap_finding(ctx, ("src", "idx"))
         if ri == 0 or ci == 0:
-            if ctx.target != "cpu":
+            if rules.zero_fills_dst:
                 ctx.tile_storage(d)[:] = 0
             return
         storage = ctx.tile_storage(d)
-        npu = ctx.target != "cpu"
-        backup = storage.copy() if npu else None
-        if npu:  # InitUBBuffer / vector zero fill of Rows*Cols elements, before any read
+        zero_fill = rules.zero_fills_dst
+        backup = storage.copy() if zero_fill else None
+        if zero_fill:  # InitUBBuffer / vector zero fill of Rows*Cols elements, before any read
             storage[:] = 0
         try:
             r, c = x.geom.grid(ri, ci)
@@ -244,7 +228,7 @@ class TScatterIndex(_TScatter):
         if outside.any():
             self._outside_finding(ctx, flat, outside, ci)
         n = flat.size
-        if ctx.target == "a5":
+        if rules.duplicate_order is ScatterOrder.VSCATTER_LANES:
             # one vscatter per (row, batch); later vscatters win, inside one the lowest lane
             lanes = _VL_BYTES // (4 if x.dtype.size_bytes == 4 else 2)
             jj = np.tile(np.arange(ci), ri)
@@ -298,19 +282,20 @@ class TScatterMask(_TScatter):
 
     def validate(self, arch: Arch) -> None:
         d, s = self.dst, self.src
-        target = arch.target
+        rules = arch.spec.tscatter
+        row_stride = rules.addressing is Addressing.ROW_STRIDE
         self.require_loc("dst", d)
         self.require_loc("src", s)
-        if target == "cpu":
+        if row_stride:
+            self.require_dtype("dst", d.dtype, rules.mask_dtypes)
+        else:  # the reference loop's static assert is on src
             self.require_dtype(
                 "src",
                 s.dtype,
-                _MASK_DTYPES["cpu"],
+                rules.mask_dtypes,
                 "dtype",
                 "src element type must be 16 or 32-bit wide",
             )
-        else:
-            self.require_dtype("dst", d.dtype, _MASK_DTYPES[target])
         self.require_same_dtype("dst", d, "src", s)
         self.require(
             isinstance(self.mask, MaskPattern)
@@ -328,10 +313,10 @@ class TScatterMask(_TScatter):
             self.axis,
         )
         for name, ref in (("dst", d), ("src", s)):
-            if target == "cpu":
-                ok, want = ref.geom.is_row_major, "a RowMajor tile"
-            else:
+            if row_stride:
                 ok, want = ref.geom.is_nd, "a RowMajor ND tile (the kernel addresses i*Cols + j)"
+            else:
+                ok, want = ref.geom.is_row_major, "a RowMajor tile"
             self.require(ok, name, "row-major", want, f"a {ref.geom.layout_name} tile")
         self._check_valid_within(("dst", "src"))
         t = self.mask.times
@@ -350,7 +335,7 @@ class TScatterMask(_TScatter):
                 f"{d.geom.layout_name} (P1111 is TMOV)",
                 s.geom.layout_name,
             )
-            if target == "a2a3":
+            if arch.spec.dma.tmov is TMovCopy.UB_BLOCKS:
                 self.require(
                     (d.rows, d.cols) == (s.rows, s.cols),
                     "src",
@@ -399,12 +384,13 @@ class TScatterMask(_TScatter):
         t, pos = self.mask.times, self.mask.pos
         vr, vc = s.valid
         row_axis = self.axis is ScatterAxis.SCATTER_ROW
-        if ctx.target == "cpu" and row_axis:
+        rules = ctx.spec.tscatter
+        if rules.mask_row_cursor and row_axis:
             # running (sR, sC) cursor over the source, wrapping at the padded width Cols
             k = np.arange(vr * vc, dtype=np.int64)
             values = ctx.tile_storage(s)[s.offsets(k // s.cols, k % s.cols)].reshape(vr, vc)
         else:
-            if ctx.target != "cpu":
+            if rules.zero_fills_dst:
                 ctx.tile_storage(d)[:] = 0  # whole tile, before the source is read
             values = ctx.tile_read(s)
         if row_axis:
@@ -424,9 +410,7 @@ def _axis(value) -> ScatterAxis:
 
 
 @instruction(
-    family="gather / scatter",
-    summary="UB -> UB scatter by an index tile or a mask pattern",
-    dtypes=_DTYPES,
+    family="gather / scatter", summary="UB -> UB scatter by an index tile or a mask pattern"
 )
 def TSCATTER(dst: Tile, src: Tile, idx: Tile | None = None, *, mask=None, axis=None) -> None:
     """Scatter ``src`` into ``dst`` inside UB (pipe V).

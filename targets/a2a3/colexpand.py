@@ -39,7 +39,7 @@ def plan_colexpand_binary(instr: TColExpandBinary, ctx):
     vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return vs.steps()
-    f_name, r_name = instr.roles("a2a3")
+    f_name, r_name = instr.roles(ctx.arch)
     f, rv = getattr(instr, f_name), getattr(instr, r_name)
     E = REPEAT_BYTES // d.dtype.size_bytes
     ops = ROWEXPAND_INTRINSICS[instr.op]

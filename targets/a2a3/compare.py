@@ -33,7 +33,7 @@ def plan_cmp(instr, ctx) -> list:
     st = VecStream(ctx, d.dtype)
     sz = s0.dtype.size_bytes
     E = REPEAT_BYTES // sz
-    mode = instr.effective_mode("a2a3")
+    mode = instr.effective_mode(ctx.arch)
     mode = "EQ" if mode == "NE" else mode
     op = ("vcmpvs_" if instr.opcode == "TCMPS" else "vcmpv_") + mode.lower()
     if instr.opcode == "TCMPS" and s1 is not None:  # scalar load of src1[0]

@@ -79,7 +79,7 @@ def _pass(st: VecStream, op: str, chunks, src, dst, **args) -> None:
 
 
 def plan_tcvt(instr: TCvt, ctx) -> list:
-    conv = instr.conv or instr.conversion("a2a3")
+    conv = instr.conv or instr.conversion(ctx.spec.convert)
     d, s = instr.dst, instr.src
     R, C = d.valid
     st = VecStream(ctx, d.dtype)

@@ -33,7 +33,7 @@ def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     shape2 in hardware (the loop registers the reference a5 TLOAD/TSTORE set), so it issues one
     DMA instruction per shape0 for every layout."""
     g = instr.gm
-    b = instr.bursts(ctx.target)
+    b = instr.bursts(ctx.spec.dma)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
     if ctx.target == "a5" and g.layout is not Layout.NZ:

@@ -338,7 +338,7 @@ def plan_mgather(instr: MGather, ctx) -> list:
         if instr.is_row:
             d, g = instr.dst, instr.table
             raw = read_indices(ctx, instr.idx, Coalesce.Row, d.valid_row, 1)
-            k, ok = plan_remap(ctx, raw, row_capacity("a2a3", g), instr.oob)
+            k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
             steps = (_row_nz_body if g.layout is Layout.NZ else _row_nd_body)(instr, ctx, k, ok)
         else:
             steps = _elem_body(instr, ctx)

@@ -38,7 +38,6 @@ from ptosim.isa.rowexpand import (
     CHUNK_ROWS,
     CHUNK_THRESHOLD,
     REPEAT_BYTES,
-    TMP_UB_OFFSET,
     TRowExpand,
     TRowExpandBinary,
 )
@@ -248,7 +247,7 @@ def plan_rowexpand_binary(instr: TRowExpandBinary, ctx) -> list[Step]:
     R, C = d.valid
     if R == 0:
         return []
-    f_name, e_name = instr.roles("a2a3")
+    f_name, e_name = instr.roles(ctx.arch)
     f, e = getattr(instr, f_name), getattr(instr, e_name)
     bs = d.dtype.c0
     calls = _Calls(ctx, _INTRINSICS[instr.op], d, f, f.cols, R, C)
@@ -256,7 +255,7 @@ def plan_rowexpand_binary(instr: TRowExpandBinary, ctx) -> list[Step]:
         return _plan_rows(ctx, calls, R, lambda r0, n: _rows_region(e, r0, n, bs, bs))
     # mode 1: blocks in the hidden scratch (3 operands) or the tmp tile (4 operands); every
     # chunk's blocks start at the buffer base
-    base = TMP_UB_OFFSET if instr.tmp is None else instr.tmp.address
+    base = ctx.spec.broadcast.hidden_scratch[0] if instr.tmp is None else instr.tmp.address
     chunk_rows = CHUNK_ROWS if R >= CHUNK_THRESHOLD else R
 
     def vbrcb(r0, reps):

@@ -124,7 +124,7 @@ def _row_body(instr: MScatter, ctx) -> list[Step]:
     add = instr.atomic is ADD
     nz = g.layout is Layout.NZ
     raw = read_indices(ctx, x, Coalesce.Row, vr, 0)
-    k, ok = plan_remap(ctx, raw, row_capacity("a2a3", g), instr.oob)
+    k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
     chain = ROW_ADD_CHAIN if add else ROW_NONE_CHAIN
     steps: list[Step] = []
     if add:

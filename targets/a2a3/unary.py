@@ -32,10 +32,22 @@ from dataclasses import dataclass
 from ptosim import dtypes as D
 from ptosim.enums import Pipe
 from ptosim.isa.vector.mathops import TMathBinary
-from ptosim.isa.vector.unary import A2A3_INTRINSIC, TRecip, TUnary
+from ptosim.isa.vector.unary import TRecip, TUnary
 
 from ..costs import ceil_div, tile_region
 from .vec import REPEAT_BYTES, Chunk, VecStream, elementwise_chunks
+
+# The intrinsic of the one-call-per-chunk unary ops (skeleton C; TNEG is TMULS, skeleton B).
+INTRINSIC = {
+    "EXP": "vexp",
+    "LOG": "vln",
+    "SQRT": "vsqrt",
+    "RSQRT": "vrsqrt",
+    "ABS": "vabs",
+    "RELU": "vrelu",
+    "NOT": "vnot",
+    "NEG": "vmuls",
+}
 
 
 @dataclass(frozen=True)
@@ -77,7 +89,7 @@ def plan_unary(instr: TUnary, ctx) -> list:
     d, s = instr.dst, instr.src
     R, C = d.valid
     vs = VecStream(ctx, d.dtype)
-    op = A2A3_INTRINSIC[instr.op]
+    op = INTRINSIC[instr.op]
     if instr.a2a3_chain():
         _rsqrt_high_precision(vs, instr, R, C)
     elif instr.op == "NOT":

@@ -35,7 +35,7 @@ def plan_colexpand(instr: TColExpand, ctx):
 
 
 def plan_colexpand_binary(instr: TColExpandBinary, ctx):
-    f_name, r_name = instr.roles("a5")
+    f_name, r_name = instr.roles(ctx.arch)
     ops = ROWEXPAND_INTRINSICS[instr.op]
     return _plan(ctx, instr.dst, getattr(instr, f_name), getattr(instr, r_name), ops)
 

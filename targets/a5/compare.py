@@ -33,13 +33,14 @@ def plan_cmp(instr, ctx) -> list[Step]:
     scalar = s1 is None
     if scalar:
         vf.op("vdup", 1, "scalar")
+    mask_bytes = instr.mask_bytes_per_row(ctx.arch)
     for i in range(R if C > 0 else 0):
         info = {"row": i, "elements": C, "vectors": vectors}
         vf.op("vlds", vectors, f"row {i} src0", reads=(_row(s0, i, C * sz),), **info)
         if not scalar:
             vf.op("vlds", vectors, f"row {i} src1", reads=(_row(s1, i, C * sz),), **info)
         vf.op("vcmps" if scalar else "vcmp", vectors, f"row {i}", **info)
-        vf.op("psts", stores, f"row {i} mask", writes=(_row(d, i, instr.mask_bytes_per_row("a5")),))
+        vf.op("psts", stores, f"row {i} mask", writes=(_row(d, i, mask_bytes),))
     return vf.steps()
 
 

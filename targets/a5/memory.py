@@ -218,7 +218,7 @@ def _gather_row(instr: MGather, ctx) -> Built:
     R, C = d.valid
     sz, isz = d.dtype.size_bytes, x.dtype.size_bytes
     raw = read_indices(ctx, x, Coalesce.Row, R, 1)
-    k, ok = plan_remap(ctx, raw, row_capacity("a5", g), instr.oob)
+    k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
     k = np.asarray(k, dtype=np.int64)
     row_warps, per_row = row_launch_shape(R, C)
     warps: list[list[WarpOp]] = [[] for _ in range(row_warps * per_row)]
@@ -450,13 +450,13 @@ def _store_kind(instr: MScatter) -> str:
     return "st_gm" if instr.atomic is NONE else "atom_gm"
 
 
-def _tracks_order(instr: MScatter) -> bool:
+def _tracks_order(instr: MScatter, ctx) -> bool:
     """Conflict::Default with plain stores: the schedule decides the winner (D6)."""
-    return instr.atomic is NONE and instr.effective_conflict("a5") is ScatterConflict.Default
+    return instr.atomic is NONE and instr.effective_conflict(ctx.arch) is ScatterConflict.Default
 
 
-def _order_sink(instr: MScatter):
-    if not _tracks_order(instr):
+def _order_sink(instr: MScatter, ctx):
+    if not _tracks_order(instr, ctx):
         return None
 
     def done(res) -> None:
@@ -471,7 +471,7 @@ def _scatter_row(instr: MScatter, ctx) -> Built:
     R, C = s.valid
     sz, isz = s.dtype.size_bytes, x.dtype.size_bytes
     raw = read_indices(ctx, x, Coalesce.Row, R, 0)
-    k, ok = plan_remap(ctx, raw, row_capacity("a5", g), instr.oob)
+    k, ok = plan_remap(ctx, raw, row_capacity(ctx.spec.indexed, g), instr.oob)
     kind = _store_kind(instr)
     tagged = kind == "st_gm"
     row_warps, per_row = row_launch_shape(R, C)
@@ -499,7 +499,7 @@ def _scatter_row(instr: MScatter, ctx) -> Built:
         (elem_region(x, 0, R), tile_region(s)) + (writes if kind == "atom_gm" else ()),
         writes,
         {"kernel": "simt_mscatter_row_kernel", "rowWarps": row_warps, "warpsPerRow": per_row},
-        _order_sink(instr),
+        _order_sink(instr, ctx),
     )
 
 
@@ -538,7 +538,7 @@ def _scatter_elem(instr: MScatter, ctx) -> Built:
         (tile_region(x), tile_region(s)) + (writes if kind == "atom_gm" else ()),
         writes,
         {"kernel": "simt_mscatter_elem_kernel"},
-        _order_sink(instr),
+        _order_sink(instr, ctx),
     )
 
 
@@ -579,7 +579,7 @@ def _scatter_last(instr: MScatter, ctx) -> Built:
     sz = s.dtype.size_bytes
     row = instr.coalesce is Coalesce.Row
     if row:
-        slots = row_capacity("a5", g)
+        slots = row_capacity(ctx.spec.indexed, g)
         raw = read_indices(ctx, x, Coalesce.Row, R, 0)
         units = R
     else:
@@ -708,7 +708,7 @@ def plan_mscatter(instr: MScatter, ctx) -> list:
     """MSCATTER on a 950 vector core."""
     if instr.is_scalar_fallback():
         return _scatter_scalar(instr, ctx)
-    last = instr.atomic is NONE and instr.effective_conflict("a5") is ScatterConflict.Last
+    last = instr.atomic is NONE and instr.effective_conflict(ctx.arch) is ScatterConflict.Last
     if last:
         build = _scatter_last
     else:

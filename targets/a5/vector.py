@@ -31,7 +31,7 @@ count/norm mask modes), so the A2/A3 partial-mask floor does not apply.
   source chunk ``vlds``, ``vintlv`` with a zero register (1 for x2, 2 for x4; no config entry:
   the ``other`` cost), ``times`` ``vsts``; SCATTER_COL: per source row chunked ``vlds``/``vsts``
   into dst row ``times*i + pos``. P1111 is the TMOV plan.
-* TROWEXPAND<OP>: the 1-D path (dst ``Cols < 256/sizeof(T)`` and contiguous, ``a5_one_d``) runs
+* TROWEXPAND<OP>: the 1-D path (dst ``Cols < 256/sizeof(T)`` and contiguous, ``one_d``) runs
   one flat loop over ``R*ceil(C/VLe)`` vectors: per vector ``vlds`` of F, the E load (mode 1: an
   unaligned ``vlds`` + ``vdup`` of the lowest lane, reading ``E + i*E.Cols``; mode 2: a ``vlds``
   BLK of the 32-byte block ``E + i*bs``), the op, ``vsts``. The 2-D path runs per row: the E
@@ -306,9 +306,9 @@ def _rowexpand(
 
 def plan_rowexpand_binary(instr: TRowExpandBinary, ctx) -> list[Step]:
     d = instr.dst
-    f_name, e_name = instr.roles("a5")
+    f_name, e_name = instr.roles(ctx.arch)
     f, e = getattr(instr, f_name), getattr(instr, e_name)
-    one_d = instr.a5_one_d()
+    one_d = instr.one_d()
     if e.geom.is_row_major:  # mode 2: the block of row i at E + i*bs (D9)
         mode, pitch = 2, d.dtype.c0
     else:  # mode 1: E[i], or E + i*E.Cols on the 1-D path (semantics.md 3.4)

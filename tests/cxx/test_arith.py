@@ -21,7 +21,7 @@ import pytest
 
 import ptosim as pto
 from ptosim.errors import CxxError, PtoSimError
-from ptosim.isa import registry
+from ptosim.targets import spec_of, specs
 from ptosim.tensors import TileRef
 from tests.helpers.paths import CXX_DIR
 
@@ -66,7 +66,7 @@ class Case:
         target = TARGET[device]
         if self.only is not None:
             return target in self.only
-        dtypes = registry.spec(self.op).dtypes.get(target)
+        dtypes = spec_of(target).dtypes_of(self.op)
         dt = pto.dtypes.dtype(self.tiles[self.key][0])
         return dtypes is not None and dt in dtypes
 
@@ -524,7 +524,7 @@ SCALAR = ("TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS")
 
 def listed_somewhere(op, dt):
     d = pto.dtypes.dtype(SHORT[dt])
-    return any(v is not None and d in v for v in registry.spec(op).dtypes.values())
+    return any(d in (t.dtypes_of(op) or ()) for t in specs())
 
 
 for dt in ("bf16", "i32", "i16"):

@@ -22,7 +22,7 @@ from ptosim import plan
 from ptosim.engine import simt
 from ptosim.isa import data as isa_data
 from ptosim.plan import SimtLaunch, WarpOp
-from ptosim.targets import common
+from ptosim.targets import common, spec_of
 
 ROWS, COLS = 8, 64
 GM_ELEMS = 4 * ROWS * COLS
@@ -326,8 +326,9 @@ def test_memoised_bursts_equal_fresh_ones_at_any_offset(target, layout, load):
     shape = (1, 1, 2, rows // 2, cols) if layout == "ND" else (1, 1, 1, rows, cols)
     for offset in (0, 8, 40, 1000):
         gm = pto.GlobalTensor(buf, shape, layout=layout, offset=offset).ref()
-        fresh = isa_data.dma_bursts(target, tile, gm, load=load)
-        memo = isa_data._memo_bursts(target, tile, gm, load)
+        rules = spec_of(target).dma
+        fresh = isa_data.dma_bursts(rules, tile, gm, load=load)
+        memo = isa_data._memo_bursts(rules, tile, gm, load)
         assert np.array_equal(memo.gm_start, fresh.gm_start)
         assert np.array_equal(memo.tile_start, fresh.tile_start)
         assert (memo.length, memo.pad) == (fresh.length, fresh.pad)

@@ -1456,7 +1456,10 @@ def test_constraint_redundant_alignment_rules():
 
 def test_constraint_row_dtype_size(monkeypatch):
     """GM -> L1 Row needs sizeof(T) <= 4 (every listed dtype satisfies it; widen the list)."""
-    monkeypatch.setitem(G._DTYPES, "a2a3", G._DTYPES["a2a3"] + (D.int64,))
+    from ptosim.targets import spec_of
+
+    a2a3 = spec_of("a2a3").dtypes
+    monkeypatch.setitem(a2a3, "MGATHER", a2a3["MGATHER"] + (D.int64,))
     dst = raw_ref("Mat", "int64", 16, 4, "ColMajor", "RowMajor")
     check_raw(
         "a2",

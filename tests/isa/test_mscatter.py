@@ -999,7 +999,7 @@ def test_effective_conflict_defaults(dev_name, expected):
     _, run, dev = scatter(
         dev_name, np.zeros((4, 8), np.float32), np.ones((1, 8), np.float32), np.zeros(1, np.int32)
     )
-    assert mscatter_instr(run).effective_conflict(dev.target) is expected
+    assert mscatter_instr(run).effective_conflict(dev.arch) is expected
 
 
 def test_a5_dynamic_empty_source_writes_nothing():

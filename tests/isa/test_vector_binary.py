@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptosim as pto
-from ptosim.isa.vector.binary import DTYPES
+from ptosim.targets import spec_of
 from tests.helpers.devices import ONE_PER_TARGET
 from tests.helpers.elementwise import (
     DEV,
@@ -28,6 +28,8 @@ from tests.helpers.elementwise import (
 from tests.helpers.kernels import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "AND", "OR", "XOR", "SHL", "SHR")
+# op -> target -> the element types the target's spec accepts
+DTYPES = {op: {t: spec_of(t).dtypes_of(f"T{op}") for t in TARGETS} for op in OPS}
 
 
 def tile_tile(devname, op, dt, a, b, *, cols=None, valid=None, tmp=True):

@@ -20,6 +20,7 @@ from ptosim import dtypes as D
 from ptosim.errors import ConstraintError, UnsupportedError
 from ptosim.findings import CONVERSION_UNDEFINED
 from ptosim.isa.vector.convert import Conversion
+from ptosim.targets import spec_of
 from tests.helpers.kernels import vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
@@ -457,19 +458,22 @@ def test_a2a3_between_sizes_with_auto_placed_tiles_runs_exact():
 
 # -- hypothesis properties of the numerics ----------------------------------------------------
 f32s = st.floats(width=32, allow_nan=False, allow_infinity=False)
+A2A3_CVT, A5_CVT = spec_of("a2a3").convert, spec_of("a5").convert
 
 
 @settings(max_examples=300, deadline=None)
 @given(x=f32s, mode=st.sampled_from(MODES + ("CAST_ODD",)))
 def test_property_f32_to_f16_a2a3(x, mode):
-    got = Conversion("a2a3", D.float32, D.half, mode, None, None).convert(np.array([x], "f4"))[0]
+    got = Conversion(A2A3_CVT, D.float32, D.half, mode, None, None).convert(np.array([x], "f4"))[0]
     np.testing.assert_array_equal(bits(got), bits(f16_ref(np.array([x], np.float64), mode)))
 
 
 @settings(max_examples=300, deadline=None)
 @given(x=f32s, mode=st.sampled_from(MODES))
 def test_property_f32_to_bf16_a5(x, mode):
-    got = Conversion("a5", D.float32, D.bfloat16, mode, "OFF", None).convert(np.array([x], "f4"))[0]
+    got = Conversion(A5_CVT, D.float32, D.bfloat16, mode, "OFF", None).convert(np.array([x], "f4"))[
+        0
+    ]
     np.testing.assert_array_equal(bits(got), bf16_ref(np.array([x], np.float32), mode))
 
 
@@ -482,7 +486,7 @@ def test_property_f32_to_bf16_a5(x, mode):
 )
 def test_property_f32_to_int_a5(x, mode, dt, sat):
     d = D.dtype(dt)
-    got = Conversion("a5", D.float32, d, mode, sat, None).convert(np.array([x], "f4"))[0]
+    got = Conversion(A5_CVT, D.float32, d, mode, sat, None).convert(np.array([x], "f4"))[0]
     r = round_int_ref(np.float64(x), mode)
     info = np.iinfo(d.np)
     if sat == "ON":
@@ -496,7 +500,7 @@ def test_property_f32_to_int_a5(x, mode, dt, sat):
 @settings(max_examples=300, deadline=None)
 @given(n=st.integers(-(2**31), 2**31 - 1), mode=st.sampled_from(MODES))
 def test_property_i32_to_f32_modes_a5(n, mode):
-    got = Conversion("a5", D.int32, D.float32, mode, None, None).convert(np.array([n], "i4"))[0]
+    got = Conversion(A5_CVT, D.int32, D.float32, mode, None, None).convert(np.array([n], "i4"))[0]
     f = np.float32(n)  # RNE reference candidate, then the exact bracket
     down, up = np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))
     cands = sorted({float(down), float(f), float(up)})

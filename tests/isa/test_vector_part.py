@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptosim as pto
-from ptosim.isa.vector.part import DTYPES
+from ptosim.targets import spec_of
 from tests.helpers.devices import NPU_DEVICES
 from tests.helpers.kernels import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
+DTYPES = {t: spec_of(t).dtypes_of("TPARTADD") for t in DEV}  # (every TPART<OP> shares them)
 OPS = ("ADD", "MUL", "MAX", "MIN")
 
 

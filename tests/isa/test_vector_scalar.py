@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptosim as pto
-from ptosim.isa.vector.scalar import DTYPES, OPS
+from ptosim.isa.vector.scalar import OPS
+from ptosim.targets import spec_of
 from tests.helpers.elementwise import (
     DEV,
     TARGETS,
@@ -24,6 +25,7 @@ from tests.helpers.elementwise import (
 from tests.helpers.kernels import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 NAMES = tuple(OPS)
+DTYPES = {n: {t: spec_of(t).dtypes_of(n) for t in TARGETS} for n in NAMES}
 
 
 def scalar_for(rng, name, dt):

@@ -13,7 +13,7 @@ import pytest
 import ptosim as pto
 from ptosim.findings import INDEX_OUTSIDE_TILE
 from ptosim.isa.base import ExecContext
-from ptosim.isa.rowexpand import TMP_UB_OFFSET, TRowExpandBinary, tmp_bytes_needed
+from ptosim.isa.rowexpand import TRowExpandBinary, tmp_bytes_needed
 from ptosim.memory import GlobalMemory, Scratchpad
 from ptosim.plan import Region, StepKind
 from ptosim.targets import a2a3
@@ -452,7 +452,8 @@ def test_vbrcb_writes_hidden_scratch_or_tmp():
         t = placed(vec("float32", 2, 64), 0x3000) if tmp else None
         return lambda: TRowExpandBinary("ADD", d, f, e, t)
 
-    for tmp, base in ((False, TMP_UB_OFFSET), (True, 0x3000)):
+    # the hidden scratch of the 3-operand form starts at 184 KiB (D10)
+    for tmp, base in ((False, 184 * 1024), (True, 0x3000)):
         steps = plan_of("a2", make(tmp))
         vbrcb = steps[0]
         assert vbrcb.args["intrinsic"] == "vbrcb"

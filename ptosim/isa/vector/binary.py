@@ -27,12 +27,13 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   outside ``[0, width of the promoted type)`` is undefined in C++ and not specified for the
   NPU: ExecutionError, before anything is written.
 
-Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py):
+Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py; the
+target's ``ElementwiseRules.bitwise``):
 
-- a2a3 TAND/TOR/TXOR run on 16-bit lanes; a 1-byte tile with an odd valid width C is processed
-  as ``ceil(C/2)`` lanes per row, so each row also writes its byte at column C with the same
-  operation applied to the sources' bytes there (``dst[r, C] = src0[r, C] OP src1[r, C]``,
-  padding included). The write is modelled (the next op reading padding sees it).
+- a2a3 (``Bitwise.B16_LANES``) TAND/TOR/TXOR run on 16-bit lanes; a 1-byte tile with an odd valid
+  width C is processed as ``ceil(C/2)`` lanes per row, so each row also writes its byte at column C
+  with the same operation applied to the sources' bytes there (``dst[r, C] = src0[r, C] OP src1[r,
+  C]``, padding included). The write is modelled (the next op reading padding sees it).
 - a2a3 TXOR is four steps through ``tmp`` (``tmp = src0 | src1``; ``dst = src0 & src1``;
   ``dst = ~dst``; ``dst = dst & tmp``): tmp is written (its valid region, and padding as
   above) and must be a Vec tile of dst's dtype and valid shape; the four tiles must not share
@@ -40,10 +41,10 @@ Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elem
   checker still treats it as written: a kernel portable to a2a3 may not keep data in it).
 - a2a3 TSHL/TSHR are scalar loops on PIPE_S (same values).
 
-Dtypes: cpu accepts every integer and float type C++ arithmetic defines (no float8/hifloat8;
-bitwise ops and shifts integers only); a2a3 and a5 follow the tables of vector_isa.md 3.3
-(a2a3 TAND/TOR/TXOR: 1/2/4-byte integers, the code has no dtype assert; floats are rejected so
-the kernel also runs on cpu).
+Dtypes (the target's ``TargetSpec.dtypes``): cpu accepts every integer and float type C++
+arithmetic defines (no float8/hifloat8; bitwise ops and shifts integers only); a2a3 and a5 follow
+the tables of vector_isa.md 3.3 (a2a3 TAND/TOR/TXOR: 1/2/4-byte integers, the code has no dtype
+assert; floats are rejected so the kernel also runs on cpu).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
+from ..spec import Bitwise, MaxMin
 from .common import VectorInstruction, round_to, wrap_to
 
 __all__ = [
@@ -76,38 +78,9 @@ __all__ = [
     "elementwise",
 ]
 
-INTS = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64)
-INTS_124 = INTS[:6]
-FLOATS = (D.half, D.bfloat16, D.float32)
-NUMERIC = INTS + FLOATS
-A2A3_ARITH = (D.int32, D.int16, D.half, D.float32)
-A5_ARITH = NUMERIC
-
 BITWISE = ("AND", "OR", "XOR")
 SHIFTS = ("SHL", "SHR")
-
-# op -> target family -> accepted dtypes (vector_isa.md 3.3)
-DTYPES: dict[str, dict[str, tuple[D.DType, ...] | None]] = {
-    "ADD": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": A5_ARITH},
-    "SUB": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": A5_ARITH},
-    "MUL": {
-        "cpu": NUMERIC,
-        "a2a3": A2A3_ARITH,
-        "a5": tuple(d for d in A5_ARITH if d.size_bytes > 1),
-    },
-    "DIV": {
-        "cpu": NUMERIC,
-        "a2a3": (D.half, D.float32),
-        "a5": (D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64, D.half, D.float32),
-    },
-    "MAX": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": A5_ARITH},
-    "MIN": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": A5_ARITH},
-    "AND": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS_124},
-    "OR": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS_124},
-    "XOR": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS_124},
-    "SHL": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS},
-    "SHR": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS},
-}
+OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN") + BITWISE + SHIFTS
 
 
 # -- arithmetic shared with the tile-scalar family --------------------------------------------
@@ -143,8 +116,8 @@ def _shift(op: str, a: np.ndarray, counts: np.ndarray, dt: D.DType) -> np.ndarra
     return wrap_to(r, dt)
 
 
-def elementwise(op: str, dt: D.DType, a, b, target: str) -> np.ndarray:
-    """``a OP b`` elementwise in element type ``dt`` as ``target`` computes it (module doc).
+def elementwise(op: str, dt: D.DType, a, b, rule: MaxMin) -> np.ndarray:
+    """``a OP b`` elementwise in element type ``dt`` (module doc); MAX/MIN under ``rule``.
 
     ``a`` is the first operand (src0 / the tile), ``b`` the second (src1 / the scalar). Integer
     DIV expects non-zero divisors and SHL/SHR in-range counts (the callers check, see
@@ -152,7 +125,7 @@ def elementwise(op: str, dt: D.DType, a, b, target: str) -> np.ndarray:
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=dt.np), np.asarray(b, dtype=dt.np))
     if op in ("MAX", "MIN"):
-        return maxmin(target, op, a, b).astype(dt.np)
+        return maxmin(rule, op, a, b).astype(dt.np)
     if dt.is_float:
         x, y = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(all="ignore"):
@@ -217,10 +190,10 @@ def check_operands_distinct(instr, names: tuple[str, ...]) -> None:
                 )
 
 
-def odd_byte_padding(target: str, dt: D.DType, valid_col: int) -> bool:
-    """a2a3 bitwise ops on 1-byte types run on 16-bit lanes: an odd valid width also writes the
-    byte at column C of each row."""
-    return target == "a2a3" and dt.size_bytes == 1 and valid_col % 2 == 1
+def odd_byte_padding(bitwise: Bitwise, dt: D.DType, valid_col: int) -> bool:
+    """``Bitwise.B16_LANES`` (a2a3) bitwise ops on 1-byte types run on 16-bit lanes: an odd
+    valid width also writes the byte at column C of each row."""
+    return bitwise is Bitwise.B16_LANES and dt.size_bytes == 1 and valid_col % 2 == 1
 
 
 def pad_bytes(ref: TileRef, rows: int, col: int) -> np.ndarray:
@@ -238,11 +211,10 @@ class TBinary(VectorInstruction):
     def __init__(
         self, op: str, dst: TileRef, src0: TileRef, src1: TileRef, tmp: TileRef | None = None
     ):
-        if op not in DTYPES:
+        if op not in OPS:
             raise ValueError(f"unknown tile-tile op {op!r}")
         self.op = op
         self.opcode = f"T{op}"
-        self.DTYPES = DTYPES[op]
         self.dst, self.src0, self.src1, self.tmp = dst, src0, src1, tmp
 
     def validate(self, arch: Arch) -> None:
@@ -256,13 +228,14 @@ class TBinary(VectorInstruction):
             self.require_same_dtype("dst", d, name, ref)
             self.require_same_valid("dst", d, name, ref)
         t = self.tmp
+        b16 = arch.spec.elementwise.bitwise is Bitwise.B16_LANES
         if t is not None:
             self.require_loc("tmp", t)
-            if arch.target == "a2a3":
+            if b16:  # the four-step TXOR writes tmp
                 self.require_vec("tmp", t, arch)
                 self.require_same_dtype("dst", d, "tmp", t)
                 self.require_same_valid("dst", d, "tmp", t)
-        if self.op == "XOR" and arch.target == "a2a3":
+        if self.op == "XOR" and b16:
             self.require(
                 t is not None, "tmp", "tmp-required", "a tmp tile (a2a3 TXOR uses it)", None
             )
@@ -271,7 +244,9 @@ class TBinary(VectorInstruction):
     def execute(self, ctx: ExecContext) -> None:
         d, s0, s1 = self.dst, self.src0, self.src1
         R, C = d.valid
-        if self.op == "XOR" and ctx.target == "a2a3":
+        bitwise, rule = ctx.spec.elementwise.bitwise, ctx.spec.numerics.maxmin
+        b16 = bitwise is Bitwise.B16_LANES
+        if self.op == "XOR" and b16:
             check_operands_distinct(self, ("dst", "src0", "src1", "tmp"))
         if R == 0 or C == 0:
             return
@@ -283,18 +258,18 @@ class TBinary(VectorInstruction):
         ):
             if bad is not None:
                 raise execution_error(self, what, bad, "src1", b[bad])
-        out = elementwise(self.op, dt, a, b, ctx.target)
-        pad = odd_byte_padding(ctx.target, dt, C) and self.op in BITWISE
+        out = elementwise(self.op, dt, a, b, rule)
+        pad = odd_byte_padding(bitwise, dt, C) and self.op in BITWISE
         if pad:
             pa = ctx.tile_storage(s0)[pad_bytes(s0, R, C)]
             pb = ctx.tile_storage(s1)[pad_bytes(s1, R, C)]
-        if self.op == "XOR" and ctx.target == "a2a3":  # tmp = src0 | src1 (step 1 of 4)
-            ctx.tile_write(self.tmp, elementwise("OR", dt, a, b, ctx.target))
+        if self.op == "XOR" and b16:  # tmp = src0 | src1 (step 1 of 4)
+            ctx.tile_write(self.tmp, elementwise("OR", dt, a, b, rule))
             if pad:
                 ctx.tile_storage(self.tmp)[pad_bytes(self.tmp, R, C)] = np.bitwise_or(pa, pb)
         ctx.tile_write(d, out)
         if pad:
-            ctx.tile_storage(d)[pad_bytes(d, R, C)] = elementwise(self.op, dt, pa, pb, "a2a3")
+            ctx.tile_storage(d)[pad_bytes(d, R, C)] = elementwise(self.op, dt, pa, pb, rule)
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
@@ -314,25 +289,25 @@ def _emit(op: str, dst, src0, src1, tmp=None) -> None:
 _FAMILY = "elementwise tile-tile"
 
 
-@instruction(family=_FAMILY, summary="dst = src0 + src1", dtypes=DTYPES["ADD"])
+@instruction(family=_FAMILY, summary="dst = src0 + src1")
 def TADD(dst, src0, src1) -> None:
     """``dst = src0 + src1`` over dst's valid region."""
     _emit("ADD", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 - src1", dtypes=DTYPES["SUB"])
+@instruction(family=_FAMILY, summary="dst = src0 - src1")
 def TSUB(dst, src0, src1) -> None:
     """``dst = src0 - src1`` over dst's valid region."""
     _emit("SUB", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 * src1", dtypes=DTYPES["MUL"])
+@instruction(family=_FAMILY, summary="dst = src0 * src1")
 def TMUL(dst, src0, src1) -> None:
     """``dst = src0 * src1`` over dst's valid region."""
     _emit("MUL", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 / src1", dtypes=DTYPES["DIV"])
+@instruction(family=_FAMILY, summary="dst = src0 / src1")
 def TDIV(dst, src0, src1) -> None:
     """``dst = src0 / src1`` over dst's valid region (integers truncate toward zero).
 
@@ -342,37 +317,37 @@ def TDIV(dst, src0, src1) -> None:
     _emit("DIV", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = max(src0, src1)", dtypes=DTYPES["MAX"])
+@instruction(family=_FAMILY, summary="dst = max(src0, src1)")
 def TMAX(dst, src0, src1) -> None:
     """``dst = max(src0, src1)`` (cpu: std::max, first operand kept; NPU: IEEE maximum)."""
     _emit("MAX", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = min(src0, src1)", dtypes=DTYPES["MIN"])
+@instruction(family=_FAMILY, summary="dst = min(src0, src1)")
 def TMIN(dst, src0, src1) -> None:
     """``dst = min(src0, src1)`` (cpu: std::min, first operand kept; NPU: IEEE minimum)."""
     _emit("MIN", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 & src1", dtypes=DTYPES["AND"])
+@instruction(family=_FAMILY, summary="dst = src0 & src1")
 def TAND(dst, src0, src1) -> None:
     """``dst = src0 & src1`` over dst's valid region."""
     _emit("AND", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 | src1", dtypes=DTYPES["OR"])
+@instruction(family=_FAMILY, summary="dst = src0 | src1")
 def TOR(dst, src0, src1) -> None:
     """``dst = src0 | src1`` over dst's valid region."""
     _emit("OR", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 ^ src1 (tmp: a2a3 scratch)", dtypes=DTYPES["XOR"])
+@instruction(family=_FAMILY, summary="dst = src0 ^ src1 (tmp: a2a3 scratch)")
 def TXOR(dst, src0, src1, tmp) -> None:
     """``dst = src0 ^ src1``; a2a3 computes it in four steps through ``tmp`` (written)."""
     _emit("XOR", dst, src0, src1, tmp)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 << src1", dtypes=DTYPES["SHL"])
+@instruction(family=_FAMILY, summary="dst = src0 << src1")
 def TSHL(dst, src0, src1) -> None:
     """``dst = src0 << src1`` (C++ promotion, truncated to T).
 
@@ -382,7 +357,7 @@ def TSHL(dst, src0, src1) -> None:
     _emit("SHL", dst, src0, src1)
 
 
-@instruction(family=_FAMILY, summary="dst = src0 >> src1", dtypes=DTYPES["SHR"])
+@instruction(family=_FAMILY, summary="dst = src0 >> src1")
 def TSHR(dst, src0, src1) -> None:
     """``dst = src0 >> src1`` (arithmetic for signed types, C++ promotion, truncated to T).
 

@@ -2,16 +2,18 @@
 
 ``TCOLEXPAND(dst, src)``: ``dst[i, j] = src[0, j]`` over dst's valid region (R, C); src and dst
 share the dtype, ``src.validCol == C``. a2a3 copies src row 0 into every dst row with
-``copy_ubuf_to_ubuf`` in whole 32-byte blocks, so dst[i, C:] up to the block boundary gets src
-row 0's bytes there (writes padding); cpu and a5 write the valid region only.
+``copy_ubuf_to_ubuf`` in whole 32-byte blocks (``VectorRules.block_copies_write_padding``), so
+dst[i, C:] up to the block boundary gets src row 0's bytes there (writes padding); cpu and a5
+write the valid region only.
 
 ``TCOLEXPAND<OP>(dst, src0, src1)``: one operand is *full* (dst's valid shape), the other a row
 vector (valid [>= 1, C], row 0 used): ``dst[i, j] = full[i, j] OP row[0, j]`` with the operand
 order kept (``src0 - src1``, ``src0 / src1``, ``exp(src0 - src1)``). cpu always takes src1 as
-the row vector (it cannot express a row vector in src0: rejected, rule ``cpu-row-vector``);
-a2a3/a5 take whichever operand has dst's valid shape as the full one (src0 when both do).
-Arithmetic and dtypes are those of TROWEXPAND<OP> (``rowexpand.compute``/``allowed_dtypes``:
-cpu std::max/min, NPU IEEE maximum/minimum, one rounding to T, integer DIV by zero raises).
+the row vector (``BroadcastRules.col_row_vector_in_src1``; it cannot express a row vector in
+src0: rejected, rule ``cpu-row-vector``); a2a3/a5 take whichever operand has dst's valid shape
+as the full one (src0 when both do). Arithmetic and dtypes are those of TROWEXPAND<OP>
+(``rowexpand.compute``; the targets list the same dtypes: cpu std::max/min, NPU IEEE
+maximum/minimum, one rounding to T, integer DIV by zero raises).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from ...program import emit
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
-from ..registry import TARGETS, instruction
-from ..rowexpand import _EXPAND_DTYPES, allowed_dtypes, compute
+from ..registry import instruction
+from ..rowexpand import compute
 from .common import VectorInstruction, read_valid
 
 __all__ = [
@@ -53,7 +55,6 @@ class TColExpand(VectorInstruction):
     opcode = "TCOLEXPAND"
     reads = ("src",)
     writes = ("dst",)
-    DTYPES = {t: _EXPAND_DTYPES for t in TARGETS}
 
     def __init__(self, dst: TileRef, src: TileRef):
         self.dst, self.src = dst, src
@@ -82,7 +83,7 @@ class TColExpand(VectorInstruction):
         row = read_valid(ctx, s, 1, C)
         ctx.tile_write(d, np.repeat(row, R, axis=0), R, C)
         end = padded_cols(d, C)
-        if ctx.target == "a2a3" and end > C and d.geom.is_row_major:
+        if ctx.spec.vector.block_copies_write_padding and end > C and d.geom.is_row_major:
             mem = ctx.memory_from(d)
             pad = ctx.memory_from(s)[C:end].copy()
             for i in range(R):
@@ -98,11 +99,10 @@ class TColExpandBinary(VectorInstruction):
     def __init__(self, op: str, dst: TileRef, src0: TileRef, src1: TileRef):
         self.op, self.opcode = op, f"TCOLEXPAND{op}"
         self.dst, self.src0, self.src1 = dst, src0, src1
-        self.DTYPES = {t: allowed_dtypes(t, op) for t in TARGETS}
 
-    def roles(self, target: str) -> tuple[str, str]:
+    def roles(self, arch: Arch) -> tuple[str, str]:
         """(full operand, row-vector operand)."""
-        if target == "cpu" or self.src0.valid == self.dst.valid:
+        if arch.spec.broadcast.col_row_vector_in_src1 or self.src0.valid == self.dst.valid:
             return "src0", "src1"
         return "src1", "src0"
 
@@ -112,9 +112,9 @@ class TColExpandBinary(VectorInstruction):
             self.require_vec(name, getattr(self, name), arch)
             self.require_same_dtype("dst", d, name, getattr(self, name))
         self.require_element_dtype("dst", d, arch)
-        f_name, r_name = self.roles(arch.target)
+        f_name, r_name = self.roles(arch)
         f, r = getattr(self, f_name), getattr(self, r_name)
-        if arch.target == "cpu":
+        if arch.spec.broadcast.col_row_vector_in_src1:
             self.require(
                 f.valid == d.valid,
                 "src0",
@@ -144,7 +144,7 @@ class TColExpandBinary(VectorInstruction):
         R, C = d.valid
         if R == 0 or C == 0:
             return
-        f_name, r_name = self.roles(ctx.target)
+        f_name, r_name = self.roles(ctx.arch)
         full = read_valid(ctx, getattr(self, f_name), R, C)
         row = np.repeat(read_valid(ctx, getattr(self, r_name), 1, C), R, axis=0)
         a, b = (full, row) if f_name == "src0" else (row, full)
@@ -152,7 +152,7 @@ class TColExpandBinary(VectorInstruction):
             raise ExecutionError(
                 f"{self.label}: integer division by zero in the divisor src1; nothing was written"
             )
-        ctx.tile_write(d, compute(self.op, d.dtype, a, b, ctx.target), R, C)
+        ctx.tile_write(d, compute(self.op, d.dtype, a, b, ctx.spec.numerics.maxmin), R, C)
 
 
 def _binary(op: str, dst, src0, src1) -> None:
@@ -165,14 +165,10 @@ def _binary(op: str, dst, src0, src1) -> None:
 
 
 def _doc(op: str, text: str) -> dict:
-    return {
-        "family": "column broadcast",
-        "summary": text,
-        "dtypes": {t: allowed_dtypes(t, op) for t in TARGETS},
-    }
+    return {"family": "column broadcast", "summary": text}
 
 
-@instruction(family="column broadcast", summary="dst[i, j] = src[0, j]", dtypes=TColExpand.DTYPES)
+@instruction(family="column broadcast", summary="dst[i, j] = src[0, j]")
 def TCOLEXPAND(dst, src) -> None:
     """``dst[i, j] = src[0, j]`` over dst's valid region."""
     emit(TColExpand(_tile(dst, "TCOLEXPAND dst"), _tile(src, "TCOLEXPAND src")))

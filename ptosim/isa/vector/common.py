@@ -1,7 +1,8 @@
 """What every vector instruction shares: operand checks, valid regions and exact rounding.
 
-Checks (vector_isa.md 2.1, 2.2): operands are Vec tiles; on the NPU targets (a2a3, a5) the
-element-wise and reduction instructions require RowMajor tiles (``isRowMajor``); sources must
+Checks (vector_isa.md 2.1, 2.2): operands are Vec tiles; on the NPU targets (a2a3, a5:
+``VectorRules.row_major_operands``) the element-wise and reduction instructions require RowMajor
+tiles (``isRowMajor``); the element types are the target's (``TargetSpec.dtypes``); sources must
 match the destination's valid shape where the reference asserts it (its ``PTO_ASSERT``s are
 compiled out in release builds, ptosim turns them into constraint errors, as the reference
 advises).
@@ -14,8 +15,6 @@ integers with C++ wrap-around.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from ... import dtypes as D
@@ -23,40 +22,22 @@ from ...enums import BLayout, Pipe, SLayout, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext, Instruction
 
-NPU_TARGETS = ("a2a3", "a5")
-
 
 class VectorInstruction(Instruction):
-    """Base of the vector instructions: runs on PIPE_V, shares the operand checks.
-
-    Subclasses set ``DTYPES`` (target family -> accepted element types, None = not defined on
-    that target).
-    """
+    """Base of the vector instructions: runs on PIPE_V, shares the operand checks (the element
+    types and whether the target defines the instruction come from ``arch.spec.dtypes`` under
+    ``dtype_key``)."""
 
     nominal_pipe = Pipe.PIPE_V
-    DTYPES: ClassVar[dict[str, tuple[D.DType, ...] | None]] = {}
-
-    def require_defined(self, arch: Arch) -> None:
-        """UnsupportedError when the instruction does not exist on ``arch.target``."""
-        if self.DTYPES.get(arch.target) is None:
-            self.unsupported(
-                "instruction",
-                "target",
-                "a target that defines " + self.opcode,
-                arch.target,
-            )
 
     def require_vec(self, operand: str, ref: TileRef, arch: Arch, *, row_major: bool = True):
-        """A Vec tile; RowMajor NoneBox on the NPU targets when ``row_major``."""
+        """A Vec tile; RowMajor NoneBox where the target's vector operands must be row-major
+        (``VectorRules.row_major_operands``), when ``row_major``."""
         self.require_loc(operand, ref)
-        if row_major and arch.target in NPU_TARGETS:
+        if row_major and arch.spec.vector.row_major_operands:
             g = ref.geom
             ok = g.blayout is BLayout.RowMajor and g.slayout is SLayout.NoneBox
             self.require(ok, operand, "row-major", "BLayout::RowMajor (ND)", g.layout_name)
-
-    def require_element_dtype(self, operand: str, ref: TileRef, arch: Arch) -> None:
-        allowed = self.DTYPES.get(arch.target) or ()
-        self.require_dtype(operand, ref.dtype, allowed)
 
     def require_same_valid(self, a: str, ra: TileRef, b: str, rb: TileRef) -> None:
         self.require(

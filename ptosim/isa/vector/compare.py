@@ -4,6 +4,10 @@
 Mask format (every target): bit-packed, LSB first: bit b of mask byte k of row i is the result
 for column 8k + b; row i of the mask starts at dst row i (row pitch = dst Cols elements).
 
+Which of the writers below a target has is its ``CompareRules.mask_writer`` (``REFERENCE_WORDS``:
+cpu, ``COMPARE_REPEATS``: a2a3, ``PREDICATE_STORES``: a5); the other differences are named
+fields of ``CompareRules``.
+
 TCMP(dst, src0, src1, cmp_mode) over src0's valid ``R x C`` (``dst.valid_row == R``; src1 must
 have src0's valid shape). CmpMode: EQ, NE, LT, LE, GT, GE (C operators: NaN compares true only
 for NE).
@@ -53,33 +57,14 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import MaskWriter, SelectBits
 from .common import VectorInstruction
 
 __all__ = ["TCMP", "TCMPS", "TSEL", "TSELS", "CMP_MODES"]
 
 CMP_MODES = ("EQ", "NE", "LT", "LE", "GT", "GE")
 REPEAT_BYTES = 256
-CHUNK_REPEATS = 240  # a2a3 issues at most 240 repeats per vcmpv call
-CPU_TCMPS_TOL = 1e-9
-
-_NUMERIC = tuple(d for d in D.ALL if d.kind != "opaque")
-_TCMP_SRC = {
-    "cpu": (D.int32, D.half, D.float32, D.uint32, D.uint16, D.int16, D.uint8, D.int8, D.bfloat16),
-    "a2a3": (D.int32, D.half, D.float32),
-    "a5": _NUMERIC,
-}
-_TCMP_CPU_U8_SRC = (D.int32, D.half, D.float32)
-_TCMPS_SRC = {
-    "cpu": _NUMERIC,
-    "a2a3": (D.int32, D.float32, D.half, D.uint16, D.int16),
-    "a5": _NUMERIC,
-}
-_MASK_DST = {"cpu": (D.uint8, D.uint32), "a2a3": (D.uint8,), "a5": (D.uint8, D.uint32)}
-_SEL = {
-    "cpu": _NUMERIC,
-    "a2a3": (D.int16, D.uint16, D.int32, D.uint32, D.half, D.bfloat16, D.float32),
-    "a5": tuple(d for d in _NUMERIC if d.size_bytes in (1, 2, 4, 8)),
-}
+CHUNK_REPEATS = 240  # COMPARE_REPEATS issues at most 240 repeats per vcmpv call
 
 _OPS = {
     "EQ": np.equal,
@@ -97,17 +82,18 @@ def compare(mode: str, a: np.ndarray, b) -> np.ndarray:
         return _OPS[mode](a, b)
 
 
-def compare_cpu_scalar(mode: str, a: np.ndarray, b) -> np.ndarray:
-    """The cpu TCMPS rule: EQ/NE with a 1e-9 tolerance in double, the others exact."""
-    if mode not in ("EQ", "NE"):
+def compare_with_tolerance(mode: str, a: np.ndarray, b, tol: float | None) -> np.ndarray:
+    """TCMPS with a tolerance (cpu: 1e-9): EQ/NE as ``|a - b|`` against ``tol`` in double, the
+    others exact; ``tol`` None: ``compare``."""
+    if tol is None or mode not in ("EQ", "NE"):
         return compare(mode, a, b)
     x = np.asarray(a).astype(np.float64)
     y = np.asarray(b).astype(np.float64)
     with np.errstate(invalid="ignore"):
         d = np.abs(x - y)
         if mode == "EQ":
-            return d < CPU_TCMPS_TOL
-        return np.isnan(d) | (d > CPU_TCMPS_TOL)
+            return d < tol
+        return np.isnan(d) | (d > tol)
 
 
 def pack_bits(flags: np.ndarray) -> np.ndarray:
@@ -121,7 +107,7 @@ def _bytes(ctx: ExecContext, ref: TileRef, offset: int, n: int) -> np.ndarray:
 
 
 def _as_half(values: np.ndarray) -> np.ndarray:
-    """i16/u16 bit patterns seen as half (the a2a3 TCMPS reinterpretation)."""
+    """i16/u16 bit patterns seen as half (``CompareRules.tcmps_b16_as_half``)."""
     return np.ascontiguousarray(values).view(np.float16)
 
 
@@ -136,28 +122,34 @@ class _Cmp(VectorInstruction):
         self.src1 = src1 if isinstance(src1, TileRef) else None
         self.scalar = None if isinstance(src1, TileRef) else src1
 
-    def effective_mode(self, target: str) -> str:
-        """a2a3 compares int32 with EQ whatever the mode (NE = EQ + vnot)."""
-        if target == "a2a3" and self.src0.dtype is D.int32 and self.cmp_mode != "NE":
+    def effective_mode(self, arch: Arch) -> str:
+        """``CompareRules.int32_eq_only`` (a2a3) compares int32 with EQ whatever the mode
+        (NE = EQ + vnot)."""
+        if arch.spec.compare.int32_eq_only and self.src0.dtype is D.int32 and self.cmp_mode != "NE":
             return "EQ"
         return self.cmp_mode
 
+    def _reads_first_element(self, arch: Arch) -> bool:
+        """TCMPS(dst, src0, tile) compares with tile[0] (a scalar load after V -> S)."""
+        return arch.spec.compare.tcmps_tile_reads_first and self.opcode == "TCMPS"
+
     def validate(self, arch: Arch) -> None:
-        t = arch.target
+        rules = arch.spec.compare
         self.require_defined(arch)
         d, s0 = self.dst, self.src0
         self.require(self.cmp_mode in CMP_MODES, "cmp_mode", "cmp-mode", CMP_MODES, self.cmp_mode)
         self.require_vec("dst", d, arch)
         self.require_vec("src0", s0, arch)
         self.require_element_dtype("src0", s0, arch)
-        dsts = (D.uint8,) if (t == "cpu" and self.opcode == "TCMPS") else _MASK_DST[t]
+        dsts = rules.tcmps_mask_dtypes if self.opcode == "TCMPS" else rules.mask_dtypes
         self.require_dtype("dst", d.dtype, dsts, rule="mask-dtype")
-        if t == "cpu" and self.opcode == "TCMP" and d.dtype is D.uint8:
-            self.require_dtype("src0", s0.dtype, _TCMP_CPU_U8_SRC, detail="u8 mask dst")
+        u8_src = rules.u8_mask_src_dtypes
+        if u8_src is not None and self.opcode == "TCMP" and d.dtype is D.uint8:
+            self.require_dtype("src0", s0.dtype, u8_src, detail="u8 mask dst")
         if self.src1 is not None:
             self.require_vec("src1", self.src1, arch)
             self.require_same_dtype("src0", s0, "src1", self.src1)
-            if not (t == "a2a3" and self.opcode == "TCMPS"):
+            if not self._reads_first_element(arch):
                 self.require_same_valid("src0", s0, "src1", self.src1)
         else:
             self.scalar = check_scalar_fits(self, "scalar", self.scalar, s0.dtype)
@@ -177,9 +169,15 @@ class _Cmp(VectorInstruction):
         return ctx.tile_storage(s1)[s1.offsets(rows, cols)]
 
     def execute(self, ctx: ExecContext) -> None:
-        {"cpu": self._cpu, "a2a3": self._a2a3, "a5": self._a5}[ctx.target](ctx)
+        writer = ctx.spec.compare.mask_writer
+        if writer is MaskWriter.REFERENCE_WORDS:
+            self._reference_words(ctx)
+        elif writer is MaskWriter.COMPARE_REPEATS:
+            self._compare_repeats(ctx)
+        else:
+            self._predicate_stores(ctx)
 
-    def _cpu(self, ctx: ExecContext) -> None:
+    def _reference_words(self, ctx: ExecContext) -> None:
         d, s0 = self.dst, self.src0
         R, C = s0.valid
         store = ctx.tile_storage(d)
@@ -199,7 +197,8 @@ class _Cmp(VectorInstruction):
             rr, cc = d.geom.grid(R, words)
             store[d.offsets(rr, cc)] = vals
             return
-        flags = compare_cpu_scalar(self.cmp_mode, a, self._rhs(ctx, r, c))
+        tol = ctx.spec.compare.tcmps_tolerance
+        flags = compare_with_tolerance(self.cmp_mode, a, self._rhs(ctx, r, c), tol)
         per_row = s0.cols // 8
         full = np.zeros((R, per_row * 8), dtype=bool)
         n = min(C, per_row * 8)
@@ -213,32 +212,36 @@ class _Cmp(VectorInstruction):
         keep = dr < d.valid_row
         store[d.offsets(dr[keep], dc[keep])] = stream[keep]
 
-    def _npu_flags(self, ctx: ExecContext, R: int, n: int, target: str) -> np.ndarray:
+    def _npu_flags(self, ctx: ExecContext, R: int, n: int) -> np.ndarray:
         """Compare ``n`` consecutive elements from each src0 row start (the NPU reads whole
         repeats / vectors: past the valid columns as well)."""
-        s0 = self.src0
-        mode = self.effective_mode(target)
-        mode = "EQ" if (target == "a2a3" and mode == "NE") else mode
+        s0, rules = self.src0, ctx.spec.compare
+        mode = self.effective_mode(ctx.arch)
+        repeats = rules.mask_writer is MaskWriter.COMPARE_REPEATS
+        mode = "EQ" if (repeats and mode == "NE") else mode  # NE: EQ, then a vnot
         mem0 = ctx.memory_from(s0)
         idx = np.arange(R)[:, None] * s0.cols + np.arange(n)[None, :]
         a = mem0[idx]
-        if self.src1 is None or (target == "a2a3" and self.opcode == "TCMPS"):
+        if self.src1 is None or self._reads_first_element(ctx.arch):
             b = self.scalar if self.src1 is None else ctx.tile_storage(self.src1)[0]
         else:
             b = ctx.memory_from(self.src1)[np.arange(R)[:, None] * self.src1.cols + np.arange(n)]
-        if target == "a2a3" and self.opcode == "TCMPS" and s0.dtype in (D.int16, D.uint16):
+        b16 = s0.dtype in (D.int16, D.uint16)
+        if rules.tcmps_b16_as_half and self.opcode == "TCMPS" and b16:
             a = _as_half(a)
             b = _as_half(np.asarray([b], dtype=s0.dtype.np))[0]
+        if self.opcode == "TCMPS":
+            return compare_with_tolerance(mode, a, b, rules.tcmps_tolerance)
         return compare(mode, a, b)
 
-    def _a2a3(self, ctx: ExecContext) -> None:
+    def _compare_repeats(self, ctx: ExecContext) -> None:
         d, s0 = self.dst, self.src0
         R, C = s0.valid
         if R == 0 or C == 0:
             return
         E = REPEAT_BYTES // s0.dtype.size_bytes
         n = -(-C // E) * E  # whole repeats: garbage bits past C
-        packed = pack_bits(self._npu_flags(ctx, R, n, "a2a3"))
+        packed = pack_bits(self._npu_flags(ctx, R, n))
         pitch = d.cols * d.dtype.size_bytes
         for i in range(R):
             _bytes(ctx, d, i * pitch, packed.shape[1])[:] = packed[i]
@@ -246,7 +249,7 @@ class _Cmp(VectorInstruction):
             rows = _bytes(ctx, d, 0, R * pitch)
             rows[:] = ~rows
 
-    def _a5(self, ctx: ExecContext) -> None:
+    def _predicate_stores(self, ctx: ExecContext) -> None:
         d, s0 = self.dst, self.src0
         R, C = s0.valid
         if R == 0 or C == 0:
@@ -254,16 +257,17 @@ class _Cmp(VectorInstruction):
         per_store = 256 if s0.dtype.size_bytes == 1 else 128
         n = -(-C // per_store) * per_store
         flags = np.zeros((R, n), dtype=bool)
-        flags[:, :C] = self._npu_flags(ctx, R, C, "a5")
+        flags[:, :C] = self._npu_flags(ctx, R, C)
         packed = pack_bits(flags)
         pitch = d.cols * d.dtype.size_bytes
         for i in range(R):
             _bytes(ctx, d, i * pitch, packed.shape[1])[:] = packed[i]
 
-    def mask_bytes_per_row(self, target: str) -> int:
-        """Bytes of a mask row the NPU writes (a2a3: whole repeats; a5: whole stores)."""
+    def mask_bytes_per_row(self, arch: Arch) -> int:
+        """Bytes of a mask row the NPU writes (``COMPARE_REPEATS``: whole repeats;
+        ``PREDICATE_STORES``: whole stores)."""
         C = self.src0.valid_col
-        if target == "a2a3":
+        if arch.spec.compare.mask_writer is MaskWriter.COMPARE_REPEATS:
             E = REPEAT_BYTES // self.src0.dtype.size_bytes
             return -(-C // E) * E // 8
         per_store = 256 if self.src0.dtype.size_bytes == 1 else 128
@@ -272,12 +276,10 @@ class _Cmp(VectorInstruction):
 
 class TCmp(_Cmp):
     opcode = "TCMP"
-    DTYPES = _TCMP_SRC
 
 
 class TCmpS(_Cmp):
     opcode = "TCMPS"
-    DTYPES = _TCMPS_SRC
 
 
 # -- select -----------------------------------------------------------------------------------
@@ -286,10 +288,9 @@ class _Sel(VectorInstruction):
 
     reads = ("mask", "src0", "src1")
     writes = ("dst", "tmp")
-    DTYPES = _SEL
 
     def validate(self, arch: Arch) -> None:
-        t = arch.target
+        rules = arch.spec.compare
         self.require_defined(arch)
         d = self.dst
         self.require_vec("dst", d, arch)
@@ -309,7 +310,7 @@ class _Sel(VectorInstruction):
             self.require_vec(name, ref, arch)
             self.require_same_dtype("dst", d, name, ref)
             self.require_same_valid("dst", d, name, ref)
-            if t == "cpu" and self.opcode == "TSEL":
+            if rules.select_same_tile_type and self.opcode == "TSEL":
                 self.require(
                     (ref.rows, ref.cols) == (d.rows, d.cols),
                     name,
@@ -319,15 +320,21 @@ class _Sel(VectorInstruction):
                 )
         if self.tmp is not None:
             self.require_loc("tmp", self.tmp)
-        elif t == "a2a3":
-            self.fail("tmp", "tmp-required", "a tmp tile (a2a3 loads the cmpmask through it)", None)
+        elif rules.select_tmp_required:
+            self.fail(
+                "tmp",
+                "tmp-required",
+                f"a tmp tile ({arch.target} loads the cmpmask through it)",
+                None,
+            )
         if self.opcode == "TSELS":
             self.scalar = check_scalar_fits(self, "scalar", self.scalar, d.dtype)
 
     def _bits(self, ctx: ExecContext, R: int, C: int) -> np.ndarray:
         """(R, C) booleans: the mask bit of each dst element on this target."""
         m = self.mask
-        if ctx.target == "cpu" and self.opcode == "TSEL":  # continuous stream of low bytes
+        stream = ctx.spec.compare.select_bits is SelectBits.CONTINUOUS_STREAM
+        if stream and self.opcode == "TSEL":  # continuous stream of low bytes
             p = np.arange(R * C)
             e = p // 8
             mr, mc = e // max(m.valid_col, 1), e % max(m.valid_col, 1)
@@ -351,7 +358,7 @@ class _Sel(VectorInstruction):
             b = ctx.tile_storage(self.src1)[self.src1.offsets(r, c)]
         else:
             b = np.full((R, C), self.scalar, dtype=d.dtype.np)
-            if ctx.target == "a2a3":  # the scalar is stored into tmp[0] for set_cmpmask
+            if ctx.spec.compare.select_scalar_in_tmp:  # tmp[0] = scalar, for set_cmpmask
                 raw = np.asarray([self.scalar], dtype=d.dtype.np).view(np.uint8)
                 t = self.tmp
                 ctx.memory_of(t).typed(t.address, D.uint8, raw.size, what=self.label)[:] = raw
@@ -381,8 +388,6 @@ def _opt(value, what):
 @instruction(
     family="compare / select",
     summary="dst = bit mask of (src0 <cmp_mode> src1), LSB first per row",
-    dtypes=_TCMP_SRC,
-    notes={"a2a3": "vcmpv_*; int32 always EQ/NE", "a5": "predicate stores"},
 )
 def TCMP(dst, src0, src1, cmp_mode="EQ") -> None:
     """Compare two tiles into a bit mask (module doc); ``cmp_mode`` is a CmpMode name."""
@@ -392,8 +397,6 @@ def TCMP(dst, src0, src1, cmp_mode="EQ") -> None:
 @instruction(
     family="compare / select",
     summary="dst = bit mask of (src0 <cmp_mode> scalar) (or a tile: see notes)",
-    dtypes=_TCMPS_SRC,
-    notes={"a2a3": "vcmpvs_*; i16/u16 compared as half; tile form uses src1[0]"},
 )
 def TCMPS(dst, src0, src1, cmp_mode="EQ") -> None:
     """Compare a tile with a scalar (or, the second overload, a tile) into a bit mask."""
@@ -401,12 +404,7 @@ def TCMPS(dst, src0, src1, cmp_mode="EQ") -> None:
     emit(TCmpS(_tile(dst, "TCMPS dst"), _tile(src0, "TCMPS src0"), rhs, cmp_mode))
 
 
-@instruction(
-    family="compare / select",
-    summary="dst = mask bit ? src0 : src1",
-    dtypes=_SEL,
-    notes={"cpu": "mask read as a continuous bit stream"},
-)
+@instruction(family="compare / select", summary="dst = mask bit ? src0 : src1")
 def TSEL(dst, mask, src0, src1, tmp=None) -> None:
     """Select per element with a bit mask (module doc)."""
     emit(
@@ -420,11 +418,7 @@ def TSEL(dst, mask, src0, src1, tmp=None) -> None:
     )
 
 
-@instruction(
-    family="compare / select",
-    summary="dst = mask bit ? src : scalar",
-    dtypes=_SEL,
-)
+@instruction(family="compare / select", summary="dst = mask bit ? src : scalar")
 def TSELS(dst, mask, src, tmp, scalar) -> None:
     """Select between a tile and a scalar with a bit mask (module doc)."""
     emit(

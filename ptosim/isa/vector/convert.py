@@ -8,18 +8,19 @@ Iteration domain: a2a3/a5 = dst's valid shape; cpu = **src's** valid shape (``cp
 ``dst[i, j] = cvt(src[i, j])``; nothing outside that region is written.
 
 Round modes (``RoundMode``): CAST_NONE, CAST_RINT (nearest, ties even), CAST_ROUND (nearest,
-ties away), CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD. Per target:
+ties away), CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD. Per target (``ConvertRules``):
 
-- cpu: float -> int applies the mode in double (CAST_NONE = the C cast's truncation, CAST_ODD =
-  nearest with ties to the odd integer), then the C cast; float -> float and int -> float are
-  plain C casts (round to nearest even whatever the mode; an int64 source is rounded to double
-  first, as the host does); int -> int wraps.
-- a2a3: one ``vconv_<s>2<d><suffix>`` intrinsic per pair (suffix r/a/f/c/z/o); a mode the
-  pair's intrinsic family lacks, and CAST_NONE, take the pair's default (``A2A3_PAIRS``);
+- cpu (``ConvertRounding.HOST_CAST``): float -> int applies the mode in double (CAST_NONE = the C
+  cast's truncation, CAST_ODD = nearest with ties to the odd integer), then the C cast; float ->
+  float and int -> float are plain C casts (round to nearest even whatever the mode; an int64 source
+  is rounded to double first, as the host does); int -> int wraps.
+- a2a3 (``INTRINSIC_TABLE``): one ``vconv_<s>2<d><suffix>`` intrinsic per pair (suffix
+  r/a/f/c/z/o); a mode the pair's intrinsic family lacks, and CAST_NONE, take the pair's default
+  (the target's ``ConvertRules.pairs``);
   "plain" int -> float intrinsics round to nearest even (choice: the hardware's default).
   CAST_ODD on a float destination is round-to-odd (sticky).
-- a5: ``vcvt`` with the mode; CAST_NONE (and CAST_ODD except for f32 -> f16) is truncation for
-  float -> int and round-to-nearest-even otherwise.
+- a5 (``VCVT_MODE``): ``vcvt`` with the mode; CAST_NONE (and CAST_ODD except for f32 -> f16) is
+  truncation for float -> int and round-to-nearest-even otherwise.
 
 Saturation (``SaturationMode`` ON / OFF; CTRL bit 59 on a2a3): default OFF for the six narrowing
 pairs f16->u8, f16->i8, f32->i16, f16->i16, i64->i32, i32->i16 and ON for every other pair on
@@ -64,6 +65,7 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import ConvertRounding, ConvertRules, Saturation
 from .common import VectorInstruction
 from .unary import overlaps
 
@@ -93,56 +95,6 @@ _HOW = {"r": "rint", "a": "round", "f": "floor", "c": "ceil", "z": "trunc", "o":
 f32, f16, bf16 = D.float32, D.half, D.bfloat16
 i8, u8, i16, u16, i32, u32, i64 = D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64
 e4m3, e5m2, hif8 = D.float8_e4m3, D.float8_e5m2, D.hifloat8
-
-# a2a3 (src, dst) -> (intrinsic family, suffixes it has, default suffix; "" = the plain one)
-A2A3_PAIRS: dict[tuple[D.DType, D.DType], tuple[str, str, str]] = {
-    (f32, f16): ("vconv_f322f16", "rafczo", "r"),
-    (f32, f32): ("vconv_f322f32", "rafcz", "r"),
-    (f32, bf16): ("vconv_f322bf16", "rafcz", "r"),
-    (f32, i64): ("vconv_f322s64", "rafcz", "z"),
-    (f32, i32): ("vconv_f322s32", "rafcz", "z"),
-    (f32, i16): ("vconv_f322s16", "rafcz", "z"),
-    (f16, i32): ("vconv_f162s32", "rafcz", "z"),
-    (f16, i16): ("vconv_f162s16", "rafcz", "z"),
-    (f16, i8): ("vconv_f162s8", "rafcz", "z"),
-    (f16, u8): ("vconv_f162u8", "rafcz", "z"),
-    (bf16, i32): ("vconv_bf162s32", "rafcz", "z"),
-    (i16, f16): ("vconv_s162f16", "rafcz", ""),
-    (i32, f32): ("vconv_s322f32", "rafcz", ""),
-    (i64, f32): ("vconv_s642f32", "rafcz", "r"),
-    (f16, f32): ("vconv_f162f32", "", ""),
-    (bf16, f32): ("vconv_bf162f32", "", ""),
-    (u8, f16): ("vconv_u82f16", "", ""),
-    (i8, f16): ("vconv_s82f16", "", ""),
-    (i16, f32): ("vconv_s162f32", "", ""),
-    (i64, i32): ("vconv_s642s32", "", ""),
-    (i32, i64): ("vconv_s322s64", "", ""),
-    (i32, i16): ("vconv_s322s16", "", ""),
-    (i32, f16): ("vconv_deq", "", ""),
-}
-
-A5_PAIRS: frozenset[tuple[D.DType, D.DType]] = frozenset(
-    [(f32, d) for d in (f32, f16, bf16, i16, i32, i64, e4m3, e5m2, hif8)]
-    + [(f16, d) for d in (f32, i32, i16, i8, u8, hif8)]
-    + [(bf16, d) for d in (f32, i32, f16)]
-    + [(i16, d) for d in (u8, f16, f32, u32, i32)]
-    + [(i32, d) for d in (f32, i16, u16, i64, u8)]
-    + [(i64, f32), (i64, i32), (u8, f16), (u8, u16)]
-    + [(i8, d) for d in (f16, i16, i32)]
-    + [(u32, d) for d in (u8, u16, i16)]
-    + [(e4m3, f32), (e5m2, f32), (hif8, f32)]
-)
-
-# Pairs whose default saturation is OFF (a2a3 and a5; the only ones a2a3 lets ``sat`` change).
-NARROWING_SAT_OFF = frozenset(
-    [(f16, u8), (f16, i8), (f32, i16), (f16, i16), (i64, i32), (i32, i16)]
-)
-# a2a3 pairs with a two-step path through int32 when a tmp tile is given and sat is OFF.
-A2A3_TMP_PAIRS = frozenset([(f32, i16), (f16, i16), (f16, i8)])
-
-_CPU_DTYPES = tuple(d for d in D.ALL if d is not hif8)
-_A2A3_DTYPES = tuple(d for d in D.ALL if any(d in p for p in A2A3_PAIRS))
-_A5_DTYPES = tuple(d for d in D.ALL if d is not hif8 and any(d in p for p in A5_PAIRS))
 
 
 # -- exact numerics ---------------------------------------------------------------------------
@@ -284,33 +236,35 @@ def _is_narrowing_float(s: D.DType, d: D.DType) -> bool:
 
 # -- the conversion per target ----------------------------------------------------------------
 class Conversion:
-    """How one TCVT converts on one target: the rounding, the saturation, the intrinsic."""
+    """How one TCVT converts under a target's rules: the rounding, the saturation, the
+    intrinsic."""
 
-    def __init__(self, target: str, s: D.DType, d: D.DType, mode: str, sat: str | None, tmp):
-        self.target, self.s, self.d, self.mode = target, s, d, mode
-        self.intrinsic = "vcvt" if target == "a5" else ""
-        narrow_off = (s, d) in NARROWING_SAT_OFF
-        if target == "cpu":
+    def __init__(
+        self, rules: ConvertRules, s: D.DType, d: D.DType, mode: str, sat: str | None, tmp
+    ):
+        self.rules, self.s, self.d, self.mode = rules, s, d, mode
+        self.intrinsic = "vcvt" if rules.rounding is ConvertRounding.VCVT_MODE else ""
+        narrow_off = (s, d) in rules.narrowing_sat_off
+        if rules.saturation is Saturation.EXPLICIT_ONLY:
             self.sat = sat == "ON"
-        elif target == "a2a3":
+        elif rules.saturation is Saturation.NARROWING_PAIRS:
             self.sat = (sat or "OFF") == "ON" if narrow_off else True
         else:
             self.sat = (sat or ("OFF" if narrow_off else "ON")) == "ON"
-        self.two_step = (
-            target == "a2a3" and tmp is not None and not self.sat and ((s, d) in A2A3_TMP_PAIRS)
-        )
+        self.two_step = tmp is not None and not self.sat and (s, d) in rules.tmp_two_step_pairs
         self.how = self._how()
 
     def _how(self) -> str:
         s, d, mode = self.s, self.d, self.mode
-        if self.target == "cpu":
+        rounding = self.rules.rounding
+        if rounding is ConvertRounding.HOST_CAST:
             if s.is_float and d.is_int:
                 return {"CAST_NONE": "trunc", "CAST_ODD": "ties_odd"}.get(
                     mode, _HOW[_SUFFIX.get(mode, "r")]
                 )
             return "rint"
-        if self.target == "a2a3":
-            family, have, default = A2A3_PAIRS[(s, d)]
+        if rounding is ConvertRounding.INTRINSIC_TABLE:
+            family, have, default = self.rules.pairs[(s, d)]
             suffix = _SUFFIX.get(mode, "")
             suffix = suffix if suffix and suffix in have else default
             self.intrinsic = family + suffix
@@ -324,8 +278,8 @@ class Conversion:
         """``v`` (source dtype) converted; also the count of elements whose result the
         reference leaves undefined (host UB, NaN/inf -> int on the NPU)."""
         s, d = self.s, self.d
-        if self.target == "cpu":
-            return self._cpu(v)
+        if self.rules.rounding is ConvertRounding.HOST_CAST:
+            return self._host(v)
         if s.is_int and d.is_int:
             x = v.astype(np.int64)
             info = np.iinfo(d.np)
@@ -337,7 +291,7 @@ class Conversion:
             return round_float(x, d, self.how).astype(d.np), 0
         x = to_f64(v, s)
         if d.is_float:
-            sat = self.target == "a5" and self.sat and _is_narrowing_float(s, d)
+            sat = self.rules.saturate_narrowing_floats and self.sat and _is_narrowing_float(s, d)
             return round_float(x, d, self.how, saturate=sat).astype(d.np), 0
         r = integral(x, self.how)
         nan, inf = np.isnan(r), np.isinf(r)
@@ -351,7 +305,7 @@ class Conversion:
                 out = np.where(fin, low_bits(np.where(fin, r, 0.0), d), out)
         return out.astype(d.np), int(np.count_nonzero(~fin))
 
-    def _cpu(self, v: np.ndarray) -> tuple[np.ndarray, int]:
+    def _host(self, v: np.ndarray) -> tuple[np.ndarray, int]:
         s, d = self.s, self.d
         if s.size_bytes == 8 and s.is_int:
             x = v.astype(np.float64)  # the host rounds int64 to double first
@@ -392,7 +346,6 @@ class TCvt(VectorInstruction):
     opcode = "TCVT"
     reads = ("src",)
     writes = ("dst", "tmp")
-    DTYPES = {"cpu": _CPU_DTYPES, "a2a3": _A2A3_DTYPES, "a5": _A5_DTYPES}
 
     def __init__(
         self,
@@ -407,16 +360,17 @@ class TCvt(VectorInstruction):
         self.mode, self.sat, self.need_set_ctrl = mode, sat, need_set_ctrl
         self.conv: Conversion | None = None
 
-    def conversion(self, target: str) -> Conversion:
-        sat = self.sat if self.need_set_ctrl or target == "cpu" else "ON"
-        return Conversion(target, self.src.dtype, self.dst.dtype, self.mode, sat, self.tmp)
+    def conversion(self, rules: ConvertRules) -> Conversion:
+        # need_set_ctrl=False leaves CTRL as the kernel set it: its reset state saturates
+        sat = self.sat if self.need_set_ctrl or not rules.ctrl_register else "ON"
+        return Conversion(rules, self.src.dtype, self.dst.dtype, self.mode, sat, self.tmp)
 
-    def domain(self, target: str) -> tuple[int, int]:
+    def domain(self, rules: ConvertRules) -> tuple[int, int]:
         """The iterated (rows, cols): src's valid shape on cpu, dst's on the NPU."""
-        return self.src.valid if target == "cpu" else self.dst.valid
+        return self.src.valid if rules.iterates_src_valid else self.dst.valid
 
     def validate(self, arch: Arch) -> None:
-        t = arch.target
+        rules = arch.spec.convert
         self.require_defined(arch)
         d, s = self.dst, self.src
         self.require(self.mode in ROUND_MODES, "mode", "round-mode", ROUND_MODES, self.mode)
@@ -438,18 +392,18 @@ class TCvt(VectorInstruction):
         self.require_element_dtype("src", s, arch)
         self.require_element_dtype("dst", d, arch)
         pair = (s.dtype, d.dtype)
-        pairs = {"a2a3": A2A3_PAIRS, "a5": A5_PAIRS}.get(t)
+        pairs = rules.pairs
         if pairs is not None and pair not in pairs:
             names = ", ".join(f"{a.name}->{b.name}" for a, b in sorted(pairs, key=str))
             self.unsupported(
                 "dst",
                 "conversion-pair",
-                f"a (src, dst) pair the {t} TCVT implements ({names})",
+                f"a (src, dst) pair the {arch.target} TCVT implements ({names})",
                 f"{s.dtype.name} -> {d.dtype.name}",
                 "a2a3 compiles an unsupported pair to nothing; ptosim refuses it",
             )
-        R, C = self.domain(t)
-        other, oname = (d, "dst") if t == "cpu" else (s, "src")
+        R, C = self.domain(rules)
+        other, oname = (d, "dst") if rules.iterates_src_valid else (s, "src")
         self.require(
             other.rows >= R and other.cols >= C,
             oname,
@@ -457,7 +411,7 @@ class TCvt(VectorInstruction):
             f"a tile of at least {R} x {C} (the iterated valid shape)",
             f"{other.rows} x {other.cols}",
         )
-        if t == "a2a3" and s.dtype.size_bytes != d.dtype.size_bytes:
+        if rules.distinct_when_resizing and s.dtype.size_bytes != d.dtype.size_bytes:
             overlap = _overlap(s, d)
             self.require(
                 not overlap,
@@ -467,11 +421,12 @@ class TCvt(VectorInstruction):
                 "in-place safe)",
                 f"dst {_where(d)}+{d.size_bytes}, src {_where(s)}+{s.size_bytes}",
             )
-        self.conv = self.conversion(t)
+        self.conv = self.conversion(rules)
 
     def execute(self, ctx: ExecContext) -> None:
-        conv = self.conv or self.conversion(ctx.target)
-        R, C = self.domain(ctx.target)
+        rules = ctx.spec.convert
+        conv = self.conv or self.conversion(rules)
+        R, C = self.domain(rules)
         if R == 0 or C == 0:
             return
         d, s = self.dst, self.src
@@ -479,7 +434,7 @@ class TCvt(VectorInstruction):
         v = ctx.tile_storage(s)[s.offsets(r, c)]
         out, undefined = conv.convert(v)
         if conv.two_step:  # the int32 intermediate lands in tmp (module doc)
-            wide = Conversion(ctx.target, s.dtype, i32, self.mode, "ON", None).convert(v)[0]
+            wide = Conversion(rules, s.dtype, i32, self.mode, "ON", None).convert(v)[0]
             n = min(R * C, self.tmp.size_bytes // 4)
             t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
             t[:] = wide.ravel()[:n]
@@ -488,7 +443,7 @@ class TCvt(VectorInstruction):
             what = (
                 "out-of-range or NaN/inf float -> integer conversion is undefined behaviour "
                 "in C++ (ptosim gives the x86-64 result)"
-                if ctx.target == "cpu"
+                if rules.rounding is ConvertRounding.HOST_CAST
                 else "NaN/inf -> integer is not specified by the reference (ptosim: NaN -> 0, "
                 "+-inf -> the saturated limit)"
             )
@@ -500,10 +455,7 @@ class TCvt(VectorInstruction):
 
 
 @instruction(
-    family="conversion",
-    summary="dst = convert(src) with a RoundMode and a SaturationMode",
-    dtypes=TCvt.DTYPES,
-    notes={"a2a3": "vconv_* per (pair, mode)", "a5": "vcvt"},
+    family="conversion", summary="dst = convert(src) with a RoundMode and a SaturationMode"
 )
 def TCVT(dst, src, mode="CAST_RINT", sat=None, tmp=None, *, need_set_ctrl=True) -> None:
     """``dst = convert(src)`` (module doc). ``TCVT(dst, src, tmp, mode[, sat])`` (a Tile as the

@@ -2,29 +2,31 @@
 (vector_isa.md 3.14, 3.11, 3.13, 3.1, 3.9).
 
 cpu follows the CPU simulator, a2a3 the a2a3 lowering (with the bytes it writes past the valid
-region, "writes padding"), a5 the a5 code where the reference pins it down (see each class).
+region, "writes padding"), a5 the a5 code where the reference pins it down (see each class); the
+target's ``LayoutRules`` name which.
 
 TFILLPAD<mode>(dst, src), pad = dst's PadValue (not Null, rule ``pad-value``; the TLOAD table):
 - cpu and a5: every (i, j) of dst's static Rows x Cols gets ``src[i, j]`` when inside src's valid
   region, else the pad (a5: "VF with the same intent", details uncertain -> the CPU result).
-- a2a3, with (Rs, Cs) = src valid, Rd = dst valid rows, Cb = Cs rounded up to a 32-byte block:
-  (1) not InPlace: rows [0, Rs) copied whole (src Cols elements each) into dst; (2) only when
-  dst's PadVal differs from src's: columns [Cs, Cb) of rows [0, Rs) get the pad (else they keep
-  what (1) copied: the library assumes TLOAD padded that block); (3) columns [Cb, dst Cols) of
-  rows [0, Rs) get the pad; (4) rows [Rs, Rd) get the pad in full. Rows >= Rd are not touched.
+- a2a3 (``FillPad.ROW_BLOCKS``), with (Rs, Cs) = src valid, Rd = dst valid rows, Cb = Cs rounded up
+  to a 32-byte block: (1) not InPlace: rows [0, Rs) copied whole (src Cols elements each) into dst;
+  (2) only when dst's PadVal differs from src's: columns [Cs, Cb) of rows [0, Rs) get the pad (else
+  they keep what (1) copied: the library assumes TLOAD padded that block); (3) columns [Cb, dst
+  Cols) of rows [0, Rs) get the pad; (4) rows [Rs, Rd) get the pad in full. Rows >= Rd are not
+  touched.
 Checks: same dtype (choice: the reference asks equal sizes only; a value-converting copy is not
 pinned down), 1/2/4-byte elements, Normal/InPlace equal Rows x Cols, Expand dst >= src, InPlace
 the same storage (rule ``same-storage``).
 
 TTRANS(dst, src, tmp): ``dst[j, i] = src[i, j]`` over src's valid region, a bit copy (equal
 element sizes). Checks: dst valid == (src valid col, src valid row) (the CPU static_assert, kept
-on every target). a2a3, Y = 16 (b16, b32) or 32 (b8), tmpStride = ceil(R/Y)*Y: when dst Cols % Y
-or src Cols % (32/sizeof T) is non-zero, a scalar transpose (exact); else the vnchwconv transpose
-writes ``tmp[j*tmpStride + i]`` for i < R, j < C (tmp must hold C*tmpStride elements, rule
-``tmp-size``), then one copy moves ``ceil(R*size/32)`` blocks per row from tmp to dst: dst
-columns [R, 32-byte boundary) receive tmp's bytes there (writes padding; what vnchwconv puts in
-the unused slots of the last sub-tile is not modelled: those tmp bytes keep their content). cpu
-and a5 write the valid region only; cpu and a5 ignore tmp.
+on every target). a2a3 (``LayoutRules.transpose_tmp``), Y = 16 (b16, b32) or 32 (b8), tmpStride =
+ceil(R/Y)*Y: when dst Cols % Y or src Cols % (32/sizeof T) is non-zero, a scalar transpose (exact);
+else the vnchwconv transpose writes ``tmp[j*tmpStride + i]`` for i < R, j < C (tmp must hold
+C*tmpStride elements, rule ``tmp-size``), then one copy moves ``ceil(R*size/32)`` blocks per row
+from tmp to dst: dst columns [R, 32-byte boundary) receive tmp's bytes there (writes padding; what
+vnchwconv puts in the unused slots of the last sub-tile is not modelled: those tmp bytes keep their
+content). cpu and a5 write the valid region only; cpu and a5 ignore tmp.
 
 TTRI(dst, diagonal, *, is_upper_or_lower=0): over dst's valid region, lower (0):
 ``1 if j <= i + d else 0``; upper (1): ``0 if j < i + d else 1``. Exact on every target (the a2a3
@@ -32,12 +34,13 @@ per-row count-mode dups cover the valid columns only).
 
 TEXTRACT(dst, src, index_row=0, index_col=0): ``dst[i, j] = src[index_row + i, index_col + j]``
 over dst's valid region, Vec -> Vec only (the cube paths raise UnsupportedError naming them).
-cpu asserts ``index + dst.valid <= src.valid`` (rule ``window-within-src``). a2a3: ND (RowMajor)
-or NZ pairs; ND needs ``index_col*sizeof(T) % 32 == 0`` unless dst is statically 1x1 (rule
-``index-col-32B``) and ``index + dst static valid <= src Rows x Cols``; the ND tail of a valid
-width that is not whole 32-byte blocks is copied by a 16-bit ``vcopy``: for a 1-byte type with an
-odd tail the last byte is not copied (reference, uncertain whether reachable; modelled). NZ needs
-``index_row % 16 == 0`` and ``index_col % C0 == 0``. a5: exact copy (ND and NZ).
+cpu asserts ``index + dst.valid <= src.valid`` (rule ``window-within-src``,
+``Window.VALID_REGION``). a2a3 (``LayoutRules.extract_b16_copy``): ND (RowMajor) or NZ pairs; ND
+needs ``index_col*sizeof(T) % 32 == 0`` unless dst is statically 1x1 (rule ``index-col-32B``) and
+``index + dst static valid <= src Rows x Cols``; the ND tail of a valid width that is not whole
+32-byte blocks is copied by a 16-bit ``vcopy``: for a 1-byte type with an odd tail the last byte is
+not copied (reference, uncertain whether reachable; modelled). NZ needs ``index_row % 16 == 0`` and
+``index_col % C0 == 0``. a5: exact copy (ND and NZ).
 
 TINSERT(dst, src, index_row, index_col): ``dst[index_row + i, index_col + j] = src[i, j]`` over
 src's valid region (cpu asserts the window fits dst's valid region: rule ``window-within-dst``).
@@ -55,7 +58,8 @@ from ...program import emit
 from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile, pad_scalar
-from ..registry import TARGETS, instruction
+from ..registry import instruction
+from ..spec import FillPad, Window
 from .common import VectorInstruction
 
 __all__ = [
@@ -69,17 +73,6 @@ __all__ = [
 ]
 
 BLOCK_BYTES = 32
-_SIZED = tuple(d for d in D.ALL if d.size_bytes in (1, 2, 4) and d.kind != "opaque")
-_A2A3_TRANS = (D.uint32, D.int32, D.float32, D.uint16, D.int16, D.half, D.bfloat16, D.uint8, D.int8)
-_A2A3_COPY = tuple(d for d in _SIZED if d.kind != "float" or d.size_bytes > 1)
-_TRI = {
-    "cpu": (D.int32, D.int16, D.uint32, D.uint16, D.half, D.bfloat16, D.float32),
-    "a2a3": (D.int32, D.int16, D.uint32, D.uint16, D.half, D.float32),
-    "a5": (
-        D.int32, D.int16, D.uint32, D.uint16, D.half, D.bfloat16, D.float32,
-        D.int8, D.uint8, D.int64, D.uint64,
-    ),
-}  # fmt: skip
 _UINT = {1: D.uint8, 2: D.uint16, 4: D.uint32, 8: D.uint64}
 
 
@@ -112,7 +105,6 @@ class TFillPad(VectorInstruction):
 
     reads = ("src",)
     writes = ("dst",)
-    DTYPES = {t: _SIZED for t in TARGETS}
 
     def __init__(self, mode: str, dst: TileRef, src: TileRef):
         self.mode = mode
@@ -161,8 +153,8 @@ class TFillPad(VectorInstruction):
             )
 
     def execute(self, ctx: ExecContext) -> None:
-        if ctx.target == "a2a3":
-            self._execute_a2a3(ctx)
+        if ctx.spec.layout.fillpad is FillPad.ROW_BLOCKS:
+            self._execute_row_blocks(ctx)
             return
         d, s = self.dst, self.src
         if d.valid_row == 0 or d.valid_col == 0:
@@ -176,7 +168,7 @@ class TFillPad(VectorInstruction):
         r, c = d.geom.grid(d.rows, d.cols)
         ctx.tile_storage(d)[d.offsets(r, c)] = out
 
-    def _execute_a2a3(self, ctx: ExecContext) -> None:
+    def _execute_row_blocks(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
         Rs, Cs = s.valid
         Rd, sz = d.valid_row, d.dtype.size_bytes
@@ -200,7 +192,6 @@ class TTrans(VectorInstruction):
     opcode = "TTRANS"
     reads = ("src",)
     writes = ("dst", "tmp")
-    DTYPES = {"cpu": _SIZED, "a2a3": _A2A3_TRANS, "a5": _SIZED}
 
     def __init__(self, dst: TileRef, src: TileRef, tmp: TileRef | None):
         self.dst, self.src, self.tmp = dst, src, tmp
@@ -214,7 +205,8 @@ class TTrans(VectorInstruction):
         return -(-self.src.valid_row // y) * y
 
     def a2a3_scalar(self) -> bool:
-        """The a2a3 scalar transpose (row strides not whole sub-tiles)."""
+        """The scalar transpose of a ``transpose_tmp`` target (a2a3: row strides not whole
+        sub-tiles)."""
         s = self.src
         return self.dst.cols % self.group_rows() != 0 or s.cols % (32 // s.dtype.size_bytes) != 0
 
@@ -240,9 +232,9 @@ class TTrans(VectorInstruction):
             f"valid shape {(s.valid_col, s.valid_row)} (src's transposed)",
             d.valid,
         )
-        if arch.target == "a2a3" and not self.a2a3_scalar():
+        if arch.spec.layout.transpose_tmp and not self.a2a3_scalar():
             if t is None:
-                self.fail("tmp", "tmp-required", "a tmp tile (the a2a3 vnchwconv buffer)", None)
+                self.fail("tmp", "tmp-required", "a tmp tile (the vnchwconv buffer)", None)
             self.require_loc("tmp", t)
             need = s.valid_col * self.tmp_stride() * s.dtype.size_bytes
             self.require(
@@ -261,7 +253,7 @@ class TTrans(VectorInstruction):
         i = np.arange(R, dtype=np.int64)[:, None]
         j = np.arange(C, dtype=np.int64)[None, :]
         vals = bits(ctx, s)[s.offsets(i, j)].copy()  # (R, C)
-        if ctx.target != "a2a3" or self.a2a3_scalar():
+        if not ctx.spec.layout.transpose_tmp or self.a2a3_scalar():
             bits(ctx, d)[d.offsets(j.T, i.T)] = vals.T
             return
         ts, t = self.tmp_stride(), self.tmp
@@ -278,7 +270,6 @@ class TTrans(VectorInstruction):
 class TTri(VectorInstruction):
     opcode = "TTRI"
     writes = ("dst",)
-    DTYPES = _TRI
 
     def __init__(self, dst: TileRef, diagonal: int, upper: int):
         self.dst, self.diagonal, self.upper = dst, diagonal, upper
@@ -358,7 +349,6 @@ class _Window(VectorInstruction):
 
 class TExtract(_Window):
     opcode = "TEXTRACT"
-    DTYPES = {"cpu": _SIZED + (D.int64, D.uint64), "a2a3": _A2A3_COPY, "a5": _SIZED}
     CUBE = (
         "the cube forms of TEXTRACT (Mat -> Left/Right, Acc -> Mat/Vec, TEXTRACT_FP) are not "
         "modelled"
@@ -373,7 +363,8 @@ class TExtract(_Window):
         self.require_vec_pair(arch)
         d, s = self.dst, self.src
         r0, c0 = self.index_row, self.index_col
-        if arch.target == "cpu":
+        rules = arch.spec.layout
+        if rules.window is Window.VALID_REGION:
             self.require(
                 r0 + d.valid_row <= s.valid_row and c0 + d.valid_col <= s.valid_col,
                 "dst",
@@ -384,14 +375,8 @@ class TExtract(_Window):
             return
         nd = _is_nd(d) and _is_nd(s)
         nz = _is_nz(d) and _is_nz(s)
-        if arch.target == "a5":
-            self.require(
-                nd or nz, "dst", "layout-pairing", "ND -> ND or NZ -> NZ", d.geom.layout_name
-            )
-        else:
-            self.require(
-                nd or nz, "dst", "layout-pairing", "ND -> ND or NZ -> NZ", d.geom.layout_name
-            )
+        self.require(nd or nz, "dst", "layout-pairing", "ND -> ND or NZ -> NZ", d.geom.layout_name)
+        if rules.extract_b16_copy:
             if nd and not self.a2a3_scalar():
                 self.require(
                     (c0 * d.dtype.size_bytes) % BLOCK_BYTES == 0,
@@ -418,8 +403,8 @@ class TExtract(_Window):
         )
 
     def odd_byte_tail(self) -> bool:
-        """a2a3 ND: a 1-byte type whose tail (bytes past whole blocks) is odd loses its last
-        byte (the 16-bit vcopy count rounds down)."""
+        """``extract_b16_copy`` (a2a3) ND: a 1-byte type whose tail (bytes past whole blocks)
+        is odd loses its last byte (the 16-bit vcopy count rounds down)."""
         d = self.dst
         return d.dtype.size_bytes == 1 and (d.valid_col % BLOCK_BYTES) % 2 == 1
 
@@ -427,33 +412,25 @@ class TExtract(_Window):
         d = self.dst
         R, C = d.valid
         r0, c0 = self.index_row, self.index_col
-        if ctx.target == "a2a3" and _is_nd(d) and not self.a2a3_scalar() and self.odd_byte_tail():
+        b16_copy = ctx.spec.layout.extract_b16_copy
+        if b16_copy and _is_nd(d) and not self.a2a3_scalar() and self.odd_byte_tail():
             C -= 1
         self.copy(ctx, lambda i, j: (i + r0, j + c0), lambda i, j: (i, j), R, C)
 
 
 class TInsert(_Window):
     opcode = "TINSERT"
-    DTYPES = {"cpu": _SIZED + (D.int64, D.uint64), "a2a3": None, "a5": _SIZED}
     CUBE = (
         "the cube forms of TINSERT (Acc -> Mat through the fixpipe, Vec -> Mat, split inserts, "
         "TINSERT_FP) are not modelled"
     )
 
     def validate(self, arch: Arch) -> None:
-        if arch.target == "a2a3":
-            self.unsupported(
-                "instruction",
-                "target",
-                "a target with a Vec -> Vec TINSERT",
-                "a2a3",
-                "the a2a3 library implements TINSERT only from Acc to Mat (cube fixpipe)",
-            )
         self.require_defined(arch)
         self.require_vec_pair(arch)
         d, s = self.dst, self.src
         r0, c0 = self.index_row, self.index_col
-        if arch.target == "cpu":
+        if arch.spec.layout.window is Window.VALID_REGION:
             lim, what = d.valid, "dst valid"
         else:
             self.require(
@@ -484,13 +461,9 @@ def _fill(mode: str, dst, src) -> None:
     emit(TFillPad(mode, _tile(dst, f"{name} dst"), _tile(src, f"{name} src")))
 
 
-_FILL_DTYPES = {t: _SIZED for t in TARGETS}
-
-
 @instruction(
     family="layout / fill",
     summary="copy src and fill dst's padding with dst's PadValue",
-    dtypes=_FILL_DTYPES,
 )
 def TFILLPAD(dst: Tile, src: Tile) -> None:
     """Copy ``src``'s valid region into ``dst`` and fill the rest with dst's pad value."""
@@ -500,7 +473,6 @@ def TFILLPAD(dst: Tile, src: Tile) -> None:
 @instruction(
     family="layout / fill",
     summary="fill a tile's padding with its PadValue, in place",
-    dtypes=_FILL_DTYPES,
 )
 def TFILLPAD_INPLACE(dst: Tile, src: Tile) -> None:
     """TFILLPAD on one storage (dst and src alias)."""
@@ -510,7 +482,6 @@ def TFILLPAD_INPLACE(dst: Tile, src: Tile) -> None:
 @instruction(
     family="layout / fill",
     summary="copy src into a larger dst and fill the rest with dst's PadValue",
-    dtypes=_FILL_DTYPES,
 )
 def TFILLPAD_EXPAND(dst: Tile, src: Tile) -> None:
     """TFILLPAD into a dst tile at least as large as src."""
@@ -520,7 +491,6 @@ def TFILLPAD_EXPAND(dst: Tile, src: Tile) -> None:
 @instruction(
     family="layout / fill",
     summary="transpose src's valid region into dst (bit copy)",
-    dtypes=dict(TTrans.DTYPES),
 )
 def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:
     """``dst[j, i] = src[i, j]``; ``tmp`` is the a2a3 transpose buffer (ignored elsewhere)."""
@@ -531,7 +501,6 @@ def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:
 @instruction(
     family="layout / fill",
     summary="lower (0) or upper (1) triangular 1/0 mask around a diagonal",
-    dtypes=dict(_TRI),
 )
 def TTRI(dst: Tile, diagonal: int, *, is_upper_or_lower: int = 0) -> None:
     """Fill dst's valid region with a triangular mask of ones and zeros."""
@@ -545,7 +514,6 @@ def TTRI(dst: Tile, diagonal: int, *, is_upper_or_lower: int = 0) -> None:
 @instruction(
     family="layout / fill",
     summary="copy the window of src at (index_row, index_col) into dst (Vec -> Vec)",
-    dtypes=dict(TExtract.DTYPES),
 )
 def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> None:
     """``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid region."""
@@ -563,7 +531,6 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> No
 @instruction(
     family="layout / fill",
     summary="copy src into dst at (index_row, index_col) (Vec -> Vec)",
-    dtypes=dict(TInsert.DTYPES),
 )
 def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> None:
     """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region."""

@@ -16,7 +16,7 @@ cpu (the CPU simulator, ``cpu/ElementOp.h``):
   asserts vanish in release; C++ would trap). Float zero divisors give the IEEE NaN.
 
 NPU (a2a3; a5 follows the same model, a choice: the a5 lowering of these ops is not in our
-sources), every intrinsic rounds to T:
+sources; ``ElementwiseRules.math_vector_sequence``), every intrinsic rounds to T:
 - FMOD/FMODS (float32): ``a - trunc(a/b) * b`` as the chain ``vdiv``, ``vconv_f322f32z``,
   ``vmul``/``vmuls``, ``vsub`` with each intermediate rounded (not the exact fmod). The stages
   run on the memory in order (the quotient is written to dst first), so an aliased dst gives
@@ -54,7 +54,6 @@ from ..data import _tile
 from ..registry import instruction
 from .common import read_valid, round_to
 from .unary import (
-    FLOATS,
     ElementwiseInstruction,
     check_algorithm,
     in_double,
@@ -66,18 +65,7 @@ from .unary import (
 
 __all__ = ["TFMOD", "TFMODS", "TPOW", "TPOWS", "TPRELU", "TREM", "TREMS"]
 
-_INTS = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32)
-_F32 = (D.float32,)
-DTYPES: dict[str, dict[str, tuple[D.DType, ...]]] = {
-    "FMOD": {"cpu": _INTS + FLOATS, "a2a3": _F32, "a5": _F32},
-    "REM": {"cpu": _INTS + FLOATS, "a2a3": (D.int32, D.float32), "a5": (D.int32, D.float32)},
-    "POW": {
-        "cpu": _INTS + FLOATS,
-        "a2a3": _INTS + (D.half, D.float32),
-        "a5": _INTS + (D.half, D.float32),
-    },
-    "PRELU": {"cpu": FLOATS, "a2a3": (D.half, D.float32), "a5": (D.half, D.float32)},
-}
+BASES = ("FMOD", "REM", "POW", "PRELU")
 SCALAR_FORMS = ("FMODS", "REMS", "POWS")
 
 
@@ -98,11 +86,10 @@ class TMathBinary(ElementwiseInstruction):
         algorithm: str = "DEFAULT",
     ):
         base = op[:-1] if op in SCALAR_FORMS else op
-        if base not in DTYPES:
+        if base not in BASES:
             raise ValueError(f"unknown math op {op!r}")
         self.op, self.base = op, base
         self.opcode = f"T{op}"
-        self.DTYPES = DTYPES[base]
         self.SOURCES = ("src0",) if op in SCALAR_FORMS else ("src0", "src1")
         self.dst, self.src0, self.src1, self.scalar, self.tmp = dst, src0, src1, scalar, tmp
         self.scalar_value = None
@@ -113,7 +100,7 @@ class TMathBinary(ElementwiseInstruction):
         d, t = self.dst, self.tmp
         if self.op in SCALAR_FORMS:
             self.scalar_value = D.check_scalar_fits(self, "scalar", self.scalar, d.dtype)
-        if t is None or arch.target != "a2a3":
+        if t is None or not arch.spec.elementwise.math_tmp_checked:
             return
         if self.base == "PRELU":  # TSEL scratch: the row after dst's valid rows
             self.require(
@@ -157,7 +144,7 @@ class TMathBinary(ElementwiseInstruction):
         a, b = read_valid(ctx, self.src0), self._b(ctx)
         if self.base in ("FMOD", "REM") and dt.is_int and np.any(b == 0):
             raise zero_divisor_error(self, "src1" if self.src1 is not None else "scalar", b)
-        if ctx.target == "cpu":
+        if not ctx.spec.elementwise.math_vector_sequence:
             ctx.tile_write(d, self._cpu(a, b, dt))
             return
         getattr(self, f"_npu_{self.base.lower()}")(ctx, a, b, dt)
@@ -280,8 +267,6 @@ def _math(op: str, dst, src0, src1=None, scalar=None, tmp=None, algorithm="DEFAU
 @instruction(
     family="elementwise tile-tile",
     summary="dst = fmod(src0, src1) (C remainder, sign of src0)",
-    dtypes=DTYPES["FMOD"],
-    notes={"a2a3": "vdiv, trunc, vmul, vsub", "a5": "as a2a3"},
 )
 def TFMOD(dst, src0, src1, *, algorithm="DEFAULT") -> None:
     """``dst = fmod(src0, src1)``.
@@ -295,8 +280,6 @@ def TFMOD(dst, src0, src1, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-scalar",
     summary="dst = fmod(src, scalar)",
-    dtypes=DTYPES["FMOD"],
-    notes={"a2a3": "vector_dup, vdiv, trunc, vmuls, vsub", "a5": "as a2a3"},
 )
 def TFMODS(dst, src, scalar, *, algorithm="DEFAULT") -> None:
     """``dst = fmod(src, scalar)``."""
@@ -306,8 +289,6 @@ def TFMODS(dst, src, scalar, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-tile",
     summary="dst = src0 mod src1 (floor remainder, sign of src1)",
-    dtypes=DTYPES["REM"],
-    notes={"a2a3": "vdiv, floor, vmul, vsub, sign fix-up", "a5": "as a2a3"},
 )
 def TREM(dst, src0, src1, tmp, *, algorithm="DEFAULT") -> None:
     """``dst = src0 - floor(src0/src1) * src1`` (the sign of src1).
@@ -321,8 +302,6 @@ def TREM(dst, src0, src1, tmp, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-scalar",
     summary="dst = src mod scalar (floor remainder)",
-    dtypes=DTYPES["REM"],
-    notes={"a2a3": "vector_dup, then as TREM", "a5": "as a2a3"},
 )
 def TREMS(dst, src, scalar, tmp, *, algorithm="DEFAULT") -> None:
     """``dst = src - floor(src/scalar) * scalar``."""
@@ -332,8 +311,6 @@ def TREMS(dst, src, scalar, tmp, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-tile",
     summary="dst = base ** exp",
-    dtypes=DTYPES["POW"],
-    notes={"a2a3": "vabs, vln, vmul, vexp + scalar fix-up; ints scalar", "a5": "as a2a3"},
 )
 def TPOW(dst, base, exp, tmp, *, algorithm="DEFAULT") -> None:
     """``dst = base ** exp`` elementwise."""
@@ -343,8 +320,6 @@ def TPOW(dst, base, exp, tmp, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-scalar",
     summary="dst = base ** scalar",
-    dtypes=DTYPES["POW"],
-    notes={"a2a3": "vabs, vln, vmuls, vexp + scalar fix-up; ints scalar", "a5": "as a2a3"},
 )
 def TPOWS(dst, base, scalar, tmp, *, algorithm="DEFAULT") -> None:
     """``dst = base ** scalar`` elementwise."""
@@ -354,8 +329,6 @@ def TPOWS(dst, base, scalar, tmp, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise tile-tile",
     summary="dst = src0 > 0 ? src0 : src0 * slope",
-    dtypes=DTYPES["PRELU"],
-    notes={"a2a3": "vmul, vcmpvs_gt, vsel", "a5": "as a2a3"},
 )
 def TPRELU(dst, src0, slope, tmp) -> None:
     """``dst = src0 > 0 ? src0 : src0 * slope`` with a per-element slope tile."""

@@ -25,7 +25,8 @@ Targets:
 
 - cpu (``cpu/TPartOp.hpp``): any valid shapes, the rule above (std::max/min first-operand
   rules for MAX/MIN).
-- a2a3 (``a2a3/TPartOp.hpp``): only "one source is full": one source has dst's valid shape and
+- a2a3 (``a2a3/TPartOp.hpp``; ``ElementwiseRules.partial_one_source_full`` and
+  ``partial_copy_then_op``): only "one source is full": one source has dst's valid shape and
   the other's valid region fits inside it (rows <= R and cols <= C); otherwise ConstraintError
   rule ``part-shape`` (the reference's PTO_ASSERT). If src0 is the smaller one the operands are
   swapped (harmless: the NPU ops are commutative, MAX/MIN being IEEE maximum/minimum). The
@@ -56,7 +57,7 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
 from .binary import elementwise
-from .common import NPU_TARGETS, VectorInstruction
+from .common import VectorInstruction
 from .unary import overlaps
 
 __all__ = [
@@ -72,10 +73,6 @@ __all__ = [
 ]
 
 BLOCK_BYTES = 32
-CPU_DTYPES = (D.int32, D.int16, D.half, D.bfloat16, D.float32, D.int8, D.uint8)
-NPU_DTYPES = (D.int32, D.int16, D.half, D.float32)
-DTYPES = {"cpu": CPU_DTYPES, "a2a3": NPU_DTYPES, "a5": NPU_DTYPES}
-ARG_DTYPES = {"cpu": CPU_DTYPES, "a2a3": None, "a5": None}
 INDEX_DTYPES = (D.int32, D.uint32)
 
 
@@ -103,8 +100,9 @@ def npu_split(instr, dst: TileRef, src0: TileRef, src1: TileRef):
 
 
 def row_block_copy(ctx: ExecContext, dst: TileRef, src: TileRef, r0: int, r1: int, C: int):
-    """a2a3 ``copy_ubuf_to_ubuf`` of rows [r0, r1) of ``src`` into dst: whole 32-byte blocks per
-    row, so dst's padding up to the block boundary after column C gets src's bytes there."""
+    """``copy_ubuf_to_ubuf`` (the copy-then-op lowering) of rows [r0, r1) of ``src`` into dst: whole
+    32-byte blocks per row, so dst's padding up to the block boundary after column C gets src's
+    bytes there."""
     sz = dst.dtype.size_bytes
     end = -(-C * sz // BLOCK_BYTES) * BLOCK_BYTES // sz
     ds, ss = ctx.tile_storage(dst), ctx.tile_storage(src)
@@ -117,7 +115,6 @@ class TPart(VectorInstruction):
 
     reads = ("src0", "src1")
     writes = ("dst",)
-    DTYPES = DTYPES
 
     def __init__(self, op: str, dst: TileRef, src0: TileRef, src1: TileRef):
         if op not in ("ADD", "MUL", "MAX", "MIN"):
@@ -134,7 +131,7 @@ class TPart(VectorInstruction):
             ref = getattr(self, name)
             self.require_vec(name, ref, arch)
             self.require_same_dtype("dst", d, name, ref)
-        if arch.target in NPU_TARGETS:
+        if arch.spec.elementwise.partial_one_source_full:
             self.require_npu_shape()
 
     def require_npu_shape(self) -> None:
@@ -153,42 +150,43 @@ class TPart(VectorInstruction):
         R, C = d.valid
         if R == 0 or C == 0:
             return
-        if ctx.target == "a2a3":
+        if ctx.spec.elementwise.partial_copy_then_op:
             self.require_npu_shape()
-            self._execute_a2a3(ctx)
+            self._execute_copy_then_op(ctx)
             return
         dt = d.dtype
         a, va = _block(ctx, self.src0, R, C)
         b, vb = _block(ctx, self.src1, R, C)
-        both = elementwise(self.op, dt, a, b, ctx.target)
+        both = elementwise(self.op, dt, a, b, ctx.spec.numerics.maxmin)
         out = np.where(va & vb, both, np.where(va, a, np.where(vb, b, np.zeros_like(a))))
         ctx.tile_write(d, out.astype(dt.np))
 
-    def _execute_a2a3(self, ctx: ExecContext) -> None:
+    def _execute_copy_then_op(self, ctx: ExecContext) -> None:
         d = self.dst
         R, C = d.valid
         dt = d.dtype
+        rule = ctx.spec.numerics.maxmin
         _, full, sn, small, path = npu_split(self, d, self.src0, self.src1)
         r, c = small.valid
         if path == "rows":  # op over the small source's rows, then copy the full one's rest
             if r > 0:
                 x = ctx.tile_read(full, r, C).reshape(r, C)
                 y = ctx.tile_read(small, r, C).reshape(r, C)
-                ctx.tile_write(d, elementwise(self.op, dt, x, y, "a2a3"), r, C)
+                ctx.tile_write(d, elementwise(self.op, dt, x, y, rule), r, C)
             row_block_copy(ctx, d, full, r, R, C)
             return
         if overlaps(d, small) and not (d.address == full.address and d.loc is full.loc):
             ctx.finding(
                 TILE_OVERLAP,
                 "tile-overlap",
-                f"{self.opcode} dst {d.name} overlaps {sn} {small.name}: the a2a3 lowering "
+                f"{self.opcode} dst {d.name} overlaps {sn} {small.name}: the {ctx.target} lowering "
                 f"copies the full source into dst before it reads {sn}; use a separate dst tile",
             )
         row_block_copy(ctx, d, full, 0, R, C)  # copy, barrier, dst = op(small, dst)
         if r > 0 and c > 0:
             y = ctx.tile_read(small, r, c).reshape(r, c)
             x = ctx.tile_read(d, r, c).reshape(r, c)
-            ctx.tile_write(d, elementwise(self.op, dt, y, x, "a2a3"), r, c)
+            ctx.tile_write(d, elementwise(self.op, dt, y, x, rule), r, c)
 
 
 class TPartArg(VectorInstruction):
@@ -196,7 +194,6 @@ class TPartArg(VectorInstruction):
 
     reads = ("src0_val", "src0_idx", "src1_val", "src1_idx")
     writes = ("dst_val", "dst_idx")
-    DTYPES = ARG_DTYPES
 
     def __init__(self, op, dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx):
         if op not in ("MAX", "MIN"):
@@ -241,10 +238,6 @@ class TPartArg(VectorInstruction):
 
 # -- the kernel-facing API ------------------------------------------------------------------
 _FAMILY = "elementwise tile-tile"
-_NOTES = {
-    "a2a3": "one source full-size, the other inside it; copies write padding",
-    "a5": "one source full-size, the other inside it",
-}
 
 
 def _emit(op: str, dst, src0, src1) -> None:
@@ -268,8 +261,6 @@ def _emit_arg(op: str, *tiles) -> None:
 @instruction(
     family=_FAMILY,
     summary="dst = src0 + src1 where both valid, else the valid one (cpu: else 0)",
-    dtypes=DTYPES,
-    notes=_NOTES,
 )
 def TPARTADD(dst, src0, src1) -> None:
     """Partial add: ``src0 + src1`` where both are valid, the valid one elsewhere."""
@@ -279,8 +270,6 @@ def TPARTADD(dst, src0, src1) -> None:
 @instruction(
     family=_FAMILY,
     summary="dst = src0 * src1 where both valid, else the valid one (cpu: else 0)",
-    dtypes=DTYPES,
-    notes=_NOTES,
 )
 def TPARTMUL(dst, src0, src1) -> None:
     """Partial multiply: ``src0 * src1`` where both are valid, the valid one elsewhere."""
@@ -290,8 +279,6 @@ def TPARTMUL(dst, src0, src1) -> None:
 @instruction(
     family=_FAMILY,
     summary="dst = max(src0, src1) where both valid, else the valid one (cpu: else 0)",
-    dtypes=DTYPES,
-    notes=_NOTES,
 )
 def TPARTMAX(dst, src0, src1) -> None:
     """Partial max (cpu: std::max, first operand kept; NPU: IEEE maximum)."""
@@ -301,8 +288,6 @@ def TPARTMAX(dst, src0, src1) -> None:
 @instruction(
     family=_FAMILY,
     summary="dst = min(src0, src1) where both valid, else the valid one (cpu: else 0)",
-    dtypes=DTYPES,
-    notes=_NOTES,
 )
 def TPARTMIN(dst, src0, src1) -> None:
     """Partial min (cpu: std::min, first operand kept; NPU: IEEE minimum)."""
@@ -312,7 +297,6 @@ def TPARTMIN(dst, src0, src1) -> None:
 @instruction(
     family=_FAMILY,
     summary="(value, index) of the larger of two partial (value, index) pairs",
-    dtypes=ARG_DTYPES,
 )
 def TPARTARGMAX(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> None:
     """Partial arg-max: src1's pair where its value is strictly greater, else src0's."""
@@ -322,7 +306,6 @@ def TPARTARGMAX(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> Non
 @instruction(
     family=_FAMILY,
     summary="(value, index) of the smaller of two partial (value, index) pairs",
-    dtypes=ARG_DTYPES,
 )
 def TPARTARGMIN(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> None:
     """Partial arg-min: src1's pair where its value is strictly smaller, else src0's."""

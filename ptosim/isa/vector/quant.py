@@ -6,11 +6,12 @@ TQUANT(dst, src, scale, tmp=None, offset=None, *, quant="INT8_SYM"): src f32, pe
 same way; dst int8 = ``clamp(rint(v), -128, 127)`` (SYM) or uint8 = ``clamp(rint(v), 0, 255)``
 (ASYM), ties to even.
 - cpu, a5 (choice: no a5 lowering in our sources): that formula.
-- a2a3: requires tmp and **clobbers src**: src's valid region becomes ``v`` (TROWEXPANDMUL /
-  TROWEXPANDADD in place), then ``TCVT f32->i32 (RINT)`` into tmp (int32 at src's pitch),
-  ``TCVT i32->f16 (RINT)`` into src's storage (half at src's pitch in elements, over the first
-  bytes of each row: choice), ``TCVT f16->i8/u8 (RINT, saturating)`` into dst. Equal to the
-  formula for ``|v| < 2048``; beyond, the f16 step rounds (e.g. 2049 -> 2048 before clamping).
+- a2a3 (``LayoutRules.quant_via_tcvt``): requires tmp and **clobbers src**: src's valid region
+  becomes ``v`` (TROWEXPANDMUL / TROWEXPANDADD in place), then ``TCVT f32->i32 (RINT)`` into tmp
+  (int32 at src's pitch), ``TCVT i32->f16 (RINT)`` into src's storage (half at src's pitch in
+  elements, over the first bytes of each row: choice), ``TCVT f16->i8/u8 (RINT, saturating)`` into
+  dst. Equal to the formula for ``|v| < 2048``; beyond, the f16 step rounds (e.g. 2049 -> 2048
+  before clamping).
 - Every target reads ``scale(i, 0)`` (a mode-2 block scale with different values per column
   is not modelled).
 MX forms (``MXFP8``, ``MXFP4``, ... with shared-exponent side tiles) raise UnsupportedError: the
@@ -18,15 +19,15 @@ reference describes them only in outline (OCP/NV group algorithms, NPU parity un
 
 TDEQUANT(dst, src, scale, offset): dst f32, src i8/i16, scale/offset f32 of one tile type;
 ``dst[i, j] = (f32(src[i, j]) - offset[i, p]) * scale[i, p]`` with
-``p = min(j, max(1, scale.valid_col) - 1)``, each step rounded to f32 (cpu, a5). a2a3 reads one
-scalar offset/scale per row (``[i, 0]``: ``vadds``/``vmuls`` with scalars), which is the same
-for the usual one-column parameters.
+``p = min(j, max(1, scale.valid_col) - 1)``, each step rounded to f32 (cpu, a5). a2a3
+(``LayoutRules.dequant_row_params``) reads one scalar offset/scale per row (``[i, 0]``:
+``vadds``/``vmuls`` with scalars), which is the same for the usual one-column parameters.
 
 TCI(dst, start, tmp=None, *, descending=False): 1-row tiles (static Rows == 1):
 ``dst[0, j] = start + j`` (``start - j`` descending) for j < valid_col, in T (integers wrap).
 cpu any numeric T; a2a3 2/4-byte integer T: without tmp a scalar loop, with tmp a vector
-construction that for descending produces ``-(start + j)`` (the reference's divergence); a5
-``vci`` on int16/uint16/int32/uint32, tmp ignored.
+construction that for descending produces ``-(start + j)`` (the reference's divergence;
+``LayoutRules.tci_tmp_bytes``); a5 ``vci`` on int16/uint16/int32/uint32, tmp ignored.
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ class TQuant(VectorInstruction):
     opcode = "TQUANT"
     reads = ("src", "scale", "offset")
     writes = ("dst", "src", "tmp")
-    DTYPES = {t: (D.float32, D.int8, D.uint8) for t in ("cpu", "a2a3", "a5")}
 
     def __init__(self, dst, src, scale, tmp, offset, quant):
         self.dst, self.src, self.scale, self.tmp, self.offset = dst, src, scale, tmp, offset
@@ -87,8 +87,10 @@ class TQuant(VectorInstruction):
         if self.offset is not None:
             self.require_vec("offset", self.offset, arch, row_major=False)
             self.require_dtype("offset", self.offset.dtype, (D.float32,))
-        if arch.target == "a2a3":
-            self.require(self.tmp is not None, "tmp", "tmp-required", "a tmp tile on a2a3", None)
+        if arch.spec.layout.quant_via_tcvt:
+            self.require(
+                self.tmp is not None, "tmp", "tmp-required", f"a tmp tile on {arch.target}", None
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
@@ -102,21 +104,22 @@ class TQuant(VectorInstruction):
             if self.quant == "INT8_ASYM":
                 v = v + _row_param(ctx, self.offset, R)[:, None]
         lo, hi = (-128, 127) if self.quant == "INT8_SYM" else (0, 255)
-        if ctx.target != "a2a3":
+        if not ctx.spec.layout.quant_via_tcvt:
             q = np.clip(np.nan_to_num(np.rint(v.astype(np.float64))), lo, hi)
             ctx.tile_storage(d)[d.offsets(r, c)] = q.astype(d.dtype.np)
             return
         from .convert import Conversion  # the three TCVT steps of the a2a3 lowering
 
+        cvt = ctx.spec.convert
         ctx.tile_storage(s)[s.offsets(r, c)] = v
-        i32 = Conversion("a2a3", D.float32, D.int32, "CAST_RINT", None, None).convert(v)[0]
+        i32 = Conversion(cvt, D.float32, D.int32, "CAST_RINT", None, None).convert(v)[0]
         idx = r * s.cols + c
         t = self.tmp
         tmp32 = ctx.memory_of(t).typed(t.address, D.int32, int(idx.max()) + 1, what=self.label)
         tmp32[idx] = i32
-        h = Conversion("a2a3", D.int32, D.half, "CAST_RINT", None, None).convert(i32)[0]
+        h = Conversion(cvt, D.int32, D.half, "CAST_RINT", None, None).convert(i32)[0]
         ctx.memory_of(s).typed(s.address, D.half, int(idx.max()) + 1, what=self.label)[idx] = h
-        out = Conversion("a2a3", D.half, d.dtype, "CAST_RINT", "ON", None).convert(h)[0]
+        out = Conversion(cvt, D.half, d.dtype, "CAST_RINT", "ON", None).convert(h)[0]
         ctx.tile_storage(d)[d.offsets(r, c)] = out
 
 
@@ -124,7 +127,6 @@ class TDequant(VectorInstruction):
     opcode = "TDEQUANT"
     reads = ("src", "scale", "offset")
     writes = ("dst",)
-    DTYPES = {t: (D.float32, D.int8, D.int16) for t in ("cpu", "a2a3", "a5")}
 
     def __init__(self, dst, src, scale, offset):
         self.dst, self.src, self.scale, self.offset = dst, src, scale, offset
@@ -153,7 +155,7 @@ class TDequant(VectorInstruction):
             return
         r, c = d.geom.grid(R, C)
         x = ctx.tile_storage(s)[s.offsets(r, c)].astype(np.float32)
-        if ctx.target == "a2a3":
+        if ctx.spec.layout.dequant_row_params:
             p = np.zeros_like(c)
         else:
             p = np.minimum(c, max(1, sc.valid_col) - 1)
@@ -163,17 +165,9 @@ class TDequant(VectorInstruction):
             ctx.tile_storage(d)[d.offsets(r, c)] = (x - z) * k
 
 
-_TCI = {
-    "cpu": tuple(d for d in D.ALL if d.kind != "opaque"),
-    "a2a3": (D.int16, D.uint16, D.int32, D.uint32),
-    "a5": (D.int16, D.uint16, D.int32, D.uint32),
-}
-
-
 class TCi(VectorInstruction):
     opcode = "TCI"
     writes = ("dst", "tmp")
-    DTYPES = _TCI
 
     def __init__(self, dst, start, tmp, descending: bool):
         self.dst, self.start, self.tmp, self.descending = dst, start, tmp, descending
@@ -185,10 +179,11 @@ class TCi(VectorInstruction):
         self.require_element_dtype("dst", d, arch)
         self.require(d.rows == 1, "dst", "one-row", "a tile with static Rows == 1", d.rows)
         self.start = check_scalar_fits(self, "start", self.start, d.dtype)
+        tmp_bytes = arch.spec.layout.tci_tmp_bytes
         if self.tmp is not None:
             self.require_loc("tmp", self.tmp)
-            if arch.target == "a2a3":
-                need = 768 if d.dtype.size_bytes == 4 else 1792
+            if tmp_bytes is not None:
+                need = tmp_bytes[d.dtype.size_bytes]
                 self.require(
                     self.tmp.size_bytes >= need,
                     "tmp",
@@ -197,9 +192,14 @@ class TCi(VectorInstruction):
                     self.tmp.size_bytes,
                 )
 
-    def negated(self, target: str) -> bool:
-        """a2a3 with tmp, descending: the vector path gives -(start + j)."""
-        return target == "a2a3" and self.tmp is not None and self.descending
+    def negated(self, arch: Arch) -> bool:
+        """With tmp on a target whose TCI uses it (a2a3), descending: the vector path gives
+        -(start + j)."""
+        return (
+            arch.spec.layout.tci_tmp_bytes is not None
+            and self.tmp is not None
+            and (self.descending)
+        )
 
     def execute(self, ctx: ExecContext) -> None:
         d = self.dst
@@ -210,7 +210,7 @@ class TCi(VectorInstruction):
         dt = d.dtype
         if dt.is_int:
             base = int(self.start)
-            if self.negated(ctx.target):
+            if self.negated(ctx.arch):
                 vals = -(base + j)
             else:
                 vals = base - j if self.descending else base + j
@@ -230,8 +230,6 @@ def _opt(value, what):
 @instruction(
     family="conversion",
     summary="dst = clamp(rint(src * scale (+ offset))) as int8/uint8 (INT8_SYM / INT8_ASYM)",
-    dtypes=TQuant.DTYPES,
-    notes={"a2a3": "needs tmp; scales src in place"},
 )
 def TQUANT(dst, src, scale, tmp=None, offset=None, *, quant="INT8_SYM") -> None:
     """Quantise f32 to int8/uint8 with per-row inverse scales (module doc). MX forms raise
@@ -251,7 +249,6 @@ def TQUANT(dst, src, scale, tmp=None, offset=None, *, quant="INT8_SYM") -> None:
 @instruction(
     family="conversion",
     summary="dst = (f32(src) - offset) * scale, per-row parameters",
-    dtypes=TDequant.DTYPES,
 )
 def TDEQUANT(dst, src, scale, offset) -> None:
     """Dequantise int8/int16 to f32 (module doc)."""
@@ -268,8 +265,6 @@ def TDEQUANT(dst, src, scale, offset) -> None:
 @instruction(
     family="conversion",
     summary="dst[0, j] = start + j (or start - j descending), 1-row tiles",
-    dtypes=_TCI,
-    notes={"a2a3": "tmp + descending gives -(start + j)", "a5": "vci"},
 )
 def TCI(dst, start, tmp=None, *, descending=False) -> None:
     """Index sequence into a 1-row tile (module doc)."""

@@ -6,7 +6,8 @@ src[i, j]`` over src's valid region (R, C); ``TROWARG<MAX|MIN>(dst_idx, src, tmp
 Column: ``TCOL<OP>(dst, src)`` (``TCOLSUM(dst, src, tmp, is_binary)`` too): ``dst[0, j] =
 reduce_i src[i, j]``; ``TCOLARG<MAX|MIN>`` likewise with row indices.
 
-Each target reduces in its reference order and accumulator type, bit-exactly (reduce_order):
+Each target reduces in its reference order and accumulator type, bit-exactly (reduce_order; the
+target's ``ReduceRules.row_order`` / ``col_order``):
 cpu sequential (TROWSUM in float32 for a half/bfloat16 dst), a2a3 its lowering (chunk tree +
 vcadd lane tree in T, per-row int blocks with a scalar lane combine, TCOLSUM copy-then-add or
 the binary tree), a5 per-chunk lane trees summed sequentially and the pairwise column order.
@@ -29,9 +30,10 @@ from ...program import emit
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
-from ..registry import TARGETS, instruction
+from ..registry import instruction
+from ..spec import ColReduceOrder, RowReduceOrder
 from . import reduce_order as O
-from .common import NPU_TARGETS, VectorInstruction, read_valid
+from .common import VectorInstruction, read_valid
 
 __all__ = [
     "TCOLARGMAX",
@@ -48,67 +50,7 @@ __all__ = [
     "TROWSUM",
 ]
 
-f16, bf16, f32 = D.half, D.bfloat16, D.float32
-i8, u8, i16, u16, i32, u32, i64, u64 = (
-    D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64,
-)  # fmt: skip
-NUMERIC = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32)
-A2A3_BASIC = (f16, f32, i32, i16)
-A5_COL = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32)
-
-# (src dtype -> dst dtypes) per op and target; None = not defined on that target.
-_SAME = {d: (d,) for d in NUMERIC}
-ROW_PAIRS: dict[str, dict[str, dict | None]] = {
-    "SUM": {
-        "cpu": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,), i16: (i16, i32), i32: (i32,)},
-        "a2a3": {d: (d,) for d in A2A3_BASIC},
-        "a5": {d: (d,) for d in (f16, f32, i32, i16, i64, u64)},
-    },
-    "MAX": {
-        "cpu": _SAME,
-        "a2a3": {d: (d,) for d in A2A3_BASIC},
-        "a5": {d: (d,) for d in (f16, f32, i32, i16, i8, u8, i64, u64)},
-    },
-    "PROD": {
-        "cpu": _SAME,
-        "a2a3": {d: (d,) for d in A2A3_BASIC},
-        "a5": {d: (d,) for d in A2A3_BASIC},  # choice: a5/TRowProd.hpp's list is not in our notes
-    },
-}
-ROW_PAIRS["MIN"] = ROW_PAIRS["MAX"]
-COL_PAIRS: dict[str, dict[str, dict | None]] = {
-    "SUM": {
-        "cpu": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,)},
-        "a2a3": {d: (d,) for d in (f16, f32, i16, i32)},
-        "a5": {d: (d,) for d in A5_COL},
-    },
-    "MAX": {
-        "cpu": {bf16: (bf16, f32), f16: (f16, f32), f32: (f32,), i8: (i8,), u8: (u8,)},
-        "a2a3": {d: (d,) for d in (f16, f32, i16, i32)},
-        "a5": {d: (d,) for d in A5_COL},
-    },
-    "MIN": {"cpu": _SAME, "a2a3": {d: (d,) for d in (f16, f32, i16, i32)}, "a5": None},
-}
-COL_PAIRS["MIN"]["a5"] = COL_PAIRS["MAX"]["a5"]
-COL_PAIRS["PROD"] = COL_PAIRS["MIN"]
-# arg forms: src dtype -> index dtypes
-ARG_INDEX = {
-    "row": {
-        "cpu": {d: (i32, u32) for d in NUMERIC},
-        "a2a3": {f32: (i32, u32), f16: (i16, u16, i32, u32)},
-        "a5": None,
-    },
-    "col": {
-        "cpu": {d: (i32, u32) for d in NUMERIC},
-        "a2a3": {d: (i16, u16, i32, u32) for d in (f32, f16, u32, u16)},
-        "a5": None,
-    },
-}
-
-
-def src_dtypes(pairs: dict[str, dict | None]) -> dict[str, tuple | None]:
-    """Registry dtypes (the source element types) per target."""
-    return {t: None if pairs.get(t) is None else tuple(pairs[t]) for t in TARGETS}
+f32 = D.float32
 
 
 def special_shape(src: TileRef, dst: TileRef) -> bool:
@@ -130,8 +72,6 @@ def a2a3_blocks_path(op: str, dt: D.DType) -> bool:
 class _Reduce(VectorInstruction):
     """Checks shared by the row and column reductions."""
 
-    PAIRS: dict = {}
-
     def _check_pair(self, src_name: str, src: TileRef, dst_name: str, dst: TileRef, pairs):
         allowed = pairs or {}
         self.require_dtype(src_name, src.dtype, tuple(allowed))
@@ -145,7 +85,7 @@ class _Reduce(VectorInstruction):
 
     def _check_row_dst(self, name: str, d: TileRef, s: TileRef, arch: Arch) -> None:
         self.require_loc(name, d)
-        if arch.target in NPU_TARGETS:
+        if arch.spec.vector.row_major_operands:
             g = d.geom
             ok = not g.is_boxed and (g.is_row_major or d.cols == 1)
             self.require(
@@ -165,9 +105,10 @@ class _Reduce(VectorInstruction):
         self.require(d.valid_col >= 1, name, "valid-cols", "valid_col >= 1", d.valid_col)
 
     def _check_tmp(self, need: tuple[int, int, int] | None, arch: Arch) -> None:
-        """``need`` = (rows, cols, elements) tmp must hold on a2a3 (None: not used)."""
+        """``need`` = (rows, cols, elements) tmp must hold where the lowering uses it
+        (``ReduceRules.tmp_required``: a2a3; None: not used)."""
         t = self.tmp
-        if arch.target != "a2a3" or need is None:
+        if not arch.spec.reduce.tmp_required or need is None:
             return
         self.require(t is not None, "tmp", "tmp-required", "a tmp tile (a2a3 lowering)", None)
         self.require_loc("tmp", t)
@@ -208,7 +149,6 @@ class TRowReduce(_Reduce):
     def __init__(self, op: str, dst: TileRef, src: TileRef, tmp: TileRef | None):
         self.op, self.opcode = op, f"TROW{op}"
         self.dst, self.src, self.tmp = dst, src, tmp
-        self.DTYPES = src_dtypes(ROW_PAIRS[op])
 
     def tmp_need(self) -> tuple[int, int, int] | None:
         """(rows, cols, elements) the a2a3 lowering uses in tmp, or None."""
@@ -228,7 +168,7 @@ class TRowReduce(_Reduce):
         self.require_defined(arch)
         d, s = self.dst, self.src
         self.require_vec("src", s, arch)
-        self._check_pair("src", s, "dst", d, ROW_PAIRS[self.op].get(arch.target))
+        self._check_pair("src", s, "dst", d, arch.spec.reduce.row_pairs.get(self.op))
         self.require_nonempty("src", s)
         self._check_row_dst("dst", d, s, arch)
         self._check_tmp(self.tmp_need(), arch)
@@ -238,15 +178,17 @@ class TRowReduce(_Reduce):
         x = read_valid(ctx, s)
         R = x.shape[0]
         tmp_block = None
-        if ctx.target == "cpu":
-            vals = O.cpu_row(self.op, x, d.dtype)
-        elif ctx.target == "a5":
-            vals = O.a5_row(self.op, x)
+        order, rule = ctx.spec.reduce.row_order, ctx.spec.numerics.maxmin
+        if order is RowReduceOrder.SEQUENTIAL:
+            vals = O.sequential_row(self.op, rule, x, d.dtype)
+        elif order is RowReduceOrder.CHUNK_LANE_TREE:
+            vals = O.a5_row(self.op, rule, x)
         elif a2a3_blocks_path(self.op, s.dtype):
-            vals, lanes = O.a2a3_row_blocks(self.op, x)
+            vals, lanes = O.a2a3_row_blocks(self.op, rule, x)
             tmp_block = lanes[None, :]
         else:
-            vals, tmp_block = O.a2a3_row_float(self.op, x, special=special_shape(s, d))
+            special = special_shape(s, d)
+            vals, tmp_block = O.a2a3_row_float(self.op, rule, x, special=special)
         ctx.tile_write(d, vals.reshape(R, 1), R, 1)
         if tmp_block is not None and t is not None:
             _write_rows_block(ctx, t, tmp_block)
@@ -261,7 +203,6 @@ class TRowArg(_Reduce):
     def __init__(self, op, dst_val, dst_idx, src, tmp):
         self.op, self.opcode = op, f"TROWARG{op}"
         self.dst_val, self.dst_idx, self.src, self.tmp = dst_val, dst_idx, src, tmp
-        self.DTYPES = src_dtypes(ARG_INDEX["row"])
 
     def tmp_need(self) -> tuple[int, int, int]:
         """a2a3: one (value, index) pair per row and 256-byte chunk (the vcmax results)."""
@@ -273,7 +214,7 @@ class TRowArg(_Reduce):
         self.require_defined(arch)
         s, di, dv = self.src, self.dst_idx, self.dst_val
         self.require_vec("src", s, arch)
-        self._check_pair("src", s, "dst_idx", di, ARG_INDEX["row"].get(arch.target))
+        self._check_pair("src", s, "dst_idx", di, arch.spec.reduce.row_arg_index)
         self.require_nonempty("src", s)
         self._check_row_dst("dst_idx", di, s, arch)
         if dv is not None:
@@ -284,7 +225,7 @@ class TRowArg(_Reduce):
     def execute(self, ctx: ExecContext) -> None:
         x = read_valid(ctx, self.src)
         R = x.shape[0]
-        vals, idx = O.arg_scan(ctx.target, self.op, x)
+        vals, idx = O.arg_scan(ctx.spec.numerics.maxmin, self.op, x)
         ctx.tile_write(self.dst_idx, idx.reshape(R, 1).astype(self.dst_idx.dtype.np), R, 1)
         if self.dst_val is not None:
             ctx.tile_write(self.dst_val, vals.reshape(R, 1), R, 1)
@@ -292,8 +233,9 @@ class TRowArg(_Reduce):
 
 # -- column reductions ------------------------------------------------------------------------
 def _pad_copy(ctx: ExecContext, dst: TileRef, src: TileRef, C: int) -> None:
-    """The a2a3 copy_ubuf_to_ubuf of row 0 moves whole 32-byte blocks: dst[0, C:] up to the
-    block boundary receives the source row's bytes there (padding)."""
+    """The copy_ubuf_to_ubuf of row 0 moves whole 32-byte blocks
+    (``VectorRules.block_copies_write_padding``): dst[0, C:] up to the block boundary receives
+    the source row's bytes there (padding)."""
     sz = dst.dtype.size_bytes
     end = -(-C * sz // O.BLOCK_BYTES) * O.BLOCK_BYTES // sz
     if end > C:
@@ -309,7 +251,6 @@ class TColReduce(_Reduce):
     def __init__(self, op, dst, src, tmp=None, is_binary=False):
         self.op, self.opcode = op, f"TCOL{op}"
         self.dst, self.src, self.tmp, self.is_binary = dst, src, tmp, bool(is_binary)
-        self.DTYPES = src_dtypes(COL_PAIRS[op])
 
     @property
     def binary(self) -> bool:
@@ -321,7 +262,7 @@ class TColReduce(_Reduce):
         d, s = self.dst, self.src
         self.require_vec("src", s, arch)
         self.require_vec("dst", d, arch)
-        self._check_pair("src", s, "dst", d, COL_PAIRS[self.op].get(arch.target))
+        self._check_pair("src", s, "dst", d, arch.spec.reduce.col_pairs.get(self.op))
         self.require(
             d.valid_col == s.valid_col,
             "dst",
@@ -334,7 +275,8 @@ class TColReduce(_Reduce):
             self.require(
                 self.tmp is not None, "tmp", "tmp-required", "a tmp tile for is_binary", None
             )
-        if self.binary and arch.target in NPU_TARGETS:
+        tree = arch.spec.reduce.col_order is not ColReduceOrder.SEQUENTIAL_IN_DST
+        if self.binary and tree:  # the level-wise tree writes tmp
             self.require_loc("tmp", self.tmp)
             self.require_same_dtype("src", s, "tmp", self.tmp)
             R, C = s.valid
@@ -353,20 +295,19 @@ class TColReduce(_Reduce):
             return
         x = read_valid(ctx, s)
         tmp_rows = None
-        if ctx.target == "cpu":
-            vals = O.cpu_col(self.op, x, d.dtype)
+        order, rule = ctx.spec.reduce.col_order, ctx.spec.numerics.maxmin
+        if order is ColReduceOrder.SEQUENTIAL_IN_DST:
+            vals = O.sequential_col(self.op, rule, x, d.dtype)
         elif self.binary:
-            vals, tmp_rows = O.colsum_binary(ctx.target, x)
-        elif ctx.target == "a5":
-            vals = O.a5_col(self.op, x)
+            vals, tmp_rows = O.colsum_binary(rule, x)
+        elif order is ColReduceOrder.PAIRWISE:
+            vals = O.a5_col(self.op, rule, x)
         else:
-            vals = O.a2a3_col(self.op, x)
-        if ctx.target == "a2a3":
-            if tmp_rows is not None:
-                _write_rows_block(ctx, self.tmp, tmp_rows)
-            _pad_copy(ctx, d, self.tmp if tmp_rows is not None else s, C)
-        elif tmp_rows is not None:
+            vals = O.a2a3_col(self.op, rule, x)
+        if tmp_rows is not None:
             _write_rows_block(ctx, self.tmp, tmp_rows)
+        if ctx.spec.vector.block_copies_write_padding:
+            _pad_copy(ctx, d, self.tmp if tmp_rows is not None else s, C)
         ctx.tile_write(d, vals.reshape(1, C), 1, C)
 
 
@@ -379,14 +320,13 @@ class TColArg(_Reduce):
     def __init__(self, op, dst_val, dst_idx, src, tmp):
         self.op, self.opcode = op, f"TCOLARG{op}"
         self.dst_val, self.dst_idx, self.src, self.tmp = dst_val, dst_idx, src, tmp
-        self.DTYPES = src_dtypes(ARG_INDEX["col"])
 
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)
         s, di, dv = self.src, self.dst_idx, self.dst_val
         self.require_vec("src", s, arch)
         self.require_vec("dst_idx", di, arch)
-        self._check_pair("src", s, "dst_idx", di, ARG_INDEX["col"].get(arch.target))
+        self._check_pair("src", s, "dst_idx", di, arch.spec.reduce.col_arg_index)
         for name, ref in (("dst_idx", di), ("dst_val", dv)):
             if ref is None:
                 continue
@@ -408,7 +348,7 @@ class TColArg(_Reduce):
         if R == 0 or C == 0:
             return
         x = read_valid(ctx, self.src)
-        vals, idx = O.arg_scan(ctx.target, self.op, x.T)
+        vals, idx = O.arg_scan(ctx.spec.numerics.maxmin, self.op, x.T)
         ctx.tile_write(self.dst_idx, idx.reshape(1, C).astype(self.dst_idx.dtype.np), 1, C)
         if self.dst_val is not None:
             ctx.tile_write(self.dst_val, vals.reshape(1, C), 1, C)
@@ -448,7 +388,7 @@ def _col(op: str, dst, src, tmp=None, is_binary=False) -> None:
 
 
 def _row_doc(op):
-    return {"family": "reduction", "dtypes": src_dtypes(ROW_PAIRS[op])}
+    return {"family": "reduction"}
 
 
 @instruction(summary="dst[i, 0] = sum_j src[i, j] (per-target order)", **_row_doc("SUM"))
@@ -475,8 +415,7 @@ def TROWPROD(dst, src, tmp) -> None:
     _row("PROD", dst, src, tmp)
 
 
-_ARG_ROW = {"family": "reduction", "dtypes": src_dtypes(ARG_INDEX["row"])}
-_ARG_COL = {"family": "reduction", "dtypes": src_dtypes(ARG_INDEX["col"])}
+_ARG_ROW = _ARG_COL = {"family": "reduction"}
 
 
 @instruction(summary="dst_idx[i, 0] = first j of max_j src[i, j] (+ dst_val)", **_ARG_ROW)
@@ -494,24 +433,19 @@ def TROWARGMIN(*operands) -> None:
 @instruction(
     family="reduction",
     summary="dst[0, j] = sum_i src[i, j] (sequential, or a tree with is_binary)",
-    dtypes=src_dtypes(COL_PAIRS["SUM"]),
 )
 def TCOLSUM(dst, src, tmp=None, is_binary=False) -> None:
     """Column sums: ``TCOLSUM(dst, src)`` or ``TCOLSUM(dst, src, tmp, is_binary)``."""
     _col("SUM", dst, src, tmp, is_binary)
 
 
-@instruction(
-    family="reduction", summary="dst[0, j] = max_i src[i, j]", dtypes=src_dtypes(COL_PAIRS["MAX"])
-)
+@instruction(family="reduction", summary="dst[0, j] = max_i src[i, j]")
 def TCOLMAX(dst, src) -> None:
     """Column maxima."""
     _col("MAX", dst, src)
 
 
-@instruction(
-    family="reduction", summary="dst[0, j] = min_i src[i, j]", dtypes=src_dtypes(COL_PAIRS["MIN"])
-)
+@instruction(family="reduction", summary="dst[0, j] = min_i src[i, j]")
 def TCOLMIN(dst, src) -> None:
     """Column minima."""
     _col("MIN", dst, src)
@@ -520,7 +454,6 @@ def TCOLMIN(dst, src) -> None:
 @instruction(
     family="reduction",
     summary="dst[0, j] = prod_i src[i, j]",
-    dtypes=src_dtypes(COL_PAIRS["PROD"]),
 )
 def TCOLPROD(dst, src) -> None:
     """Column products."""

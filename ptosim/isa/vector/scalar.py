@@ -9,18 +9,19 @@ apart by the argument types; ``rdivs`` builds that form for TRECIP (``TDIVS(dst,
 Arithmetic is ``binary.elementwise`` (floats exact then rounded once to T; integers wrap; DIV
 truncates, a zero divisor raises ExecutionError before anything is written; MAX/MIN: cpu
 ``std::max(src, s)``, NPU IEEE). TLRELU = ``src > 0 ? src : src * s`` (the product rounded to T).
-cpu requires RowMajor for TADDS, TMULS, TDIVS, TMAXS and TLRELU (the CPU code asserts it); the
-NPU targets for all.
+cpu requires RowMajor for TADDS, TMULS, TDIVS, TMAXS and TLRELU (the CPU code asserts it:
+``VectorRules.row_major_instructions``); the NPU targets for all.
 
 Per-target quirks (vector_isa.md 3.4 and 4.6-4.7), modelled because they are deterministic:
 
-- a2a3 TSUBS adds the scalar negated *through float*: ``s' = T(-(float)s)``. For floats and
+- a2a3 TSUBS (``ElementwiseRules.tsubs_negates_through_float``) adds the scalar negated *through
+  float*: ``s' = T(-(float)s)``. For floats and
   int16 this is exactly ``-s``; an int32 with ``|s| > 2**24`` is rounded to float first (finding
   F108 ``scalar-rounded`` when s' != -s); when ``(float)s == -2**31`` the negation overflows
   int32 (the value is not known): UnsupportedError rule ``a2a3-tsubs-scalar``.
-- a2a3 float TDIVS ``src / s``: with dst at src's address the library multiplies by the
-  reciprocal ``T(1.0f / (float)s)`` (vmuls: rounded twice, not a division). Otherwise it
-  broadcasts s into dst (vector_dup), then ``vdiv(dst, src, dst)``.
+- a2a3 float TDIVS ``src / s`` (``ElementwiseRules.division_via_dup``): with dst at src's address
+  the library multiplies by the reciprocal ``T(1.0f / (float)s)`` (vmuls: rounded twice, not a
+  division). Otherwise it broadcasts s into dst (vector_dup), then ``vdiv(dst, src, dst)``.
 - a2a3 float TDIVS ``s / src`` (and TRECIP): vector_dup(dst, s) then ``vdiv(dst, dst, src)``.
   In place the dup overwrites src first, so the hardware computes ``s / s``. ptosim models
   exactly that sequence (the dup is written, then src is read) and reports finding F107
@@ -28,7 +29,8 @@ Per-target quirks (vector_isa.md 3.4 and 4.6-4.7), modelled because they are det
   deterministic result; the finding says what it is. The same holds for any overlap of dst with
   src on the dup paths (``src / s`` not in place included).
 - a2a3 integer TDIVS (both forms) runs as a scalar loop on PIPE_S (same values as cpu).
-- a2a3 TANDS/TORS: TEXPANDS(dst, s) then TAND/TOR(dst, src, dst) on 16-bit lanes; TXORS:
+- a2a3 TANDS/TORS (``Bitwise.B16_LANES``): TEXPANDS(dst, s) then TAND/TOR(dst, src, dst) on
+  16-bit lanes; TXORS:
   ``tmp = src | s``, ``dst = src & s``, ``dst = ~dst``, ``dst = dst & tmp``. dst (and tmp) must
   not share bytes with src (PTO_ASSERT: ConstraintError ``distinct-buffers``); a 1-byte tile
   with an odd valid width C also writes each row's byte at column C (``src[r, C] OP s``; tmp
@@ -60,12 +62,8 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import Bitwise
 from .binary import (
-    A2A3_ARITH,
-    FLOATS,
-    INTS,
-    INTS_124,
-    NUMERIC,
     check_operands_distinct,
     elementwise,
     execution_error,
@@ -110,35 +108,12 @@ OPS = {
     "TSHLS": "SHL",
     "TSHRS": "SHR",
 }
-_F16_F32 = (D.half, D.float32)
-DTYPES: dict[str, dict[str, tuple[D.DType, ...] | None]] = {
-    "TADDS": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": NUMERIC},
-    "TSUBS": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": NUMERIC},
-    "TMULS": {
-        "cpu": NUMERIC,
-        "a2a3": A2A3_ARITH,
-        "a5": tuple(d for d in NUMERIC if d.size_bytes > 1),
-    },
-    "TDIVS": {
-        "cpu": NUMERIC,
-        "a2a3": A2A3_ARITH,
-        "a5": tuple(d for d in NUMERIC if d.size_bytes > 1 and d is not D.bfloat16),
-    },
-    "TMAXS": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": NUMERIC},
-    "TMINS": {"cpu": NUMERIC, "a2a3": A2A3_ARITH, "a5": NUMERIC},
-    "TLRELU": {"cpu": FLOATS, "a2a3": _F16_F32, "a5": _F16_F32},
-    "TANDS": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS},
-    "TORS": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS},
-    "TXORS": {"cpu": INTS, "a2a3": INTS_124, "a5": INTS},
-    "TSHLS": {"cpu": INTS, "a2a3": (D.int32, D.int16, D.uint32, D.uint16), "a5": INTS},
-    "TSHRS": {"cpu": INTS, "a2a3": (D.int32, D.int16, D.uint32, D.uint16), "a5": INTS},
-}
-CPU_ROW_MAJOR = ("TADDS", "TMULS", "TDIVS", "TMAXS", "TLRELU")
 INT32_MIN_AS_FLOAT = -(2.0**31)
 
 
-def a2a3_negated_scalar(s, dt: D.DType):
-    """The scalar a2a3 TSUBS adds: ``T(-(float)s)``, or None when the negation overflows T."""
+def float_negated_scalar(s, dt: D.DType):
+    """The scalar a TSUBS that negates through float adds: ``T(-(float)s)``, or None when the
+    negation overflows T."""
     f = -np.float32(s)  # int -> float rounds to nearest even; float types widen exactly
     if dt.is_float:
         return np.array(f).astype(dt.np)[()]
@@ -169,19 +144,22 @@ class TBinaryScalar(VectorInstruction):
         self.name = name
         self.op = OPS[name]
         self.opcode = opcode or name
-        self.DTYPES = DTYPES[name]
         self.reverse = reverse
         self.dst, self.src, self.scalar, self.tmp = dst, src, scalar, tmp
         self.value = None  # the scalar converted to T (set by validate)
+
+    @property
+    def dtype_key(self) -> str:
+        return self.name  # TRECIP through rdivs checks TDIVS's dtypes
 
     # -- checks ------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)
         d, s = self.dst, self.src
-        row_major = arch.target != "cpu" or self.name in CPU_ROW_MAJOR
+        spec = arch.spec
         self.require_vec("dst", d, arch)
         self.require_vec("src", s, arch)
-        if arch.target == "cpu" and row_major:
+        if not spec.vector.row_major_operands and self.name in spec.vector.row_major_instructions:
             for name, ref in (("dst", d), ("src", s)):
                 self.require(
                     ref.geom.is_row_major and not ref.geom.is_boxed,
@@ -205,8 +183,9 @@ class TBinaryScalar(VectorInstruction):
                 int(self.value),
                 "a count outside the promoted type's width is undefined in C++",
             )
-        quirk = self.name == "TSUBS" and arch.target == "a2a3" and d.dtype.is_int
-        if quirk and a2a3_negated_scalar(self.value, d.dtype) is None:
+        through_float = spec.elementwise.tsubs_negates_through_float
+        quirk = self.name == "TSUBS" and through_float and d.dtype.is_int
+        if quirk and float_negated_scalar(self.value, d.dtype) is None:
             self.unsupported(
                 "scalar",
                 "a2a3-tsubs-scalar",
@@ -216,13 +195,14 @@ class TBinaryScalar(VectorInstruction):
                 "known; use TADDS with the negated scalar",
             )
         t = self.tmp
+        b16 = spec.elementwise.bitwise is Bitwise.B16_LANES
         if t is not None:
             self.require_loc("tmp", t)
-            if arch.target == "a2a3":
+            if b16:  # the four-step TXORS writes tmp
                 self.require_vec("tmp", t, arch)
                 self.require_same_dtype("dst", d, "tmp", t)
                 self.require_same_valid("dst", d, "tmp", t)
-        if arch.target == "a2a3" and self.op in ("AND", "OR", "XOR"):
+        if b16 and self.op in ("AND", "OR", "XOR"):
             if self.op == "XOR":
                 self.require(
                     t is not None, "tmp", "tmp-required", "a tmp tile (a2a3 TXORS uses it)", None
@@ -231,8 +211,9 @@ class TBinaryScalar(VectorInstruction):
 
     # -- what the a2a3 lowering does ---------------------------------------------------
     def a2a3_path(self) -> str:
-        """The a2a3 TDIVS lowering: ``scalar`` (integer loop on PIPE_S), ``vmuls`` (float
-        ``src / s`` in place: reciprocal multiply) or ``dup`` (vector_dup then vdiv)."""
+        """The TDIVS lowering of a target with ``ElementwiseRules.division_via_dup`` (a2a3):
+        ``scalar`` (integer loop on PIPE_S), ``vmuls`` (float ``src / s`` in place: reciprocal
+        multiply) or ``dup`` (vector_dup then vdiv)."""
         if self.dst.dtype.is_int:
             return "scalar"
         if not self.reverse and self.dst.address == self.src.address:
@@ -242,13 +223,16 @@ class TBinaryScalar(VectorInstruction):
     # -- semantics ---------------------------------------------------------------------
     def execute(self, ctx: ExecContext) -> None:
         d, src = self.dst, self.src
-        if ctx.target == "a2a3" and self.op in ("AND", "OR", "XOR"):
+        rules, t = ctx.spec.elementwise, ctx.spec.numerics.maxmin
+        b16 = rules.bitwise is Bitwise.B16_LANES
+        if b16 and self.op in ("AND", "OR", "XOR"):
             check_operands_distinct(self, ("src", "dst", "tmp"))
         R, C = d.valid
         if R == 0 or C == 0:
             return
-        dt, s, t = d.dtype, self.value, ctx.target
-        if self.op == "DIV" and t == "a2a3" and self.a2a3_path() == "dup":
+        dt, s = d.dtype, self.value
+        dup = self.op == "DIV" and rules.division_via_dup
+        if dup and self.a2a3_path() == "dup":
             self._execute_dup_div(ctx)
             return
         a = ctx.tile_read(src)
@@ -257,30 +241,31 @@ class TBinaryScalar(VectorInstruction):
             if bad is not None:
                 divisor, value = ("src", a[bad]) if self.reverse else ("scalar", s)
                 raise execution_error(self, "integer division by zero", bad, divisor, value)
-        if self.op == "DIV" and t == "a2a3" and self.a2a3_path() == "vmuls":
+        if dup and self.a2a3_path() == "vmuls":
             recip = np.array(np.float32(1) / np.float32(s)).astype(dt.np)
             out = elementwise("MUL", dt, a, recip, t)
         elif self.op == "DIV" and self.reverse:
             out = elementwise("DIV", dt, np.full_like(a, s), a, t)
         elif self.op == "LRELU":
             out = np.where(a > 0, a, elementwise("MUL", dt, a, s, t))
-        elif self.name == "TSUBS" and t == "a2a3":
-            neg = a2a3_negated_scalar(s, dt)
+        elif self.name == "TSUBS" and rules.tsubs_negates_through_float:
+            neg = float_negated_scalar(s, dt)
             if dt.is_int and int(neg) != -int(s):
                 ctx.finding(
                     SCALAR_ROUNDED,
                     "scalar-rounded",
-                    f"a2a3 TSUBS adds the scalar negated through float: T(-(float){int(s)}) = "
+                    f"{ctx.target} TSUBS adds the scalar negated through float: "
+                    f"T(-(float){int(s)}) = "
                     f"{int(neg)}, so every element is off by {int(s) + int(neg)} from src - s "
                     "(an int32 above 2**24 in magnitude is rounded); use TADDS with -s",
                 )
             out = elementwise("ADD", dt, a, neg, t)
         else:
             out = elementwise(self.op, dt, a, s, t)
-        pad = odd_byte_padding(t, dt, C) and self.op in ("AND", "OR", "XOR")
+        pad = odd_byte_padding(rules.bitwise, dt, C) and self.op in ("AND", "OR", "XOR")
         if pad:
             pa = ctx.tile_storage(src)[pad_bytes(src, R, C)]
-        if self.op == "XOR" and t == "a2a3":  # tmp = src | s (TORS, step 1 of 4)
+        if self.op == "XOR" and b16:  # tmp = src | s (TORS, step 1 of 4)
             ctx.tile_write(self.tmp, elementwise("OR", dt, a, s, t))
             if pad:
                 ctx.tile_storage(self.tmp)[pad_bytes(self.tmp, R, C)] = elementwise(
@@ -300,14 +285,14 @@ class TBinaryScalar(VectorInstruction):
             ctx.finding(
                 DUP_CLOBBERS_SRC,
                 "dup-clobbers-src",
-                f"a2a3 {self.opcode} {form} first broadcasts the scalar into dst "
+                f"{ctx.target} {self.opcode} {form} first broadcasts the scalar into dst "
                 f"{d.name} (vector_dup), which shares bytes with src {src.name}: the division "
                 "then reads the scalar instead of src "
                 + ("(in place: every element is s / s)" if self._same_address() else "")
                 + "; use a dst distinct from src",
             )
         num, den = (b, a) if self.reverse else (a, b)
-        ctx.tile_write(d, elementwise("DIV", dt, num, den, ctx.target))
+        ctx.tile_write(d, elementwise("DIV", dt, num, den, ctx.spec.numerics.maxmin))
 
     def _same_address(self) -> bool:
         return self.dst.address == self.src.address
@@ -323,13 +308,7 @@ class TAxpy(VectorInstruction):
     opcode = "TAXPY"
     reads = ("src", "dst")
     writes = ("dst",)
-    PAIRS = {
-        "cpu": ((D.half, D.half), (D.bfloat16, D.bfloat16), (D.float32, D.float32)),
-        "a2a3": ((D.half, D.half), (D.float32, D.float32)),
-        "a5": ((D.half, D.half), (D.float32, D.float32)),
-    }
     MIXED = (D.float32, D.half)
-    DTYPES = {t: tuple(p[0] for p in pairs) for t, pairs in PAIRS.items()}
 
     def __init__(self, dst: TileRef, src: TileRef, scalar):
         self.dst, self.src, self.scalar = dst, src, scalar
@@ -345,7 +324,7 @@ class TAxpy(VectorInstruction):
         self.require_vec("dst", d, arch)
         self.require_vec("src", s, arch)
         self.require_element_dtype("dst", d, arch)
-        pairs = self.PAIRS[arch.target] + (self.MIXED,)
+        pairs = arch.spec.elementwise.axpy_pairs + (self.MIXED,)
         self.require(
             (d.dtype, s.dtype) in pairs,
             "src",
@@ -365,8 +344,9 @@ class TAxpy(VectorInstruction):
             prod = x.astype(np.float64) * np.float64(self.value)
             out = round_to(acc.astype(np.float64) + prod, d.dtype)
         else:
-            prod = elementwise("MUL", d.dtype, x, self.value, ctx.target)
-            out = elementwise("ADD", d.dtype, acc, prod, ctx.target)
+            rule = ctx.spec.numerics.maxmin
+            prod = elementwise("MUL", d.dtype, x, self.value, rule)
+            out = elementwise("ADD", d.dtype, acc, prod, rule)
         ctx.tile_write(d, out)
 
 
@@ -392,29 +372,25 @@ def _emit(name: str, dst, src, scalar, tmp=None) -> None:
 _FAMILY = "elementwise tile-scalar"
 
 
-@instruction(family=_FAMILY, summary="dst = src + scalar", dtypes=DTYPES["TADDS"])
+@instruction(family=_FAMILY, summary="dst = src + scalar")
 def TADDS(dst, src, scalar) -> None:
     """``dst = src + scalar`` over dst's valid region."""
     _emit("TADDS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = src - scalar", dtypes=DTYPES["TSUBS"])
+@instruction(family=_FAMILY, summary="dst = src - scalar")
 def TSUBS(dst, src, scalar) -> None:
     """``dst = src - scalar`` (a2a3: src + T(-(float)scalar), see the module doc)."""
     _emit("TSUBS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = src * scalar", dtypes=DTYPES["TMULS"])
+@instruction(family=_FAMILY, summary="dst = src * scalar")
 def TMULS(dst, src, scalar) -> None:
     """``dst = src * scalar`` over dst's valid region."""
     _emit("TMULS", dst, src, scalar)
 
 
-@instruction(
-    family=_FAMILY,
-    summary="dst = src / scalar, or dst = scalar / src (scalar first)",
-    dtypes=DTYPES["TDIVS"],
-)
+@instruction(family=_FAMILY, summary="dst = src / scalar, or dst = scalar / src (scalar first)")
 def TDIVS(dst, src, scalar) -> None:
     """``TDIVS(dst, src, scalar)`` = src / scalar; ``TDIVS(dst, scalar, src)`` = scalar / src
     (the forms are told apart by which argument is a Tile, as the C++ overloads are).
@@ -428,61 +404,55 @@ def TDIVS(dst, src, scalar) -> None:
     emit(rdivs(_tile(dst, "TDIVS dst"), src, _tile(scalar, "TDIVS src")))
 
 
-@instruction(family=_FAMILY, summary="dst = max(src, scalar)", dtypes=DTYPES["TMAXS"])
+@instruction(family=_FAMILY, summary="dst = max(src, scalar)")
 def TMAXS(dst, src, scalar) -> None:
     """``dst = max(src, scalar)`` (cpu: std::max(src, s); NPU: IEEE maximum)."""
     _emit("TMAXS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = min(src, scalar)", dtypes=DTYPES["TMINS"])
+@instruction(family=_FAMILY, summary="dst = min(src, scalar)")
 def TMINS(dst, src, scalar) -> None:
     """``dst = min(src, scalar)`` (cpu: std::min(src, s); NPU: IEEE minimum)."""
     _emit("TMINS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = src > 0 ? src : src * slope", dtypes=DTYPES["TLRELU"])
+@instruction(family=_FAMILY, summary="dst = src > 0 ? src : src * slope")
 def TLRELU(dst, src, slope) -> None:
     """Leaky ReLU: ``dst = src > 0 ? src : src * slope``."""
     _emit("TLRELU", dst, src, slope)
 
 
-@instruction(
-    family=_FAMILY,
-    summary="dst = dst + src * scalar (float32 dst may take a half src)",
-    dtypes=TAxpy.DTYPES,
-)
+@instruction(family=_FAMILY, summary="dst = dst + src * scalar (float32 dst may take a half src)")
 def TAXPY(dst, src, scalar) -> None:
     """``dst = dst + src * scalar``; the scalar has src's dtype (see the module doc)."""
     emit(TAxpy(_tile(dst, "TAXPY dst"), _tile(src, "TAXPY src"), scalar))
 
 
-@instruction(family=_FAMILY, summary="dst = src & scalar", dtypes=DTYPES["TANDS"])
+@instruction(family=_FAMILY, summary="dst = src & scalar")
 def TANDS(dst, src, scalar) -> None:
     """``dst = src & scalar`` (a2a3: dst must not overlap src)."""
     _emit("TANDS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = src | scalar", dtypes=DTYPES["TORS"])
+@instruction(family=_FAMILY, summary="dst = src | scalar")
 def TORS(dst, src, scalar) -> None:
     """``dst = src | scalar`` (a2a3: dst must not overlap src)."""
     _emit("TORS", dst, src, scalar)
 
 
-@instruction(
-    family=_FAMILY, summary="dst = src ^ scalar (tmp: a2a3 scratch)", dtypes=DTYPES["TXORS"]
-)
+@instruction(family=_FAMILY, summary="dst = src ^ scalar (tmp: a2a3 scratch)")
 def TXORS(dst, src, scalar, tmp) -> None:
     """``dst = src ^ scalar``; a2a3 computes it in four steps through ``tmp`` (written)."""
     _emit("TXORS", dst, src, scalar, tmp)
 
 
-@instruction(family=_FAMILY, summary="dst = src << scalar", dtypes=DTYPES["TSHLS"])
+@instruction(family=_FAMILY, summary="dst = src << scalar")
 def TSHLS(dst, src, scalar) -> None:
     """``dst = src << scalar`` (C++ promotion, truncated to T)."""
     _emit("TSHLS", dst, src, scalar)
 
 
-@instruction(family=_FAMILY, summary="dst = src >> scalar", dtypes=DTYPES["TSHRS"])
+@instruction(family=_FAMILY, summary="dst = src >> scalar")
 def TSHRS(dst, src, scalar) -> None:
     """``dst = src >> scalar`` (arithmetic for signed types)."""
     _emit("TSHRS", dst, src, scalar)

@@ -43,7 +43,6 @@ from .common import VectorInstruction
 __all__ = ["THISTOGRAM", "TMRGSORT", "TSORT32"]
 
 SORT_BLOCK = 32
-_SORT = {"cpu": (D.float32,), "a2a3": (D.float32, D.half), "a5": (D.float32, D.half)}
 
 
 def record_elems(dt: D.DType) -> int:
@@ -72,22 +71,13 @@ class TSort32(VectorInstruction):
     opcode = "TSORT32"
     reads = ("src", "idx")
     writes = ("dst",)
-    DTYPES = _SORT
 
     def __init__(self, dst: TileRef, src: TileRef, idx: TileRef):
         self.dst, self.src, self.idx = dst, src, idx
 
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
-        if arch.target == "cpu" and s.dtype is not D.float32:
-            self.unsupported(
-                "src",
-                "dtype",
-                "float32 on cpu",
-                s.dtype.name,
-                "the CPU record layout of this dtype is not pinned down by the reference",
-            )
-        self.require_defined(arch)
+        self.require_defined(arch, "src", s.dtype)  # (cpu refuses half: TargetSpec.refusals)
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
             self.require_vec(name, ref, arch)
         self.require_element_dtype("src", s, arch)
@@ -136,7 +126,6 @@ class TSort32(VectorInstruction):
 class TMrgSort(VectorInstruction):
     opcode = "TMRGSORT"
     writes = ("dst",)
-    DTYPES = {t: (D.float32,) for t in ("cpu", "a2a3", "a5")}
 
     def __init__(self, dst: TileRef, srcs: tuple[TileRef, ...]):
         self.dst, self.srcs = dst, srcs
@@ -189,20 +178,12 @@ class THistogram(VectorInstruction):
     opcode = "THISTOGRAM"
     reads = ("src", "idx")
     writes = ("dst",)
-    DTYPES = {"cpu": (D.uint16, D.uint32), "a2a3": None, "a5": None}
 
     def __init__(self, dst: TileRef, src: TileRef, idx: TileRef, byte: int):
         self.dst, self.src, self.idx, self.byte = dst, src, idx, byte
 
     def validate(self, arch: Arch) -> None:
-        if arch.target != "cpu":
-            self.unsupported(
-                "instruction",
-                "target",
-                "cpu (the only target whose THISTOGRAM the reference describes)",
-                arch.target,
-                "the NPU lowering of THISTOGRAM is not given in the reference",
-            )
+        self.require_defined(arch)
         d, s, x = self.dst, self.src, self.idx
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
             self.require_vec(name, ref, arch)
@@ -242,7 +223,6 @@ class THistogram(VectorInstruction):
 @instruction(
     family="sort / other",
     summary="sort blocks of 32 (score, index) pairs descending into 8-byte records",
-    dtypes=dict(_SORT),
 )
 def TSORT32(dst: Tile, src: Tile, idx: Tile, tmp: Tile | None = None) -> None:
     """Per row and 32-column block: records (score, index) sorted by score descending."""
@@ -252,7 +232,6 @@ def TSORT32(dst: Tile, src: Tile, idx: Tile, tmp: Tile | None = None) -> None:
 @instruction(
     family="sort / other",
     summary="merge 2-4 sorted record lists (descending; ties: lower list first)",
-    dtypes={t: (D.float32,) for t in ("cpu", "a2a3", "a5")},
 )
 def TMRGSORT(dst: Tile, src0: Tile, src1: Tile | None = None, src2: Tile | None = None,
              src3: Tile | None = None, *, exhausted: bool = False,
@@ -277,7 +256,6 @@ def TMRGSORT(dst: Tile, src0: Tile, src1: Tile | None = None, src2: Tile | None 
 @instruction(
     family="sort / other",
     summary="per-row inclusive prefix histogram of one byte (radix-sort helper)",
-    dtypes={"cpu": (D.uint16, D.uint32), "a2a3": None, "a5": None},
 )
 def THISTOGRAM(dst: Tile, src: Tile, idx: Tile, *, byte="BYTE_0") -> None:
     """dst[row, k] = number of filtered elements of the row whose byte ``byte`` is <= k."""

@@ -43,16 +43,11 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import GatherBounds
 from .common import VectorInstruction
 
 __all__ = ["TGATHER", "TGATHERB"]
 
-_NUMERIC = tuple(d for d in D.ALL if d.kind != "opaque")
-_B24 = tuple(d for d in _NUMERIC if d.size_bytes in (2, 4))
-_DTYPES = {"cpu": _NUMERIC, "a2a3": _B24, "a5": _NUMERIC}
-_IDX = {"cpu": (D.int32, D.uint32), "a2a3": (D.int32, D.uint32),
-        "a5": (D.int16, D.uint16, D.int32, D.uint32)}  # fmt: skip
-_GATHERB_DTYPES = tuple(d for d in _NUMERIC if d.size_bytes in (1, 2, 4))
 AXES = ("GATHER_ROW", "GATHER_COL")
 
 
@@ -70,7 +65,6 @@ class TGather(VectorInstruction):
     opcode = "TGATHER"
     reads = ("src0", "idx")
     writes = ("dst", "tmp")
-    DTYPES = _DTYPES
 
     def __init__(self, dst: TileRef, src0: TileRef, idx: TileRef, tmp: TileRef | None):
         self.dst, self.src0, self.idx, self.tmp = dst, src0, idx, tmp
@@ -82,7 +76,8 @@ class TGather(VectorInstruction):
             self.require_vec(name, ref, arch)
         self.require_element_dtype("dst", d, arch)
         self.require_same_dtype("dst", d, "src0", s)
-        self.require_dtype("idx", x.dtype, _IDX[arch.target], "index-dtype")
+        rules = arch.spec.layout
+        self.require_dtype("idx", x.dtype, rules.gather_index_dtypes, "index-dtype")
         self.require(
             x.valid_row >= d.valid_row and x.valid_col >= d.valid_col,
             "idx",
@@ -90,9 +85,9 @@ class TGather(VectorInstruction):
             f"a valid region covering dst's {d.valid}",
             x.valid,
         )
-        if arch.target == "a2a3":
+        if rules.gather_offsets_in_tmp:
             if t is None:
-                self.fail("tmp", "tmp-required", "a tmp tile (the a2a3 offset buffer)", None)
+                self.fail("tmp", "tmp-required", "a tmp tile (the offset buffer)", None)
             self.require_loc("tmp", t)
             self.require(t.dtype is x.dtype, "tmp", "tmp-dtype", x.dtype.name, t.dtype.name)
             self.require(
@@ -108,7 +103,7 @@ class TGather(VectorInstruction):
         x, C = self.idx, self.dst.valid_col
         k = ctx.tile_storage(x)[row * x.cols + np.arange(C)]
         sz = self.dst.dtype.size_bytes
-        if ctx.target == "a2a3":  # vmuls in int32, read back as an unsigned offset
+        if ctx.spec.layout.gather_offsets_in_tmp:  # vmuls in int32, read as an unsigned offset
             return (k.astype(np.int64) * sz).astype(np.int32).view(np.uint32).astype(np.int64)
         return k.view(f"u{x.dtype.size_bytes}").astype(np.int64) * sz
 
@@ -118,7 +113,8 @@ class TGather(VectorInstruction):
         if R == 0 or C == 0:
             return
         i, j = d.geom.grid(R, C)
-        if ctx.target == "cpu":
+        rules = ctx.spec.layout
+        if rules.gather_bounds is GatherBounds.CHECKED:
             k = ctx.tile_storage(x)[x.offsets(i, j)].astype(np.int64)
             ok = (k >= 0) & (k < s.numel)
             kk = np.where(ok, k, 0)
@@ -127,7 +123,7 @@ class TGather(VectorInstruction):
             return
         offs = np.stack([self.byte_offsets(ctx, r) for r in range(R)])
         vals = _ub_elements(ctx, s.address, offs, d.dtype)
-        if ctx.target == "a2a3" and d.dtype.size_bytes == 2:  # the b16 offsets land in tmp
+        if rules.gather_offsets_in_tmp and d.dtype.size_bytes == 2:  # b16 offsets land in tmp
             tmp = ctx.ub.typed(self.tmp.address, D.int32, ((R - 1) * d.cols + C))
             tmp[i * d.cols + j] = offs.astype(np.uint32).view(np.int32)
         ctx.tile_storage(d)[i * d.cols + j] = vals
@@ -137,7 +133,6 @@ class TGatherMask(VectorInstruction):
     opcode = "TGATHER"
     reads = ("src",)
     writes = ("dst",)
-    DTYPES = _DTYPES
 
     def __init__(self, dst: TileRef, src: TileRef, mask: MaskPattern, axis: str):
         self.dst, self.src, self.mask, self.axis = dst, src, mask, axis
@@ -208,7 +203,6 @@ class TGatherB(VectorInstruction):
     opcode = "TGATHERB"
     reads = ("src", "offset")
     writes = ("dst",)
-    DTYPES = {"cpu": _GATHERB_DTYPES, "a2a3": _GATHERB_DTYPES, "a5": _GATHERB_DTYPES}
 
     def __init__(self, dst: TileRef, src: TileRef, offset: TileRef):
         self.dst, self.src, self.offset = dst, src, offset
@@ -250,7 +244,7 @@ class TGatherB(VectorInstruction):
         dst_bytes = ctx.ub.typed(d.address, D.uint8, d.size_bytes)
         starts = (r * d.cols * d.dtype.size_bytes + c * 32).reshape(-1)
         offs = offs.reshape(-1)
-        if ctx.target == "cpu":
+        if ctx.spec.layout.gather_bounds is GatherBounds.CHECKED:
             keep = offs + 32 <= s.size_bytes
             offs, starts = offs[keep], starts[keep]
         if offs.size == 0:
@@ -271,7 +265,6 @@ def _axis(value) -> str:
 @instruction(
     family="gather / scatter",
     summary="UB gather by a flat index tile, or compaction by a mask pattern",
-    dtypes=dict(_DTYPES),
 )
 def TGATHER(dst: Tile, src0: Tile, idx: Tile | None = None, tmp: Tile | None = None, *,
             mask=None, axis=None) -> None:  # fmt: skip
@@ -301,7 +294,6 @@ def TGATHER(dst: Tile, src0: Tile, idx: Tile | None = None, tmp: Tile | None = N
 @instruction(
     family="gather / scatter",
     summary="gather 32-byte blocks of src at per-block byte offsets",
-    dtypes={t: _GATHERB_DTYPES for t in ("cpu", "a2a3", "a5")},
 )
 def TGATHERB(dst: Tile, src: Tile, offset: Tile) -> None:
     """Block gather: dst row r, block c <- 32 bytes of src at byte ``offset[r, c]``."""

@@ -54,58 +54,13 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
+from ..spec import Bitwise, FloatAbs, Numerics, Rsqrt
 from .common import VectorInstruction, read_valid, round_to
 
 __all__ = ["TABS", "TEXP", "TLOG", "TNEG", "TNOT", "TRECIP", "TRELU", "TRSQRT", "TSQRT"]
 
 ALGORITHMS = ("DEFAULT", "HIGH_PRECISION")
-
-F16_F32 = (D.half, D.float32)
-FLOATS = (D.half, D.bfloat16, D.float32)
-INTEGRAL8_32 = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32)
-ALL_INTEGRAL = INTEGRAL8_32 + (D.int64, D.uint64)
-
-# Element types per op and target family (vector_isa.md 3.8; the CPU simulator has no list for
-# most of them: ptosim takes the types its C++ expression is written for).
-DTYPES: dict[str, dict[str, tuple[D.DType, ...]]] = {
-    "EXP": {"cpu": FLOATS, "a2a3": F16_F32, "a5": F16_F32},
-    "LOG": {"cpu": FLOATS, "a2a3": F16_F32, "a5": F16_F32},
-    "SQRT": {"cpu": FLOATS, "a2a3": F16_F32, "a5": F16_F32},
-    "RSQRT": {"cpu": F16_F32, "a2a3": F16_F32, "a5": F16_F32},
-    "ABS": {
-        "cpu": (D.int8, D.int16, D.int32, D.half, D.bfloat16, D.float32),
-        "a2a3": F16_F32,
-        "a5": (D.int8, D.int16, D.int32, D.half, D.float32),
-    },
-    "NEG": {
-        "cpu": (D.int8, D.int16, D.uint16, D.int32, D.uint32) + FLOATS,
-        "a2a3": (D.int16, D.int32) + F16_F32,
-        "a5": (D.int16, D.uint16, D.int32, D.uint32) + FLOATS,
-    },
-    "RELU": {
-        "cpu": (D.int8, D.int16, D.int32) + FLOATS,
-        "a2a3": (D.int32,) + F16_F32,
-        "a5": (D.int32,) + F16_F32,
-    },
-    "NOT": {"cpu": ALL_INTEGRAL, "a2a3": INTEGRAL8_32, "a5": INTEGRAL8_32},
-    "RECIP": {
-        "cpu": (D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64) + FLOATS,
-        "a2a3": (D.int16, D.int32) + F16_F32,
-        "a5": (D.int16, D.uint16, D.int32, D.uint32, D.int64, D.uint64) + F16_F32,
-    },
-}
-
-# The a2a3 intrinsic of the one-call-per-chunk ops (skeleton C; TNEG is TMULS, skeleton B).
-A2A3_INTRINSIC = {
-    "EXP": "vexp",
-    "LOG": "vln",
-    "SQRT": "vsqrt",
-    "RSQRT": "vrsqrt",
-    "ABS": "vabs",
-    "RELU": "vrelu",
-    "NOT": "vnot",
-    "NEG": "vmuls",
-}
+OPS = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "RELU", "NOT")
 
 
 # -- shared helpers (also used by mathops.py) ---------------------------------------------
@@ -164,11 +119,10 @@ def check_algorithm(name: str, algorithm) -> str:
     return algorithm.upper()
 
 
-def unary_value(op: str, target: str, x: np.ndarray, dt: D.DType) -> np.ndarray:
-    """``OP(x)`` elementwise in T as ``target`` computes it (module docstring)."""
-    cpu = target == "cpu"
+def unary_value(op: str, num: Numerics, x: np.ndarray, dt: D.DType) -> np.ndarray:
+    """``OP(x)`` elementwise in T under the target's numerics (module docstring)."""
     if op == "EXP":
-        if cpu and dt is D.half:  # expf: float32 exp, then the cast to half
+        if num.exp_half_in_float32 and dt is D.half:  # expf: float32 exp, then the cast
             with np.errstate(all="ignore"):
                 return np.exp(x.astype(np.float32)).astype(np.float16)
         return in_double(np.exp, x, dt)
@@ -179,7 +133,7 @@ def unary_value(op: str, target: str, x: np.ndarray, dt: D.DType) -> np.ndarray:
     if op == "RSQRT":  # cpu 1.0/sqrt(double); the NPU vrsqrt modelled correctly rounded
         return in_double(lambda v: 1.0 / np.sqrt(v), x, dt)
     if op == "ABS":
-        if dt.is_float and not cpu:  # IEEE abs: clear the sign bit
+        if dt.is_float and num.float_abs is FloatAbs.CLEAR_SIGN_BIT:  # IEEE abs
             u = np.dtype(f"u{dt.size_bytes}")
             mask = u.type(~(1 << (8 * dt.size_bytes - 1)) & ((1 << 8 * dt.size_bytes) - 1))
             return (x.astype(dt.np).view(u) & mask).view(dt.np)
@@ -191,7 +145,8 @@ def unary_value(op: str, target: str, x: np.ndarray, dt: D.DType) -> np.ndarray:
             return (x.astype(dt.np).view(u) ^ u.type(1 << (8 * dt.size_bytes - 1))).view(dt.np)
         return round_to(-x.astype(np.int64), dt) if dt.size_bytes < 8 else np.negative(x)
     if op == "RELU":
-        return maxmin(target, "MAX", x.astype(dt.np), np.zeros_like(x, dtype=dt.np)).astype(dt.np)
+        zero = np.zeros_like(x, dtype=dt.np)
+        return maxmin(num.maxmin, "MAX", x.astype(dt.np), zero).astype(dt.np)
     if op == "NOT":
         return np.invert(x.astype(dt.np))
     raise ValueError(op)
@@ -233,16 +188,16 @@ class TUnary(ElementwiseInstruction):
     def __init__(
         self, op: str, dst: TileRef, src: TileRef, tmp: TileRef | None = None, algorithm="DEFAULT"
     ):
-        if op not in DTYPES or op == "RECIP":
+        if op not in OPS:
             raise ValueError(f"unknown unary op {op!r}")
         self.op = op
         self.opcode = f"T{op}"
-        self.DTYPES = DTYPES[op]
         self.dst, self.src, self.tmp = dst, src, tmp
         self.algorithm = algorithm
 
     def a2a3_chain(self) -> bool:
-        """The a2a3 3-operand TRSQRT: always its high-precision vsqrt + vdiv path."""
+        """The 3-operand TRSQRT of ``Rsqrt.SQRT_THEN_DIV_WITH_TMP`` (a2a3): always its
+        high-precision vsqrt + vdiv path."""
         return self.op == "RSQRT" and self.tmp is not None
 
     def validate(self, arch: Arch) -> None:
@@ -255,20 +210,22 @@ class TUnary(ElementwiseInstruction):
         R, C = d.valid
         if R == 0 or C == 0:
             return
-        t = ctx.target
-        if t == "a2a3" and self.op == "NOT" and dt.size_bytes == 1:
-            self._not_bytes_a2a3(ctx, R, C)
+        num = ctx.spec.numerics
+        b16 = ctx.spec.elementwise.bitwise is Bitwise.B16_LANES
+        if b16 and self.op == "NOT" and dt.size_bytes == 1:
+            self._not_b16_lanes(ctx, R, C)
             return
-        if self.op == "RSQRT" and (t == "a5" or (t == "a2a3" and self.tmp is not None)):
-            if t == "a2a3":  # vector_dup(tmp, 1.0) over one 32-byte block
+        with_tmp = num.rsqrt is Rsqrt.SQRT_THEN_DIV_WITH_TMP and self.tmp is not None
+        if self.op == "RSQRT" and (num.rsqrt is Rsqrt.SQRT_THEN_DIV or with_tmp):
+            if with_tmp:  # vector_dup(tmp, 1.0) over one 32-byte block
                 ctx.memory_of(self.tmp).typed(self.tmp.address, dt, dt.c0)[:] = dt.np.type(1)
             x = read_valid(ctx, s)
             ctx.tile_write(d, in_double(np.sqrt, x, dt))  # vsqrt(dst, src)
             ctx.tile_write(d, in_double(lambda v: 1.0 / v, read_valid(ctx, d), dt))  # vdiv
             return
-        ctx.tile_write(d, unary_value(self.op, t, read_valid(ctx, s), dt))
+        ctx.tile_write(d, unary_value(self.op, num, read_valid(ctx, s), dt))
 
-    def _not_bytes_a2a3(self, ctx: ExecContext, R: int, C: int) -> None:
+    def _not_b16_lanes(self, ctx: ExecContext, R: int, C: int) -> None:
         """vnot on 16-bit lanes: ceil(C/2) lanes = 2*ceil(C/2) bytes per row."""
         d, s = self.dst, self.src
         w = min(2 * -(-C // 2), d.cols, s.cols)
@@ -284,7 +241,6 @@ class TRecip(ElementwiseInstruction):
     opcode = "TRECIP"
     reads = ("src",)
     writes = ("dst",)
-    DTYPES = DTYPES["RECIP"]
 
     def __init__(self, dst: TileRef, src: TileRef, algorithm="DEFAULT"):
         self.dst, self.src = dst, src
@@ -294,7 +250,8 @@ class TRecip(ElementwiseInstruction):
         self.validate_elementwise(arch)
 
     def in_place_a2a3(self) -> bool:
-        """The a2a3 float lowering whose dup clobbers an overlapping src."""
+        """The float lowering of ``ElementwiseRules.division_via_dup`` (a2a3) whose dup
+        clobbers an overlapping src."""
         return self.dst.dtype.is_float and overlaps(self.dst, self.src)
 
     def execute(self, ctx: ExecContext) -> None:
@@ -308,12 +265,13 @@ class TRecip(ElementwiseInstruction):
                 raise zero_divisor_error(self, "src", x)
             ctx.tile_write(d, trunc_divmod(np.ones_like(x), x, dt)[0])
             return
-        if ctx.target == "a2a3":
+        if ctx.spec.elementwise.division_via_dup:
             if self.in_place_a2a3():
                 ctx.finding(
                     TILE_OVERLAP,
                     "tile-overlap",
-                    f"TRECIP dst {d.name} overlaps src {s.name}: the a2a3 lowering broadcasts 1 "
+                    f"TRECIP dst {d.name} overlaps src {s.name}: the {ctx.target} lowering "
+                    "broadcasts 1 "
                     "into dst (vector_dup) before vdiv(dst, dst, src) reads src, so the "
                     "overlapping src elements read as 1 (the library forbids in-place TRECIP); "
                     "use a separate dst tile",
@@ -336,8 +294,6 @@ def _emit_unary(op: str, dst, src, tmp=None, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = exp(src)",
-    dtypes=DTYPES["EXP"],
-    notes={"a2a3": "vexp", "a5": "vexp"},
 )
 def TEXP(dst, src, *, algorithm="DEFAULT") -> None:
     """``dst = e^src`` (cpu: exp in double, half via expf; NPU: correctly rounded)."""
@@ -347,8 +303,6 @@ def TEXP(dst, src, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = ln(src)",
-    dtypes=DTYPES["LOG"],
-    notes={"a2a3": "vln", "a5": "vln"},
 )
 def TLOG(dst, src, *, algorithm="DEFAULT") -> None:
     """``dst = ln(src)`` (log of a negative number is NaN, of zero -inf)."""
@@ -358,8 +312,6 @@ def TLOG(dst, src, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = sqrt(src)",
-    dtypes=DTYPES["SQRT"],
-    notes={"a2a3": "vsqrt", "a5": "vsqrt"},
 )
 def TSQRT(dst, src, *, algorithm="DEFAULT") -> None:
     """``dst = sqrt(src)`` (a negative number gives NaN)."""
@@ -369,8 +321,6 @@ def TSQRT(dst, src, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = 1 / sqrt(src)",
-    dtypes=DTYPES["RSQRT"],
-    notes={"a2a3": "vrsqrt; with tmp vsqrt + vdiv", "a5": "vsqrt + vdiv"},
 )
 def TRSQRT(dst, src, tmp=None, *, algorithm="DEFAULT") -> None:
     """``dst = 1/sqrt(src)``; the 3-operand form (a tmp tile of dst's dtype) is the a2a3
@@ -381,8 +331,6 @@ def TRSQRT(dst, src, tmp=None, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = 1 / src (TDIVS(dst, 1, src))",
-    dtypes=DTYPES["RECIP"],
-    notes={"a2a3": "vector_dup + vdiv; ints on PIPE_S", "a5": "vdiv"},
 )
 def TRECIP(dst, src, *, algorithm="DEFAULT") -> None:
     """``dst = 1/src``; integers truncate toward zero.
@@ -397,8 +345,6 @@ def TRECIP(dst, src, *, algorithm="DEFAULT") -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = |src|",
-    dtypes=DTYPES["ABS"],
-    notes={"a2a3": "vabs", "a5": "vabs"},
 )
 def TABS(dst, src) -> None:
     """``dst = |src|`` (cpu keeps the sign of -0 and NaN; NPU clears it; INT_MIN wraps)."""
@@ -408,8 +354,6 @@ def TABS(dst, src) -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = -src",
-    dtypes=DTYPES["NEG"],
-    notes={"a2a3": "vmuls by -1", "a5": "vmuls by -1"},
 )
 def TNEG(dst, src) -> None:
     """``dst = -src`` (integers wrap)."""
@@ -419,8 +363,6 @@ def TNEG(dst, src) -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = max(src, 0)",
-    dtypes=DTYPES["RELU"],
-    notes={"a2a3": "vrelu", "a5": "vrelu"},
 )
 def TRELU(dst, src) -> None:
     """``dst = max(src, 0)`` (cpu std::max keeps NaN and -0; NPU IEEE maximum)."""
@@ -430,8 +372,6 @@ def TRELU(dst, src) -> None:
 @instruction(
     family="elementwise unary",
     summary="dst = ~src",
-    dtypes=DTYPES["NOT"],
-    notes={"a2a3": "vnot on 16-bit lanes", "a5": "vnot"},
 )
 def TNOT(dst, src) -> None:
     """``dst = ~src`` (integral types)."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ... import dtypes as D
 from ...argcheck import as_int
 from ...enums import BLayout, Pipe
 from ...errors import KernelError
@@ -38,7 +37,7 @@ from ...program import emit
 from ...tensors import AliasPlacement, Tile, TileRef
 from ..base import Arch
 from ..data import _tile
-from ..registry import TARGETS, instruction
+from ..registry import instruction
 from .common import VectorInstruction
 
 __all__ = ["TRESHAPE", "TSUBVIEW", "TReshape", "TSubView"]
@@ -50,7 +49,6 @@ class _View(VectorInstruction):
     """A view instruction: dst aliases src's bytes; nothing is read or written."""
 
     nominal_pipe = Pipe.PIPE_S
-    DTYPES = {t: D.ALL for t in TARGETS}
 
     def tile_operands(self) -> dict[str, TileRef]:
         return {"src": self.src, "dst": self.dst}
@@ -91,7 +89,7 @@ class TReshape(_View):
             f"{'a boxed' if s.geom.is_boxed else 'an unboxed'} layout like src",
             d.geom.layout_name,
         )
-        if arch.target == "cpu":
+        if arch.spec.layout.reshape_same_kind:
             same_kind = d.dtype is s.dtype or (d.dtype.is_float and s.dtype.is_float)
             same_kind = same_kind or (d.dtype.is_int and s.dtype.is_int)
             self.require(
@@ -168,7 +166,6 @@ def _view_ref(dst: Tile, src_ref: TileRef, offset_bytes: int, what: str) -> Tile
 @instruction(
     family="layout / fill",
     summary="view src's bytes as another tile type (alias, no data movement)",
-    dtypes={t: D.ALL for t in TARGETS},
 )
 def TRESHAPE(dst: Tile, src: Tile) -> None:
     """Make ``dst`` an alias of ``src``'s storage (same byte size)."""
@@ -183,7 +180,6 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:
 @instruction(
     family="layout / fill",
     summary="a window of src starting at (row_idx, col_idx) (alias, no data movement)",
-    dtypes={t: D.ALL for t in TARGETS},
 )
 def TSUBVIEW(dst: Tile, src: Tile, row_idx: int, col_idx: int) -> None:
     """Make ``dst`` an alias of ``src``'s storage from element (row_idx, col_idx)."""

@@ -1,0 +1,484 @@
+"""What a target family does where the references differ: the type of its behaviour spec.
+
+Each target package (``targets/cpu``, ``targets/a2a3``, ``targets/a5``) exports one
+``TargetSpec`` (``SPEC``); the Device puts it on the ``Arch`` it builds, and the instruction
+definitions of ``ptosim.isa`` read it there (``arch.spec``, ``ctx.spec``) instead of testing the
+target's name. A new target is a new package with its own spec (and a device config): it picks a
+value for every field below, each value a named behaviour, so the instruction code never learns
+which target it runs for.
+
+The spec holds:
+- ``dtypes``: per registered instruction, the element types the target accepts, or None where it
+  does not define the instruction (the ``-`` of the generated tables);
+- ``refusals``: forms the target declines with UnsupportedError, and why;
+- ``notes``: the short per-instruction notes of the generated tables (lowering, intrinsics);
+- one group of rules per instruction family (``Numerics``, ``DmaRules``, ...). A field names a
+  behaviour, and its value says which one the target has; the instruction modules document what
+  each behaviour computes.
+
+This module is at the bottom of the stack: it imports only dtypes and enums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from enum import Enum
+
+from ..dtypes import DType
+from ..enums import ScatterAtomicOp, ScatterConflict
+
+DTypes = tuple[DType, ...]
+
+
+# -- values of the rules (named after the behaviour) ----------------------------------------------
+class MaxMin(Enum):
+    """How max/min treat NaN and signed zeros (ptosim.isa.maxmin)."""
+
+    FIRST_OPERAND = "first-operand"  # std::max/std::min: a unless (a < b) / (b < a)
+    IEEE_754_2019 = "ieee-754-2019"  # maximum/minimum: NaN propagates, -0 < +0
+
+
+class FloatAbs(Enum):
+    """TABS on floats."""
+
+    NEGATE_NEGATIVES = "negate-negatives"  # x < 0 ? -x : x (keeps -0 and a NaN's sign)
+    CLEAR_SIGN_BIT = "clear-sign-bit"  # IEEE abs
+
+
+class Rsqrt(Enum):
+    """TRSQRT: one evaluation or the two-step chain."""
+
+    IN_DOUBLE = "in-double"  # 1.0 / sqrt(double(x)), then the cast to T
+    SQRT_THEN_DIV = "sqrt-then-div"  # vsqrt then vdiv(1, .), each rounded to T
+    # IN_DOUBLE; with a tmp tile vector_dup(tmp, 1) over one block, then SQRT_THEN_DIV
+    SQRT_THEN_DIV_WITH_TMP = "sqrt-then-div-with-tmp"
+
+
+class IndexConversion(Enum):
+    """How MGATHER/MSCATTER convert an index value (indexing.index_values)."""
+
+    SIZE_T = "size_t"  # the CPU simulator's size_t: a negative int32 is 2^64 + v
+    UINT32 = "uint32"  # read as uint32: a negative int32 is 2^32 + v
+
+
+class DmaTransfer(Enum):
+    """How TLOAD/TSTORE move data (data.py)."""
+
+    EXACT_ELEMENTS = "exact-elements"  # every valid (r, c) through both layouts; any strides and
+    # layout pairs; TLOAD pads the whole tile first
+    BURSTS = "bursts"  # DMA bursts of contiguous GM elements (dma_bursts); layouts must pair
+
+
+class GmBurstPitch(Enum):
+    """GM elements from one DMA burst to the next."""
+
+    STRIDE = "stride"  # start-to-start: the GlobalTensor stride
+    BURST_PLUS_GAP = "burst-plus-gap"  # lenBurst + gmGap, gmGap = stride - shape (unsigned)
+
+
+class UbBurstPitch(Enum):
+    """Tile elements from one DMA burst to the next."""
+
+    TILE_DIM = "tile-dim"  # Cols (ND) / Rows (DN)
+    BLOCKS_PLUS_GAP = "blocks-plus-gap"  # whole 32-byte blocks moved, then ubGap blocks
+
+
+class TMovCopy(Enum):
+    """TMOV between Vec tiles."""
+
+    VALID_ELEMENTS = "valid-elements"  # the valid region through both layouts (same layouts)
+    UB_BLOCKS = "ub-blocks"  # copy_ubuf_to_ubuf in 32-byte blocks, any layout pair, same shape
+
+
+class IndexedKernel(Enum):
+    """The kernel behind MGATHER/MSCATTER (selects their layout and index-shape rules)."""
+
+    REFERENCE_LOOP = "reference-loop"  # the CPU simulator's loops
+    DMA = "dma"  # one DMA per row / element driven by the scalar unit
+    SIMT = "simt"  # a SIMT launch (the static Elem (1, 1) case: a scalar fallback)
+
+
+class RowCapacity(Enum):
+    """Table rows a Row-mode index may address."""
+
+    ROWS_DIM = "rows-dim"  # shape[3]
+    OUTER_DIMS = "outer-dims"  # shape0*shape1*shape2*shape3
+
+
+class RowPitch(Enum):
+    """GM elements between table rows in Row mode."""
+
+    STRIDE = "stride"  # stride[3]
+    VALID_COLS = "valid-cols"  # the valid column count
+
+
+class RowColumns(Enum):
+    """GM step between the columns of one table row in Row mode."""
+
+    STRIDE = "stride"  # stride[4]
+    CONTIGUOUS = "contiguous"  # 1 (a DMA burst / SIMT row reads contiguous elements)
+
+
+class ScatterOrder(Enum):
+    """Which TSCATTER write survives at a duplicated index."""
+
+    SEQUENTIAL = "sequential"  # the last in row-major order
+    VSCATTER_LANES = "vscatter-lanes"  # later vscatters win; inside one, the lowest lane
+
+
+class Addressing(Enum):
+    """How an instruction addresses its tile operands."""
+
+    TILE_LAYOUT = "tile-layout"  # logical (r, c) through each tile's layout
+    ROW_STRIDE = "row-stride"  # i*Cols + j, as the vector unit does
+
+
+class FullOperandTie(Enum):
+    """TROWEXPAND<OP>: which source is the full one when both have dst's valid shape."""
+
+    SRC0 = "src0"
+    LARGER_ROW_STRIDE = "larger-row-stride"  # src0 iff src0.RowStride >= src1.RowStride
+
+
+class RowBroadcast(Enum):
+    """TROWEXPAND<OP>: how the expanded operand reaches the vector unit."""
+
+    REFERENCE_FORMULA = "reference-formula"  # op(src0(r, c % vc0), src1(r, c % vc1)), layouts
+    VBRCB_BUFFER = "vbrcb-buffer"  # mode 1 through a broadcast buffer (tmp or hidden scratch)
+    VECTOR_LOADS = "vector-loads"  # mode 1 by broadcast loads (the flattened 1-D path reads
+    # E[i*Cols])
+
+
+class Bitwise(Enum):
+    """TAND/TOR/TXOR(S), TNOT lowering."""
+
+    DIRECT = "direct"  # on T, tmp ignored
+    B16_LANES = "b16-lanes"  # 16-bit lanes (an odd 1-byte width writes one padding byte per
+    # row), TXOR(S) in four steps through tmp, operands asserted distinct
+
+
+class RowReduceOrder(Enum):
+    """TROW<OP> accumulation order (reduce_order)."""
+
+    SEQUENTIAL = "sequential"  # left to right; SUM of half/bfloat16 in float32
+    REPEAT_TREE = "repeat-tree"  # chunk tree + vcadd lane tree in T; ints per 32-byte block
+    CHUNK_LANE_TREE = "chunk-lane-tree"  # a lane tree per 256-byte chunk, chunks in order
+
+
+class ColReduceOrder(Enum):
+    """TCOL<OP> accumulation order."""
+
+    SEQUENTIAL_IN_DST = "sequential-in-dst"  # rows in order in dst's type; is_binary ignored
+    SEQUENTIAL = "sequential"  # rows in order in T; is_binary: the level-wise tree
+    PAIRWISE = "pairwise"  # row 0, then pairs (2j+1, 2j+2); is_binary: the level-wise tree
+
+
+class ConvertRounding(Enum):
+    """How TCVT applies a RoundMode."""
+
+    HOST_CAST = "host-cast"  # float -> int in double, then the C cast; the rest plain C casts
+    INTRINSIC_TABLE = "intrinsic-table"  # one vconv_* per pair; a missing mode -> its default
+    VCVT_MODE = "vcvt-mode"  # vcvt with the mode; CAST_NONE truncates float -> int
+
+
+class Saturation(Enum):
+    """TCVT's SaturationMode default and which pairs honour an explicit one."""
+
+    EXPLICIT_ONLY = "explicit-only"  # off unless sat="ON"
+    NARROWING_PAIRS = "narrowing-pairs"  # narrowing pairs: OFF by default, honour sat; others ON
+    PAIR_DEFAULT = "pair-default"  # narrowing pairs OFF, others ON by default; sat honoured
+
+
+class MaskWriter(Enum):
+    """How TCMP/TCMPS write a mask row."""
+
+    REFERENCE_WORDS = "reference-words"  # whole dst zeroed, bits past C are 0
+    COMPARE_REPEATS = "compare-repeats"  # whole 256-byte repeats: garbage bits past C; NE is
+    # EQ then a vnot over the mask rows
+    PREDICATE_STORES = "predicate-stores"  # 16/32-byte predicate stores, bits past C are 0
+
+
+class SelectBits(Enum):
+    """Where TSEL finds the bit of dst element (i, j)."""
+
+    ROW_ALIGNED = "row-aligned"  # mask row i (pitch: mask Cols)
+    CONTINUOUS_STREAM = "continuous-stream"  # one bit stream over the valid elements
+
+
+class Window(Enum):
+    """Bounds of a TEXTRACT/TINSERT window."""
+
+    VALID_REGION = "valid-region"  # inside the other tile's valid region, any layouts
+    STORAGE = "storage"  # inside the other tile's Rows x Cols; ND -> ND or NZ -> NZ
+
+
+class GatherBounds(Enum):
+    """TGATHER/TGATHERB out-of-range indices."""
+
+    CHECKED = "checked"  # an index outside src reads 0 (TGATHERB skips the block)
+    RAW_UB = "raw-ub"  # the UB bytes at that offset (past UB: OutOfBoundsError)
+
+
+class FillPad(Enum):
+    """TFILLPAD lowering."""
+
+    WHOLE_TILE = "whole-tile"  # dst = src's valid region, the rest pad
+    ROW_BLOCKS = "row-blocks"  # whole src rows, the partial block (pads differ), blocks right
+    # of it, rows below
+
+
+# -- the rule groups ----------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Refusal:
+    """A form the target declines with UnsupportedError (rule ``target``)."""
+
+    reason: str
+    # the element types refused; empty: the whole instruction
+    dtypes: DTypes = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Numerics:
+    """Arithmetic rules shared by several families."""
+
+    maxmin: MaxMin  # every MAX/MIN (element-wise, reductions, TRELU, atomics)
+    float_abs: FloatAbs
+    exp_half_in_float32: bool  # TEXP half: expf in float32, then the cast to half
+    rsqrt: Rsqrt
+
+
+@dataclass(frozen=True, eq=False)
+class VectorRules:
+    """Operand rules shared by the vector families."""
+
+    row_major_operands: bool  # element-wise/reduce operands must be RowMajor ND
+    # instructions that assert RowMajor operands even without row_major_operands
+    row_major_instructions: frozenset[str]
+    # copy_ubuf_to_ubuf moves whole 32-byte blocks: a row copy writes dst padding up to the
+    # block boundary (TCOLEXPAND, TCOL<OP>, TPART<OP>)
+    block_copies_write_padding: bool
+
+
+@dataclass(frozen=True, eq=False)
+class DmaRules:
+    """TLOAD / TSTORE / TMOV."""
+
+    transfer: DmaTransfer
+    gm_burst_pitch: GmBurstPitch  # (BURSTS)
+    ub_burst_pitch: UbBurstPitch  # (BURSTS)
+    burst_count_must_match: bool  # ND/DN valid burst-count dim == the view's
+    burst_length_must_match: bool  # ND/DN valid burst-length dim == the view's
+    burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
+    atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
+    tmov: TMovCopy
+
+
+@dataclass(frozen=True, eq=False)
+class IndexedRules:
+    """MGATHER / MSCATTER."""
+
+    kernel: IndexedKernel
+    index_conversion: IndexConversion
+    row_capacity: RowCapacity
+    row_pitch: RowPitch
+    row_columns: RowColumns
+    # GM -> L1 MGATHER through the nd2nz DMA: capacity shape0..3, zero-fill for
+    # GatherOOB::Zero, Elem staged through the GM scratch; False: UB semantics into L1
+    l1_staged: bool
+    scatter_conflict_default: ScatterConflict | None  # None: no ScatterConflict parameter
+    # element types per atomic op (None: the op does not exist)
+    scatter_atomic_dtypes: Mapping[ScatterAtomicOp, DTypes | None]
+    conflict_last_with_atomic: bool  # Conflict::Last may be combined with an atomic op
+
+
+@dataclass(frozen=True, eq=False)
+class TScatterRules:
+    """TSCATTER (index and mask forms)."""
+
+    addressing: Addressing
+    zero_fills_dst: bool  # the whole dst tile is zeroed first
+    index_dtypes: DTypes
+    index_size_pairs: tuple[tuple[int, int], ...] | None  # (sizeof T, sizeof TIdx); None: any
+    duplicate_order: ScatterOrder
+    b64_max_index_cols: int | None  # 8-byte T: ValidCol limit of the index
+    mask_dtypes: DTypes
+    # SCATTER_ROW reads src through a cursor wrapping at src Cols (reads padding when
+    # src.valid_col < Cols)
+    mask_row_cursor: bool
+
+
+@dataclass(frozen=True, eq=False)
+class BroadcastRules:
+    """TROWEXPAND<OP> and TCOLEXPAND<OP>."""
+
+    row_broadcast: RowBroadcast
+    full_operand_tie: FullOperandTie
+    # the UB bytes 3-operand VBRCB_BUFFER mode 1 uses when no tmp is given: (offset, size)
+    hidden_scratch: tuple[int, int] | None
+    col_row_vector_in_src1: bool  # TCOLEXPAND<OP> reads the row vector from src1 only
+
+
+@dataclass(frozen=True, eq=False)
+class ElementwiseRules:
+    """Element-wise tile-tile, tile-scalar, unary and math families."""
+
+    bitwise: Bitwise
+    tsubs_negates_through_float: bool  # TSUBS adds T(-(float)s)
+    # float s/src, src/s and TRECIP: vector_dup then vdiv (src/s in place: reciprocal vmuls);
+    # integer TDIVS on the scalar unit
+    division_via_dup: bool
+    axpy_pairs: tuple[tuple[DType, DType], ...]  # TAXPY (dst, src) dtypes besides f32 += f16
+    math_vector_sequence: bool  # TFMOD/TREM/TPOW/TPRELU as the NPU vector sequences
+    math_tmp_checked: bool  # their tmp must hold the lowering's intermediates
+    # TPART<OP>: one source has dst's valid shape, the other's valid region fits inside it
+    partial_one_source_full: bool
+    partial_copy_then_op: bool  # TPART<OP>: copy the full source, then op the small one
+
+
+@dataclass(frozen=True, eq=False)
+class ReduceRules:
+    """Row and column reductions: dtype pairs, orders and tmp."""
+
+    row_pairs: Mapping[str, Mapping[DType, DTypes] | None]  # op -> src -> dst dtypes
+    col_pairs: Mapping[str, Mapping[DType, DTypes] | None]
+    row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
+    col_arg_index: Mapping[DType, DTypes] | None
+    row_order: RowReduceOrder
+    col_order: ColReduceOrder
+    tmp_required: bool  # tmp must hold what the lowering puts there
+
+
+@dataclass(frozen=True, eq=False)
+class ConvertRules:
+    """TCVT (and the TCVT steps of TQUANT)."""
+
+    rounding: ConvertRounding
+    # (src, dst) -> (intrinsic family, mode suffixes it has, default suffix) for
+    # INTRINSIC_TABLE; the pairs the target converts (None: every pair of its dtypes)
+    pairs: Mapping[tuple[DType, DType], tuple[str, str, str]] | frozenset | None
+    saturation: Saturation
+    narrowing_sat_off: frozenset  # pairs whose default saturation is OFF
+    tmp_two_step_pairs: frozenset  # sat OFF with a tmp tile: through int32
+    saturate_narrowing_floats: bool  # sat ON clamps a narrowing float -> float to +-max
+    ctrl_register: bool  # need_set_ctrl=False leaves the reset CTRL (saturate)
+    iterates_src_valid: bool  # the iteration domain is src's valid shape (else dst's)
+    distinct_when_resizing: bool  # dst and src must not overlap when element sizes differ
+
+
+@dataclass(frozen=True, eq=False)
+class CompareRules:
+    """TCMP / TCMPS / TSEL / TSELS."""
+
+    mask_writer: MaskWriter
+    mask_dtypes: DTypes  # TCMP dst
+    tcmps_mask_dtypes: DTypes
+    u8_mask_src_dtypes: DTypes | None  # TCMP src dtypes allowed with a uint8 mask
+    int32_eq_only: bool  # int32 compares EQ whatever the mode (NE = EQ then not)
+    tcmps_b16_as_half: bool  # TCMPS compares int16/uint16 as half bit patterns
+    tcmps_tile_reads_first: bool  # TCMPS(dst, src0, tile) compares with tile[0]
+    tcmps_tolerance: float | None  # EQ/NE of TCMPS with this tolerance in double
+    select_bits: SelectBits  # for TSEL (TSELS is row-aligned everywhere)
+    select_same_tile_type: bool  # TSEL's operands share dst's Rows x Cols
+    select_tmp_required: bool
+    select_scalar_in_tmp: bool  # TSELS stores the scalar into tmp[0]
+
+
+@dataclass(frozen=True, eq=False)
+class LayoutRules:
+    """Layout, fill, view, gather, quantise and index-sequence families."""
+
+    fillpad: FillPad
+    transpose_tmp: bool  # TTRANS goes through the tmp buffer (when its strides allow)
+    window: Window
+    extract_b16_copy: bool  # TEXTRACT ND: 32-byte index_col, NZ index rules, odd tail lost
+    reshape_same_kind: bool  # TRESHAPE keeps the kind (float / integral) of the dtype
+    gather_index_dtypes: DTypes  # TGATHER index form
+    gather_bounds: GatherBounds
+    gather_offsets_in_tmp: bool  # TGATHER: int32 byte offsets (wrapping) through tmp
+    quant_via_tcvt: bool  # TQUANT: tmp required, src clobbered, three TCVT steps
+    dequant_row_params: bool  # TDEQUANT reads offset/scale [i, 0]
+    # TCI with tmp: bytes tmp needs per element size (descending gives -(start + j)); None:
+    # tmp ignored
+    tci_tmp_bytes: Mapping[int, int] | None
+
+
+@dataclass(frozen=True, eq=False)
+class TargetSpec:
+    """Everything a target family does where the references differ (module docstring)."""
+
+    name: str  # the target family ("cpu", "a2a3", "a5")
+    devices: tuple[str, ...]  # the devices of the family (table headings)
+    summary: str
+    timed: bool  # the engine plans and times its instructions
+    dtypes: Mapping[str, DTypes | None]
+    refusals: Mapping[str, Refusal]
+    notes: Mapping[str, str]
+    numerics: Numerics
+    vector: VectorRules
+    dma: DmaRules
+    indexed: IndexedRules
+    tscatter: TScatterRules
+    broadcast: BroadcastRules
+    elementwise: ElementwiseRules
+    reduce: ReduceRules
+    convert: ConvertRules
+    compare: CompareRules
+    layout: LayoutRules
+
+    def dtypes_of(self, instruction: str) -> DTypes | None:
+        """The element types ``instruction`` accepts here, or None if it is not defined."""
+        return self.dtypes.get(instruction)
+
+    def defines(self, instruction: str) -> bool:
+        return self.dtypes.get(instruction) is not None
+
+    def __repr__(self) -> str:
+        return f"TargetSpec({self.name!r})"
+
+
+def rule_groups(spec: TargetSpec) -> list[tuple[str, object]]:
+    """(field name, value) of every rule group of ``spec`` (the dataclass-typed fields)."""
+    return [
+        (f.name, getattr(spec, f.name))
+        for f in fields(spec)
+        if hasattr(getattr(spec, f.name), "__dataclass_fields__")
+    ]
+
+
+def _cell(value) -> str | None:
+    """A rule value for the docs table; None for a table-valued field (dtypes, pairs)."""
+    if isinstance(value, Enum):  # the spec's enums by value, ptosim.enums by name
+        return value.value if isinstance(value.value, str) else value.name
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, frozenset) and all(isinstance(v, str) for v in value):
+        return " ".join(sorted(value)) if value else "-"
+    return None
+
+
+def rules_table(targets: Sequence[TargetSpec]) -> str:
+    """The rule x target table of the docs: every rule (named behaviour, flag, limit) of every
+    rule group, one column per target spec (table-valued fields, such as dtype and pair
+    tables, are left out)."""
+    lines = [
+        "| rule | " + " | ".join(t.name for t in targets) + " |",
+        "|---|" + "---|" * len(targets),
+    ]
+    for group_name, group in rule_groups(targets[0]):
+        for f in fields(group):
+            cells = [_cell(getattr(getattr(t, group_name), f.name)) for t in targets]
+            if None not in cells:
+                lines.append(f"| {group_name}.{f.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def pair_sources(pairs: Mapping[DType, DTypes] | None) -> DTypes | None:
+    """The source element types of a (src -> dst dtypes) table, None when undefined."""
+    return None if pairs is None else tuple(pairs)

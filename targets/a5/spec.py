@@ -1,0 +1,286 @@
+"""The Ascend 950PR/950DT target's behaviour: the ``include/pto/npu/a5`` code.
+
+Every value is what the references say of the a5 code: semantics.md (the ``npu/a5`` paragraphs of
+section 3: SIMT MGATHER/MSCATTER, vector-register TSCATTER/TROWEXPAND), vector_isa.md (the a5
+paragraphs and tables) and the decisions D1-D16 of docs/reference.md; where the reference gives
+no a5 body, the choice is named in the comment.
+"""
+
+from __future__ import annotations
+
+from ptosim.enums import ScatterAtomicOp, ScatterConflict
+from ptosim.isa import spec as S
+
+from ..spec_common import (
+    ALL,
+    ARITH,
+    COMMON_DTYPES,
+    F16_F32,
+    FLOATS,
+    GATHER_NINE,
+    INTS,
+    INTS_124,
+    NARROWING_SAT_OFF,
+    NON_OPAQUE,
+    SIZED_124,
+    bf16,
+    e4m3,
+    e5m2,
+    expand_family,
+    f16,
+    f32,
+    floats_only,
+    hif8,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+
+# -- tables -----------------------------------------------------------------------------------
+_TSCATTER = (i32, i16, i8, f16, f32, u32, u16, u8, bf16, i64, u64)  # npu/a5/TScatter.hpp
+_ROWEXPAND = (i32, u32, f32, i16, u16, f16, bf16, u8, i8)  # semantics.md 3.4
+_PART = (i32, i16, f16, f32)  # choice: the a2a3 types (no a5 TPART body in the reference)
+_COL = {d: (d,) for d in ARITH}
+# reductions, src -> dst dtypes (vector_isa.md 3.5, 3.17): no widening
+ROW_PAIRS = {
+    "SUM": {d: (d,) for d in (f16, f32, i32, i16, i64, u64)},
+    "MAX": {d: (d,) for d in (f16, f32, i32, i16, i8, u8, i64, u64)},
+    "MIN": {d: (d,) for d in (f16, f32, i32, i16, i8, u8, i64, u64)},
+    "PROD": {d: (d,) for d in (f16, f32, i32, i16)},  # choice: a5/TRowProd.hpp's list unknown
+}
+COL_PAIRS = {op: _COL for op in ("SUM", "MAX", "MIN", "PROD")}
+AXPY_PAIRS = ((f16, f16), (f32, f32))
+# TCVT (vector_isa.md 3.7): the (src, dst) pairs vcvt converts
+CONVERT_PAIRS = frozenset(
+    [(f32, d) for d in (f32, f16, bf16, i16, i32, i64, e4m3, e5m2, hif8)]
+    + [(f16, d) for d in (f32, i32, i16, i8, u8, hif8)]
+    + [(bf16, d) for d in (f32, i32, f16)]
+    + [(i16, d) for d in (u8, f16, f32, u32, i32)]
+    + [(i32, d) for d in (f32, i16, u16, i64, u8)]
+    + [(i64, f32), (i64, i32), (u8, f16), (u8, u16)]
+    + [(i8, d) for d in (f16, i16, i32)]
+    + [(u32, d) for d in (u8, u16, i16)]
+    + [(e4m3, f32), (e5m2, f32), (hif8, f32)]
+)
+
+DTYPES: dict[str, tuple | None] = {
+    **COMMON_DTYPES,
+    "TLOAD": ALL,
+    "TSTORE": ALL,
+    # MGATHER/MSCATTER: the seeds' list plus hifloat8 and fp8 on the 950
+    "MGATHER": GATHER_NINE + (hif8, e4m3, e5m2),
+    "MSCATTER": GATHER_NINE + (hif8, e4m3, e5m2),
+    "TSCATTER": _TSCATTER,
+    "TGATHER": NON_OPAQUE,
+    **expand_family(
+        {op: _ROWEXPAND for op in ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN")}
+        | {"EXPDIF": floats_only(_ROWEXPAND)}
+    ),
+    # element-wise (vector_isa.md 3.3, 3.4, 3.8)
+    **{f"T{op}": ARITH for op in ("ADD", "SUB", "MAX", "MIN")},
+    "TMUL": tuple(d for d in ARITH if d.size_bytes > 1),
+    "TDIV": (i16, u16, i32, u32, i64, u64, f16, f32),
+    **{f"T{op}": INTS_124 for op in ("AND", "OR", "XOR")},
+    "TSHL": INTS,
+    "TSHR": INTS,
+    **{name: ARITH for name in ("TADDS", "TSUBS", "TMAXS", "TMINS")},
+    "TMULS": tuple(d for d in ARITH if d.size_bytes > 1),
+    "TDIVS": tuple(d for d in ARITH if d.size_bytes > 1 and d is not bf16),
+    "TLRELU": F16_F32,
+    **{name: INTS for name in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
+    "TAXPY": tuple(d for d, _ in AXPY_PAIRS),
+    "TEXP": F16_F32,
+    "TLOG": F16_F32,
+    "TSQRT": F16_F32,
+    "TABS": (i8, i16, i32, f16, f32),
+    "TNEG": (i16, u16, i32, u32) + FLOATS,
+    "TRELU": (i32,) + F16_F32,
+    "TNOT": INTS_124,
+    "TRECIP": (i16, u16, i32, u32, i64, u64) + F16_F32,
+    # vector_isa.md 3.23 (choice: the a2a3 model, no a5 lowering in our sources)
+    "TFMOD": (f32,),
+    "TFMODS": (f32,),
+    "TREM": (i32, f32),
+    "TREMS": (i32, f32),
+    "TPOW": INTS_124 + F16_F32,
+    "TPOWS": INTS_124 + F16_F32,
+    "TPRELU": F16_F32,
+    **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
+    "TPARTARGMAX": None,  # the NPU code of the arg forms is not in our sources
+    "TPARTARGMIN": None,
+    **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
+    **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
+    "TROWARGMAX": None,  # no a5 arg reductions in our sources
+    "TROWARGMIN": None,
+    "TCOLARGMAX": None,
+    "TCOLARGMIN": None,
+    # hifloat8 conversions are listed but its encoding is not defined (UnsupportedError)
+    "TCVT": tuple(d for d in ALL if d is not hif8 and any(d in p for p in CONVERT_PAIRS)),
+    "TCI": (i16, u16, i32, u32),  # vci
+    # compare / select (vector_isa.md 3.19, 3.20): 1/2/4/8-byte types
+    "TCMP": NON_OPAQUE,
+    "TCMPS": NON_OPAQUE,
+    "TSEL": tuple(d for d in NON_OPAQUE if d.size_bytes in (1, 2, 4, 8)),
+    "TSELS": tuple(d for d in NON_OPAQUE if d.size_bytes in (1, 2, 4, 8)),
+    # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
+    "TTRANS": SIZED_124,
+    "TTRI": (i32, i16, u32, u16, f16, bf16, f32, i8, u8, i64, u64),
+    "TEXTRACT": SIZED_124,
+    "TINSERT": SIZED_124,
+    "TSORT32": (f32, f16),
+    "THISTOGRAM": None,
+}
+
+REFUSALS = {
+    "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
+}
+
+NOTES = {
+    "MGATHER": "SIMT launch",
+    "MSCATTER": "SIMT launch",
+    **{name: "as a2a3" for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
+    "TPRELU": "as a2a3",
+    **{
+        f"TPART{op}": "one source full-size, the other inside it"
+        for op in ("ADD", "MUL", "MAX", "MIN")
+    },  # fmt: skip
+    "TEXP": "vexp",
+    "TLOG": "vln",
+    "TSQRT": "vsqrt",
+    "TRSQRT": "vsqrt + vdiv",
+    "TRECIP": "vdiv",
+    "TABS": "vabs",
+    "TNEG": "vmuls by -1",
+    "TRELU": "vrelu",
+    "TNOT": "vnot",
+    "TCI": "vci",
+    "TCVT": "vcvt",
+    "TCMP": "predicate stores",
+}
+
+SPEC = S.TargetSpec(
+    name="a5",
+    devices=("950pr", "950dt"),
+    summary="Ascend 950PR/950DT vector core: SIMT launches dim3{32, W} and vector-register loops",
+    timed=True,
+    dtypes=DTYPES,
+    refusals=REFUSALS,
+    notes=NOTES,
+    numerics=S.Numerics(
+        # vmax/vmin, atomicMax/atomicMin: IEEE maximum/minimum (maxmin.py)
+        maxmin=S.MaxMin.IEEE_754_2019,
+        float_abs=S.FloatAbs.CLEAR_SIGN_BIT,  # vabs
+        exp_half_in_float32=False,  # vexp modelled correctly rounded
+        rsqrt=S.Rsqrt.SQRT_THEN_DIV,  # vsqrt then vdiv(1, .) (vector_isa.md 3.8)
+    ),
+    vector=S.VectorRules(
+        row_major_operands=True,
+        row_major_instructions=frozenset(),
+        block_copies_write_padding=False,  # predicated vector stores
+    ),
+    dma=S.DmaRules(
+        transfer=S.DmaTransfer.BURSTS,  # semantics.md 3.5
+        gm_burst_pitch=S.GmBurstPitch.STRIDE,  # start-to-start strides
+        ub_burst_pitch=S.UbBurstPitch.TILE_DIM,  # the UB stride is programmed directly
+        burst_count_must_match=True,  # the burst count must match the view (D15)
+        burst_length_must_match=False,  # the burst length is free
+        burst_count_limit=None,
+        # assumed to be a2a3's set_atomic types (the a5 DMA atomics are not in the reference)
+        atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
+        tmov=S.TMovCopy.VALID_ELEMENTS,  # the valid region through both layouts
+    ),
+    indexed=S.IndexedRules(
+        kernel=S.IndexedKernel.SIMT,  # semantics.md 3.1.4, 3.2.4
+        index_conversion=S.IndexConversion.UINT32,  # D2
+        row_capacity=S.RowCapacity.ROWS_DIM,  # shape[3] (D3)
+        row_pitch=S.RowPitch.VALID_COLS,  # the SIMT kernel's row pitch is ValidCol (D3)
+        row_columns=S.RowColumns.CONTIGUOUS,
+        l1_staged=True,  # the GM -> L1 paragraph of semantics.md 3.1.4
+        scatter_conflict_default=ScatterConflict.Last,  # the a5 default (semantics.md 3.2.4)
+        scatter_atomic_dtypes={
+            ScatterAtomicOp.Add: (i32, u32, f32, f16, bf16),
+            ScatterAtomicOp.Max: (i32, u32, f32),  # atomicMax / atomicMin
+            ScatterAtomicOp.Min: (i32, u32, f32),
+        },
+        conflict_last_with_atomic=True,  # atomic modes ignore ScatterConflict
+    ),
+    tscatter=S.TScatterRules(
+        addressing=S.Addressing.ROW_STRIDE,  # i*Cols + j (semantics.md 3.3)
+        zero_fills_dst=True,  # the vector zero fill of Rows*Cols elements first
+        index_dtypes=(i16, i32, u16, u32),
+        index_size_pairs=((4, 4), (2, 2), (1, 2), (8, 4)),  # (sizeof T, sizeof TIdx)
+        duplicate_order=S.ScatterOrder.VSCATTER_LANES,  # one vscatter per (row, batch) (D6)
+        # Int64Scatter: one vector of 256 / 4 u32 index lanes per row, mask computed once
+        b64_max_index_cols=64,
+        mask_dtypes=_TSCATTER,
+        mask_row_cursor=False,
+    ),
+    broadcast=S.BroadcastRules(
+        row_broadcast=S.RowBroadcast.VECTOR_LOADS,  # vlds BRC / the 1-D path (semantics.md 3.4)
+        full_operand_tie=S.FullOperandTie.SRC0,
+        hidden_scratch=None,  # tmp is accepted and ignored
+        col_row_vector_in_src1=False,
+    ),
+    elementwise=S.ElementwiseRules(
+        bitwise=S.Bitwise.DIRECT,
+        tsubs_negates_through_float=False,  # a5 TSUBS negates in T
+        division_via_dup=False,  # a5 TDIVS divides (the doc's reciprocal claim is not the code)
+        axpy_pairs=AXPY_PAIRS,
+        math_vector_sequence=True,  # choice: the a2a3 model (vector_isa.md 3.23)
+        math_tmp_checked=False,
+        partial_one_source_full=True,  # choice: the NPU shape rule of a2a3 (no a5 TPART body)
+        partial_copy_then_op=False,  # one vector function, predicated stores
+    ),
+    reduce=S.ReduceRules(
+        row_pairs=ROW_PAIRS,
+        col_pairs=COL_PAIRS,
+        row_arg_index=None,
+        col_arg_index=None,
+        row_order=S.RowReduceOrder.CHUNK_LANE_TREE,  # vector_isa.md 3.5 (a5)
+        col_order=S.ColReduceOrder.PAIRWISE,  # vector_isa.md 3.17 (a5)
+        tmp_required=False,  # tmp is accepted and ignored
+    ),
+    convert=S.ConvertRules(
+        rounding=S.ConvertRounding.VCVT_MODE,
+        pairs=CONVERT_PAIRS,
+        saturation=S.Saturation.PAIR_DEFAULT,
+        narrowing_sat_off=NARROWING_SAT_OFF,
+        tmp_two_step_pairs=frozenset(),  # tmp is ignored
+        saturate_narrowing_floats=True,  # sat ON clamps to +-max finite
+        ctrl_register=True,
+        iterates_src_valid=False,  # dst's valid shape
+        distinct_when_resizing=False,
+    ),
+    compare=S.CompareRules(
+        mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)
+        mask_dtypes=(u8, u32),
+        tcmps_mask_dtypes=(u8, u32),
+        u8_mask_src_dtypes=None,
+        int32_eq_only=False,
+        tcmps_b16_as_half=False,
+        tcmps_tile_reads_first=False,  # choice: the tile form compares elementwise
+        tcmps_tolerance=None,
+        select_bits=S.SelectBits.ROW_ALIGNED,
+        select_same_tile_type=False,
+        select_tmp_required=False,
+        select_scalar_in_tmp=False,
+    ),
+    layout=S.LayoutRules(
+        fillpad=S.FillPad.WHOLE_TILE,  # "VF with the same intent": the CPU result
+        transpose_tmp=False,
+        window=S.Window.STORAGE,
+        extract_b16_copy=False,  # an exact copy (ND and NZ)
+        reshape_same_kind=False,
+        gather_index_dtypes=(i16, u16, i32, u32),
+        gather_bounds=S.GatherBounds.RAW_UB,  # choice: no bounds rule given (semantics.md 3.6)
+        gather_offsets_in_tmp=False,
+        quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
+        dequant_row_params=False,
+        tci_tmp_bytes=None,  # vci; tmp ignored
+    ),
+)

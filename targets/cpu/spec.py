@@ -1,0 +1,245 @@
+"""The cpu target's behaviour: the PTO CPU simulator (``include/pto/cpu``), program order.
+
+Every value is the CPU simulator's as the references describe it: semantics.md (sections 3.x,
+the ``cpu/*.hpp`` paragraphs), vector_isa.md (the "CPU semantics" paragraphs; numerics 2.3) and
+the decisions D1-D16 of docs/reference.md where the reference leaves a choice.
+"""
+
+from __future__ import annotations
+
+from ptosim.enums import ScatterAtomicOp, ScatterConflict
+from ptosim.isa import spec as S
+
+from ..spec_common import (
+    ALL,
+    ARITH,
+    COMMON_DTYPES,
+    FLOATS,
+    GATHER_NINE,
+    INTS,
+    NON_OPAQUE,
+    SIZED_124,
+    bf16,
+    e4m3,
+    e5m2,
+    expand_family,
+    f16,
+    f32,
+    floats_only,
+    hif8,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+
+# -- tables -----------------------------------------------------------------------------------
+# MGATHER/MSCATTER: the seeds' list plus fp8 (allowed when the simulator is built for AICore)
+_GATHER = GATHER_NINE + (e4m3, e5m2)
+# TROWEXPAND<OP> (semantics.md 3.4; seed 002): uint8 for MUL only, EXPDIF floats only
+_ROWEXPAND = (f32, f16, i32, i16, u32, u16)
+_PART = (i32, i16, f16, bf16, f32, i8, u8)  # cpu/TPartOp.hpp
+_SAME = {d: (d,) for d in ARITH}
+# reductions, src -> dst dtypes (vector_isa.md 3.5, 3.17): TROWSUM and TCOLSUM may widen
+ROW_PAIRS = {
+    "SUM": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,), i16: (i16, i32), i32: (i32,)},
+    "MAX": _SAME,
+    "MIN": _SAME,
+    "PROD": _SAME,
+}
+COL_PAIRS = {
+    "SUM": {f16: (f16, f32), bf16: (bf16, f32), f32: (f32,)},
+    "MAX": {bf16: (bf16, f32), f16: (f16, f32), f32: (f32,), i8: (i8,), u8: (u8,)},
+    "MIN": _SAME,
+    "PROD": _SAME,
+}
+ARG_INDEX = {d: (i32, u32) for d in ARITH}  # TROWARG* / TCOLARG*: any source, 32-bit index
+# TAXPY (vector_isa.md 3.4): (dst, src) of one type (the float32 += half form is common)
+AXPY_PAIRS = ((f16, f16), (bf16, bf16), (f32, f32))
+
+DTYPES: dict[str, tuple | None] = {
+    **COMMON_DTYPES,
+    "TLOAD": ALL,  # the simulator copies any element type
+    "TSTORE": ALL,
+    "MGATHER": _GATHER,
+    "MSCATTER": _GATHER,
+    "TSCATTER": ALL,  # bit copies (cpu/TScatter.hpp needs an integral index only)
+    "TGATHER": NON_OPAQUE,
+    **expand_family(
+        {op: _ROWEXPAND for op in ("ADD", "SUB", "DIV", "MAX", "MIN")}
+        | {"MUL": _ROWEXPAND + (u8,), "EXPDIF": floats_only(_ROWEXPAND)}
+    ),
+    # element-wise (vector_isa.md 3.3, 3.4, 3.8): the types the C++ expression is written for
+    **{f"T{op}": ARITH for op in ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN")},
+    **{f"T{op}": INTS for op in ("AND", "OR", "XOR", "SHL", "SHR")},
+    **{name: ARITH for name in ("TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS")},
+    **{name: INTS for name in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
+    "TLRELU": FLOATS,
+    "TAXPY": tuple(d for d, _ in AXPY_PAIRS),
+    "TEXP": FLOATS,
+    "TLOG": FLOATS,
+    "TSQRT": FLOATS,
+    "TABS": (i8, i16, i32, f16, bf16, f32),
+    "TNEG": (i8, i16, u16, i32, u32) + FLOATS,
+    "TRELU": (i8, i16, i32) + FLOATS,
+    "TNOT": INTS,
+    "TRECIP": (i16, u16, i32, u32, i64, u64) + FLOATS,
+    # cpu/ElementOp.h (vector_isa.md 3.23)
+    **{name: INTS[:6] + FLOATS for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
+    "TPRELU": FLOATS,
+    **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
+    "TPARTARGMAX": _PART,
+    "TPARTARGMIN": _PART,
+    # reductions: the source types of the pair tables
+    **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
+    **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
+    **{name: S.pair_sources(ARG_INDEX) for name in ("TROWARGMAX", "TROWARGMIN")},
+    **{name: S.pair_sources(ARG_INDEX) for name in ("TCOLARGMAX", "TCOLARGMIN")},
+    "TCVT": tuple(d for d in ALL if d is not hif8),  # hifloat8 has no defined encoding
+    "TCI": NON_OPAQUE,
+    # compare / select (vector_isa.md 3.19, 3.20)
+    "TCMP": (i32, f16, f32, u32, u16, i16, u8, i8, bf16),
+    "TCMPS": NON_OPAQUE,
+    "TSEL": NON_OPAQUE,
+    "TSELS": NON_OPAQUE,
+    # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
+    "TTRANS": SIZED_124,
+    "TTRI": (i32, i16, u32, u16, f16, bf16, f32),
+    "TEXTRACT": SIZED_124 + (i64, u64),
+    "TINSERT": SIZED_124 + (i64, u64),
+    # sort / other (vector_isa.md 3.16, 3.24)
+    "TSORT32": (f32,),
+    "THISTOGRAM": (u16, u32),
+}
+
+REFUSALS = {
+    # TSORT32: the CPU record layout of the other types is not pinned down (vector_isa.md 3.16)
+    "TSORT32": S.Refusal(
+        "the CPU record layout of this dtype is not pinned down by the reference",
+        tuple(d for d in ALL if d is not f32),
+    ),
+}
+
+NOTES = {"TSEL": "mask read as a continuous bit stream"}
+
+SPEC = S.TargetSpec(
+    name="cpu",
+    devices=("cpu",),
+    summary="reference semantics of the PTO CPU simulator, program order, no timing",
+    timed=False,
+    dtypes=DTYPES,
+    refusals=REFUSALS,
+    notes=NOTES,
+    numerics=S.Numerics(
+        maxmin=S.MaxMin.FIRST_OPERAND,  # std::max / std::min (maxmin.py)
+        float_abs=S.FloatAbs.NEGATE_NEGATIVES,  # x < 0 ? -x : x (vector_isa.md 3.8)
+        exp_half_in_float32=True,  # TEXP half is expf (vector_isa.md 2.3)
+        rsqrt=S.Rsqrt.IN_DOUBLE,  # 1.0 / sqrt(double(x))
+    ),
+    vector=S.VectorRules(
+        row_major_operands=False,  # addressed through the tile layout
+        # the CPU code asserts row-major tiles for these (vector_isa.md 3.4)
+        row_major_instructions=frozenset({"TADDS", "TMULS", "TDIVS", "TMAXS", "TLRELU"}),
+        block_copies_write_padding=False,
+    ),
+    dma=S.DmaRules(
+        transfer=S.DmaTransfer.EXACT_ELEMENTS,  # cpu/TLoad.hpp maps every (r, c) (D7, D8)
+        gm_burst_pitch=S.GmBurstPitch.STRIDE,  # (no bursts)
+        ub_burst_pitch=S.UbBurstPitch.TILE_DIM,  # (no bursts)
+        burst_count_must_match=True,  # the simulator asserts both valid dims (D13)
+        burst_length_must_match=True,
+        burst_count_limit=None,
+        atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
+        tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)
+    ),
+    indexed=S.IndexedRules(
+        kernel=S.IndexedKernel.REFERENCE_LOOP,  # semantics.md 3.1.2, 3.2.2
+        index_conversion=S.IndexConversion.SIZE_T,  # D2
+        row_capacity=S.RowCapacity.ROWS_DIM,  # shape[3] (D3)
+        row_pitch=S.RowPitch.STRIDE,  # stride[3] (D3)
+        row_columns=S.RowColumns.STRIDE,  # k*stride[3] + c*stride[4]
+        l1_staged=False,  # the UB semantics into L1; scratch ignored (semantics.md 3.1.3(e))
+        scatter_conflict_default=ScatterConflict.Default,  # the last writer of the loop (D6)
+        scatter_atomic_dtypes={
+            op: _GATHER for op in (ScatterAtomicOp.Add, ScatterAtomicOp.Max, ScatterAtomicOp.Min)
+        },  # fmt: skip
+        conflict_last_with_atomic=False,  # the reference's static assert
+    ),
+    tscatter=S.TScatterRules(
+        addressing=S.Addressing.TILE_LAYOUT,  # semantics.md 3.3.1
+        zero_fills_dst=False,  # the reference test pre-zeroes with TEXPANDS
+        index_dtypes=INTS,  # any integral index type
+        index_size_pairs=None,
+        duplicate_order=S.ScatterOrder.SEQUENTIAL,  # D6
+        b64_max_index_cols=None,
+        mask_dtypes=tuple(d for d in NON_OPAQUE if d.size_bytes in (2, 4)),  # 16/32-bit only
+        mask_row_cursor=True,  # SCATTER_ROW's (sR, sC) cursor wraps at src Cols
+    ),
+    broadcast=S.BroadcastRules(
+        row_broadcast=S.RowBroadcast.REFERENCE_FORMULA,  # semantics.md 3.4 (cpu formula)
+        full_operand_tie=S.FullOperandTie.SRC0,
+        hidden_scratch=None,
+        col_row_vector_in_src1=True,  # vector_isa.md 3.18: src1 is the row vector
+    ),
+    elementwise=S.ElementwiseRules(
+        bitwise=S.Bitwise.DIRECT,
+        tsubs_negates_through_float=False,
+        division_via_dup=False,
+        axpy_pairs=AXPY_PAIRS,
+        math_vector_sequence=False,  # cpu/ElementOp.h in double
+        math_tmp_checked=False,
+        partial_one_source_full=False,  # any valid shapes (cpu/TPartOp.hpp)
+        partial_copy_then_op=False,
+    ),
+    reduce=S.ReduceRules(
+        row_pairs=ROW_PAIRS,
+        col_pairs=COL_PAIRS,
+        row_arg_index=ARG_INDEX,
+        col_arg_index=ARG_INDEX,
+        row_order=S.RowReduceOrder.SEQUENTIAL,  # vector_isa.md 3.5 CPU semantics
+        col_order=S.ColReduceOrder.SEQUENTIAL_IN_DST,
+        tmp_required=False,  # tmp is ignored
+    ),
+    convert=S.ConvertRules(
+        rounding=S.ConvertRounding.HOST_CAST,  # cpu/TCvt.hpp: C casts (vector_isa.md 3.7)
+        pairs=None,
+        saturation=S.Saturation.EXPLICIT_ONLY,  # default OFF for every pair
+        narrowing_sat_off=frozenset(),
+        tmp_two_step_pairs=frozenset(),
+        saturate_narrowing_floats=False,
+        ctrl_register=False,
+        iterates_src_valid=True,  # cpu/TCvt.hpp iterates src's valid shape
+        distinct_when_resizing=False,
+    ),
+    compare=S.CompareRules(
+        mask_writer=S.MaskWriter.REFERENCE_WORDS,  # vector_isa.md 3.19
+        mask_dtypes=(u8, u32),
+        tcmps_mask_dtypes=(u8,),
+        u8_mask_src_dtypes=(i32, f16, f32),
+        int32_eq_only=False,
+        tcmps_b16_as_half=False,
+        tcmps_tile_reads_first=False,
+        tcmps_tolerance=1e-9,  # EQ/NE compare |a - b| with 1e-9 in double (vector_isa.md 4)
+        select_bits=S.SelectBits.CONTINUOUS_STREAM,  # TSEL (vector_isa.md 3.20)
+        select_same_tile_type=True,
+        select_tmp_required=False,
+        select_scalar_in_tmp=False,
+    ),
+    layout=S.LayoutRules(
+        fillpad=S.FillPad.WHOLE_TILE,  # vector_isa.md 3.14
+        transpose_tmp=False,
+        window=S.Window.VALID_REGION,  # TEXTRACT/TINSERT assert the valid regions
+        extract_b16_copy=False,
+        reshape_same_kind=True,  # TRESHAPE keeps float / integral
+        gather_index_dtypes=(i32, u32),
+        gather_bounds=S.GatherBounds.CHECKED,  # semantics.md 3.6: out of range gives 0
+        gather_offsets_in_tmp=False,
+        quant_via_tcvt=False,
+        dequant_row_params=False,
+        tci_tmp_bytes=None,
+    ),
+)

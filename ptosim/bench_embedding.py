@@ -27,16 +27,12 @@ import numpy as np
 import ptosim as pto
 
 from . import dtypes as D
+from .bench import TIE, BenchError
 from .errors import KernelError
 from .sources import label
 from .summary import critical_path, path_sources
 
 MODES = ("Row", "Elem")
-TIE = 1.05
-
-
-class BenchError(AssertionError):
-    """The embedding kernel gave a wrong result or a finding: a bug in ptosim."""
 
 
 def default_tile(cols: int, dtype, ub_bytes: int, per_core: int) -> int:

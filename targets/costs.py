@@ -20,6 +20,11 @@ from ptosim.enums import Pipe
 from ptosim.plan import Region, Step, StepKind
 
 
+def dtype_name(dtype) -> str | None:
+    """The name of an element type given as a DType or its name (None stays None)."""
+    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 

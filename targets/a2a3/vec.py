@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from ptosim.enums import Pipe
 from ptosim.plan import Region, Step, StepKind, handshake
 
-from ..costs import ceil_div, scalar_step, vector_step
+from ..costs import ceil_div, dtype_name, scalar_step, vector_step
 
 REPEAT_BYTES = 256
 BLOCK_BYTES = 32
@@ -208,10 +208,6 @@ def _skeleton(skeleton: str, tiles: list, R: int, C: int, sz: int) -> list[Chunk
     raise ValueError(f"unknown skeleton {skeleton!r}")
 
 
-def _dtype_name(dtype) -> str | None:
-    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
-
-
 @dataclass
 class VecStream:
     """The vector calls, barriers and scalar work of one a2a3 instruction, in program order.
@@ -229,7 +225,7 @@ class VecStream:
     ) -> None:
         """One intrinsic call covering ``chunk`` (regions: the bytes it reads and writes)."""
         mask = "count" if chunk.count_mode else ("partial" if chunk.partial else "full")
-        dt = _dtype_name(self.dtype if dtype is None else dtype)
+        dt = dtype_name(self.dtype if dtype is None else dtype)
         self.items.append(
             ("call", op, chunk, tuple(reads), tuple(writes), label, {"mask": mask, **args}, dt)
         )

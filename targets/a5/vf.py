@@ -33,11 +33,9 @@ from __future__ import annotations
 from ptosim.enums import Pipe
 from ptosim.plan import Step, StepKind
 
+from ..costs import dtype_name
+
 _MEMBAR = object()
-
-
-def _name(dtype) -> str | None:
-    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
 
 
 class VectorFunction:
@@ -50,7 +48,7 @@ class VectorFunction:
     def __init__(self, ctx, dtype=None):
         self.t = ctx.config.timing
         self.vl = self.t.vector.repeat_bytes
-        self.dtype = _name(dtype)
+        self.dtype = dtype_name(dtype)
         self.items: list = []
 
     def op(
@@ -67,7 +65,7 @@ class VectorFunction:
     ) -> None:
         """A loop of ``count`` identical ``intrinsic`` calls (nothing when 0)."""
         if count > 0:
-            dt = self.dtype if dtype is None else _name(dtype)
+            dt = self.dtype if dtype is None else dtype_name(dtype)
             self.items.append(
                 (intrinsic, count, label, tuple(reads), tuple(writes), resolve, args, dt)
             )

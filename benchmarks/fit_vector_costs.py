@@ -5,8 +5,8 @@ the fitted parameters next to the values in ``configs/<device>.toml`` and the ca
 rests on, then one row per case: measured, the vendor model, the fitted model and its
 residual, the leave-one-out prediction (the fit of the other 33 cases) and its error, the
 configured model (whole cycles per call, as the plans charge them) and its residual; then the
-summary statistics. ``--write`` rewrites the fitted numbers in ``configs/a2.toml`` and
-``configs/a3.toml`` (rounded to 0.01). The cases live in ``targets/calibration.py``, the fit in
+summary statistics. ``--write`` rewrites the fitted numbers in ``configs/a2.toml`` (rounded to
+0.01; a3.toml extends it). The cases live in ``targets/calibration.py``, the fit in
 ``targets/vector_fit.py``.
 """
 
@@ -99,9 +99,9 @@ def _fmt(x: float) -> str:
 
 
 def write(device: str = "a2") -> None:
-    """Rewrite the fitted class numbers of configs/a2.toml and configs/a3.toml."""
+    """Rewrite the fitted class numbers of configs/a2.toml (a3.toml extends it)."""
     values = config_values(fit(load_config(device).timing))
-    for name in ("a2", "a3"):
+    for name in ("a2",):
         path = ROOT / "configs" / f"{name}.toml"
         text = path.read_text()
         for cls, entry in values.items():

@@ -39,6 +39,7 @@ from . import bench_kernels as BK
 from . import dtypes as D
 from .config import available_devices, load_config
 from .errors import KernelError
+from .sweep import make_spec, points, run_point, run_sweep
 from .targets import spec_of
 
 OPS = ("MGATHER", "MSCATTER")
@@ -192,8 +193,6 @@ def spec(devices, shapes, dtype, *, cases=CASES, table_factor=4, seed=0, conflic
     Raises:
         PtoSimError: an untimed device, a disallowed dtype, a bad shape or case ...
     """
-    from .sweep import make_spec
-
     devs = parse_devices(devices)
     dt = D.dtype(dtype)
     shp = parse_shapes(default_shapes(dt) if shapes is None else shapes)
@@ -325,8 +324,6 @@ def row_vs_elem(
         PtoSimError: bad arguments (untimed device, dtype not allowed, misaligned shape ...).
         BenchError: a result differs from numpy or has a finding (a ptosim bug).
     """
-    from .sweep import points, run_sweep
-
     sw = spec(
         devices,
         shapes,
@@ -372,7 +369,6 @@ def measure(
     """
     if op not in OPS or mode not in CASES:
         raise KernelError(f"unknown case {op} {mode}; op is one of {OPS}, mode one of {CASES}")
-    from .sweep import points, run_point
 
     sw = spec(
         device,
@@ -495,10 +491,11 @@ def plot(rows: list[dict], path, title: str | None = None) -> None:
     Raises:
         ImportError: matplotlib is not installed (``pip install -e ".[plot]"``).
     """
+    # matplotlib is the optional extra "plot": imported only when a plot is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # (after use("Agg"): the backend is chosen first)
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 

@@ -14,31 +14,46 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import sysconfig
+import time
+import tomllib
+import traceback
+from pathlib import Path
 
 from . import (
     DeadlockError,
+    Device,
     FindingsError,
     KernelError,
     PtoSimError,
     __version__,
     available_devices,
     load_config,
+    targets,
 )
+from .bench import format_table, parse_devices, parse_shapes, plot, row_vs_elem
+from .bench_embedding import compare
+from .bench_embedding import format_table as embedding_table
+from .config_files import config_path, resolve, sourced_lines
+from .cxx.cli import CxxRunSpec
+from .cxx.testdir import folder_devices, print_reports, run_test_dir
+from .demo import run_demo
+from .isa.registry import dtype_list, specs
+from .kernelfile import load, load_all
+from .sources import SHORT, instruction_sources
+from .sweep import default_output, load_spec, run_sweep
+from .targets import spec_of
+from .targets import specs as target_specs
 
 # the device whose config labels a target's timing sources in ``instructions -v``
 _TIMED_DEVICE = {"a2a3": "a2", "a5": "950pr"}
 
 
 def _cmd_instructions(args) -> int:
-    from .isa.registry import dtype_list, specs
-    from .sources import SHORT, instruction_sources
-    from .targets import spec_of
-    from .targets import specs as target_specs
-
-    targets = target_specs()
+    families = target_specs()
     only = None if args.device is None else spec_of(load_config(args.device).target)
     shown = [s for s in specs() if only is None or only.defines(s.name)]
     timed = {}
@@ -49,7 +64,7 @@ def _cmd_instructions(args) -> int:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
         if args.verbose:
             print(f"    {s.signature}")
-            for t in targets:
+            for t in families:
                 dts = t.dtypes_of(s.name)
                 print(f"    {t.name:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
             for cfg in timed.values():
@@ -78,16 +93,18 @@ def _cmd_devices(args) -> int:
 
 
 def _cmd_config(args) -> int:
-    import json
-
     cfg = load_config(args.device)
-    print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    if not args.sources:
+        print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+        return 0
+    resolved = resolve(config_path(args.device))
+    print(f"# {args.device}: " + " extends ".join(str(p) for p in resolved.chain))
+    for line in sourced_lines(cfg.model_dump(mode="json"), resolved):
+        print(line)
     return 0
 
 
 def _cmd_demo(args) -> int:
-    from .demo import run_demo
-
     return 0 if run_demo() else 1
 
 
@@ -119,8 +136,6 @@ def _progress_printer():
 
 def _overrides(pairs) -> dict:
     """``KEY=VALUE`` strings -> a dict; VALUE parsed as a TOML value (number, string, bool)."""
-    import tomllib
-
     out = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -162,10 +177,6 @@ def _per_device(path: str | None, device: str, several: bool) -> str | None:
 
 
 def _execute(spec, device: str, args):
-    import time
-
-    from . import Device
-
     dev = Device(device, overrides=_overrides(args.set))
     kargs, kwargs = spec.build_inputs(dev)
     options = spec.run_options()
@@ -180,8 +191,6 @@ def _execute(spec, device: str, args):
 
 
 def _cmd_run(args) -> int:
-    from .kernelfile import load
-
     devices = _devices(args.device)
     several = len(devices) > 1
     for device in devices:  # fail before simulating anything
@@ -192,8 +201,6 @@ def _cmd_run(args) -> int:
     if getattr(args, "entry", None) is not None or args.file.lower().endswith(
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
-        from .cxx.cli import CxxRunSpec
-
         spec = CxxRunSpec(
             args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
         )
@@ -241,10 +248,6 @@ def _cmd_run(args) -> int:
 
 def _cmd_test(args) -> int:
     """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails."""
-    from pathlib import Path
-
-    from .cxx.testdir import folder_devices, print_reports, run_test_dir
-
     if args.device.strip().lower() == "all":
         devices = folder_devices(Path(args.dir))
     else:
@@ -257,8 +260,6 @@ def _cmd_test(args) -> int:
 
 
 def _cmd_check(args) -> int:
-    from .kernelfile import load_all
-
     if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
         raise KernelError(
             "ptosim check takes Python kernel files; for a C++ kernel use "
@@ -281,11 +282,6 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_bench_embedding(args) -> int:
-    import json
-
-    from .bench import parse_devices, parse_shapes
-    from .bench_embedding import compare, format_table
-
     if args.lookups is None:
         raise KernelError("bench row-vs-elem --table needs --lookups N (token ids to look up)")
     ((table_rows, cols),) = parse_shapes(args.table)
@@ -300,7 +296,7 @@ def _cmd_bench_embedding(args) -> int:
         devices, table_rows, cols, args.dtype, args.lookups, args.cores, tile=args.tile,
         seed=args.seed,
     )  # fmt: skip
-    print(format_table(rows))
+    print(embedding_table(rows))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
@@ -309,17 +305,13 @@ def _cmd_bench_embedding(args) -> int:
 
 
 def _cmd_bench_row_vs_elem(args) -> int:
-    import json
-
-    from .bench import format_table, plot, row_vs_elem
-
     if args.table is not None:
         return _cmd_bench_embedding(args)
     if args.lookups is not None or args.cores != 1:
         raise KernelError("bench row-vs-elem: --lookups and --cores go with --table ROWSxCOLS")
-
     if args.plot:  # fail before the sweep, not after it
         try:
+            # matplotlib is the optional extra "plot": probed before the sweep runs
             import matplotlib  # noqa: F401
         except ImportError:
             print(
@@ -360,8 +352,6 @@ def _cmd_bench_row_vs_elem(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .sweep import default_output, load_spec, run_sweep
-
     spec = load_spec(args.spec)
     output = args.output or str(default_output(spec))
     rows = run_sweep(
@@ -385,8 +375,6 @@ def _cmd_sweep(args) -> int:
 
 def _library_dirs() -> tuple[str, ...]:
     """Directories whose frames are never the user's: ptosim, targets, the stdlib, site-packages."""
-    from . import targets  # installed from the repo's targets/ folder
-
     dirs = {os.path.dirname(os.path.abspath(__file__)), os.path.dirname(targets.__file__)}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         if key in sysconfig.get_paths():
@@ -396,8 +384,6 @@ def _library_dirs() -> tuple[str, ...]:
 
 def _user_frames(exc: BaseException) -> list:
     """The traceback frames of ``exc`` in the user's own files (kernel files and their helpers)."""
-    import traceback
-
     lib = _library_dirs()
     return [
         f
@@ -426,8 +412,6 @@ def _one_line(exc: PtoSimError) -> str:
 
 def _report(exc: BaseException, show_traceback: bool) -> int:
     """Print the one-line error for an exception escaping a command; return the exit code."""
-    import traceback
-
     frames = _user_frames(exc)
     where = _where(frames)
     if isinstance(exc, SystemExit):
@@ -468,8 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--device", help="only those the device's target defines")
     ins.add_argument("-v", "--verbose", action="store_true", help="signatures and dtypes")
     ins.set_defaults(func=_cmd_instructions)
-    c = sub.add_parser("config", help="print a device's resolved config as JSON")
-    c.add_argument("device")
+    c = sub.add_parser("config", help="print a device's resolved config (its bases merged) as JSON")
+    c.add_argument("device", help="a device name or a path to a config TOML")
+    c.add_argument(
+        "--sources",
+        action="store_true",
+        help="one line per value with the file that sets it and its source comment",
+    )
     c.set_defaults(func=_cmd_config)
     sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(func=_cmd_demo)
     for cmd, helptext, fn in (

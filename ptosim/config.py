@@ -1,31 +1,25 @@
 """Device configurations: pydantic models loaded from ``configs/<device>.toml``.
 
-Models forbid unknown keys and carry no hardware defaults: every number comes from the TOML file,
-where it has a ``# source:`` comment.
+Models forbid unknown keys and carry no hardware defaults: every number comes from a TOML file,
+where it has a ``# source:`` comment. A file may extend another and state only its differences
+(``ptosim/config_files.py``).
 """
 
 from __future__ import annotations
 
-import sys
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .config_files import (  # noqa: F401 - CONFIG_DIR and available_devices: public here
+    CONFIG_DIR,
+    Resolved,
+    available_devices,
+    config_path,
+    resolve,
+)
 from .errors import ConfigError
-
-
-def _config_dir() -> Path:
-    """``configs/`` of the source tree (editable installs), else the installed data files."""
-    here = Path(__file__).resolve().parent.parent / "configs"
-    if here.is_dir():
-        return here
-    return Path(sys.prefix) / "share" / "ptosim" / "configs"
-
-
-CONFIG_DIR = _config_dir()
-
 
 # Where a number comes from (DESIGN.md "Confidence is data"), from most to least certain:
 # fitted to hardware measurements, taken from the vendor's cost model or simulator parameters,
@@ -317,11 +311,6 @@ class DeviceConfig(_Strict):
         return usable - self.simt.data_cache_bytes
 
 
-def available_devices() -> list[str]:
-    """Names of the device configs shipped in ``configs/``."""
-    return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
-
-
 def _apply_overrides(raw: dict, overrides: dict) -> None:
     """Set dotted keys (``"timing.simt.gm_latency_cycles"``) of a raw config dict in place.
 
@@ -347,7 +336,8 @@ def _apply_overrides(raw: dict, overrides: dict) -> None:
 
 
 def load_config(name_or_path: str | Path, overrides: dict | None = None) -> DeviceConfig:
-    """Load a device config by name (``"a2"``) or by path to a TOML file.
+    """Load a device config by name (``"a2"``) or by path to a TOML file (which may extend a
+    shipped device or another file: ``extends = "a2"``).
 
     Args:
         name_or_path: a device name from ``configs/`` or a path to a TOML file.
@@ -355,39 +345,24 @@ def load_config(name_or_path: str | Path, overrides: dict | None = None) -> Devi
             (for the estimates marked in the configs); the result is validated as usual.
 
     Raises:
-        ConfigError: unknown device, unreadable file, unknown override key or invalid content.
+        ConfigError: unknown device, unreadable file, bad ``extends``, unknown override key or
+            invalid content.
     """
-    if not isinstance(name_or_path, (str, Path)):
-        raise ConfigError(
-            f"device must be a name or a path to a .toml config, got {name_or_path!r} "
-            f"({type(name_or_path).__name__}); available: {', '.join(available_devices())}"
-        )
-    text = str(name_or_path)
-    if not text.strip():
-        raise ConfigError(f"empty device name; available: {', '.join(available_devices())}")
-    path = Path(text)
-    if not (text.endswith(".toml") or path.exists()):
-        path = CONFIG_DIR / f"{text.lower()}.toml"
-        if not path.exists():
-            raise ConfigError(
-                f"unknown device {text!r}; available: {', '.join(available_devices())} "
-                f"(or give a path to a .toml config)"
-            )
-    try:
-        raw = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read device config {path}: {exc}") from None
+    path = config_path(name_or_path)
+    resolved = resolve(path)
+    raw = resolved.raw
     if overrides is not None:
         _apply_overrides(raw, overrides)
     try:
         return DeviceConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, path, overrides or {})) from None
+        raise ConfigError(_describe(exc, path, overrides or {}, resolved)) from None
 
 
-def _describe(exc: ValidationError, path: Path, overrides: dict) -> str:
+def _describe(exc: ValidationError, path: Path, overrides: dict, resolved: Resolved) -> str:
     """One line naming each bad setting; a bad value that came from an override blames the
-    override (key and value), not the config file it was applied to."""
+    override (key and value), not the config file it was applied to; one a base file states
+    names that file."""
     own, theirs = [], []
     for e in exc.errors():
         key = ".".join(str(p) for p in e["loc"]) or "<root>"
@@ -395,7 +370,10 @@ def _describe(exc: ValidationError, path: Path, overrides: dict) -> str:
             (k for k in overrides if key == k or key.startswith(k + ".")),
             None,
         )
-        if culprit is None:
+        origin = resolved.origin(key)
+        if culprit is None and origin is not None and origin.file != path:
+            own.append(f"{key}: {e['msg']} (set in {origin.file})")
+        elif culprit is None:
             own.append(f"{key}: {e['msg']}")
         else:
             theirs.append(f"{culprit}={overrides[culprit]!r}: {e['msg']}")

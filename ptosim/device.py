@@ -5,15 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as D
+from . import recording, session
 from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
 from .errors import FindingsError, KernelError
 from .gcpause import gc_paused
 from .isa.base import Arch
+from .isa.scalar_access import GetValue, SetValue
 from .memory import GlobalMemory, GmBuffer
-from .program import Kernel, record
+from .program import Kernel, NeedsSession, Program, header, record
 from .run import RunResult, run_blocks
 from .targets import spec_of
+
+# Tile / GlobalTensor GetValue and SetValue are these instructions (tensors sit below them).
+recording.install_scalar_access(GetValue, SetValue)
 
 # The simulated GM lives in host memory: one device may hold at most this many bytes of buffers,
 # so a typo such as gm_zeros((10**6, 10**6)) fails at once instead of exhausting the host.
@@ -153,12 +158,12 @@ class Device:
         phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
         with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
             programs = []
-            seen: dict = {}  # whether a block's body has read a value (record's ``seen``)
+            seen: dict = {}  # whether a block's body has read a value (block_program's)
             for b in range(block_dim):
                 if phase is not None:
                     phase(f"recording block {b + 1}/{block_dim}")
                 programs.append(
-                    record(
+                    block_program(
                         kernel,
                         self.arch,
                         args,
@@ -176,3 +181,43 @@ class Device:
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}, target={self.target})"
+
+
+def block_program(
+    kernel: Kernel,
+    arch: Arch,
+    args,
+    kwargs,
+    *,
+    block_idx: int = 0,
+    block_num: int = 1,
+    dyn_ubuf_size: int | None = None,
+    seen: dict | None = None,
+) -> Program:
+    """The program of one block: recorded ahead (``program.record``) when its body reads no
+    value, else a not yet started session program (ptosim/session.py).
+
+    Args:
+        seen: shared by the blocks of one run: once a block's body has read a value, the next
+            blocks start in a session instead of recording up to their first read again.
+    """
+    like = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
+        return session.SessionProgram.of_kernel(kernel, like, args, kwargs)
+    try:
+        return record(
+            kernel,
+            arch,
+            args,
+            kwargs,
+            block_idx=block_idx,
+            block_num=block_num,
+            dyn_ubuf_size=dyn_ubuf_size,
+        )
+    except NeedsSession:
+        # the body reads a value: rerun it in a session (recording has no effect on data). The
+        # run's next blocks start in a session at once (``seen``), so only the first block that
+        # reads is run twice up to its first read.
+        if seen is not None:
+            seen["reads"] = True
+        return session.SessionProgram.of_kernel(kernel, like, args, kwargs)

@@ -1,8 +1,12 @@
-"""Recording a kernel: running its Python body once and collecting the instructions it emits."""
+"""Recording a kernel: running its Python body once and collecting the instructions it emits.
+
+Recording is the bottom of the run: it knows nothing of sessions, runs or the engine. A body
+that reads a value (GetValue) cannot be recorded ahead; the plain recorder then raises
+``NeedsSession`` and the run layer (``device.py``) decides what to do (run it in a session).
+"""
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import os
 import sys
@@ -11,11 +15,9 @@ from dataclasses import dataclass, field
 from .argcheck import as_int
 from .errors import ConstraintError, KernelError
 from .isa.base import Arch, Instruction
+from .recording import ACTIVE, OUTSIDE_A_RUN
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-_current: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
-    "ptosim_recorder", default=None
-)
 
 
 @dataclass
@@ -67,8 +69,8 @@ def _caller_source() -> str | None:
 
 class NeedsSession(BaseException):
     """Raised by a plain recording when the body reads a value (GetValue): nothing has been
-    simulated yet, so the run switches to a session (ptosim/session.py). A BaseException so that
-    a kernel's ``except Exception`` cannot swallow it."""
+    simulated yet, so the run layer switches to a session (ptosim/session.py). A BaseException
+    so that a kernel's ``except Exception`` cannot swallow it."""
 
 
 class Recorder:
@@ -99,6 +101,14 @@ class Recorder:
         simulates nothing, so it cannot know it: the run restarts the body in a session."""
         raise NeedsSession
 
+    def tile_name(self, tile) -> str:
+        """The name of an unnamed tile: ``tile<n><dtype,RxC,layout>`` with n its order of first
+        use in this program (deterministic, unlike a process-wide counter)."""
+        names = self.program.tile_names
+        if tile.id not in names:
+            names[tile.id] = tile.name.replace("tile<", f"tile{len(names)}<", 1)
+        return names[tile.id]
+
 
 def current() -> Recorder:
     """The active recorder.
@@ -106,25 +116,10 @@ def current() -> Recorder:
     Raises:
         KernelError: called outside ``Device.run``.
     """
-    rec = _current.get()
+    rec = ACTIVE.get()
     if rec is None:
-        raise KernelError(
-            "PTO instructions can only be called inside a @pto.kernel function run by Device.run()"
-        )
+        raise KernelError(OUTSIDE_A_RUN)
     return rec
-
-
-def tile_name(tile) -> str:
-    """The name of an unnamed tile: ``tile<n><dtype,RxC,layout>`` with n its order of first use
-    in the program being recorded (deterministic, unlike a process-wide counter); outside a
-    recording the geometry alone."""
-    rec = _current.get()
-    if rec is None:
-        return tile.name
-    names = rec.program.tile_names
-    if tile.id not in names:
-        names[tile.id] = tile.name.replace("tile<", f"tile{len(names)}<", 1)
-    return names[tile.id]
 
 
 def emit(instr: Instruction) -> Instruction:
@@ -140,39 +135,31 @@ def record(
     block_idx=0,
     block_num=1,
     dyn_ubuf_size=None,
-    seen: dict | None = None,
 ) -> Program:
-    """Run the kernel body once under a recorder and return the Program; for a body that reads
-    values (GetValue), a not yet started session program instead (ptosim/session.py).
+    """Run the kernel body once under a recorder and return the Program.
 
-    Args:
-        seen: shared by the blocks of one run: once a block's body has read a value, the next
-            blocks start in a session instead of recording up to their first read again.
+    Raises:
+        NeedsSession: the body read a value (GetValue): it cannot be recorded ahead.
     """
-    program = Program(
+    program = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    token = ACTIVE.set(Recorder(program))
+    try:
+        kernel.func(*args, **kwargs)
+    finally:
+        ACTIVE.reset(token)
+    return program
+
+
+def header(kernel: Kernel, arch: Arch, block_idx=0, block_num=1, dyn_ubuf_size=None) -> Program:
+    """The empty Program of one block of ``kernel`` (a run-time ``dyn_ubuf_size`` overrides
+    the kernel's own)."""
+    return Program(
         kernel.name,
         arch,
         block_idx,
         block_num,
         dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
     )
-    from . import session
-
-    if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
-        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
-    token = _current.set(Recorder(program))
-    try:
-        kernel.func(*args, **kwargs)
-    except NeedsSession:
-        # the body reads a value: rerun it in a session (recording has no effect on data). The
-        # run's next blocks start in a session at once (``seen``), so only the first block that
-        # reads is run twice up to its first read.
-        if seen is not None:
-            seen["reads"] = True
-        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
-    finally:
-        _current.reset(token)
-    return program
 
 
 class Kernel:
@@ -187,7 +174,7 @@ class Kernel:
         self.session = session
 
     def __call__(self, *args, **kwargs):
-        if _current.get() is None:
+        if ACTIVE.get() is None:
             raise KernelError(
                 f"kernel {self.name!r} must be run on a device: dev.run({self.name}, ...)"
             )

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .config import SOURCE_KINDS
+from .targets import timing_uses
 
 SHORT = {
     "hardware-fitted": "fitted",
@@ -158,8 +159,6 @@ def key_source(config, key: str) -> str:
 def instruction_sources(config, name: str) -> dict[str, list[str]] | None:
     """Source kind -> the cost entries of that kind instruction ``name``'s lowering uses on the
     config's target (None: untimed device, or the target does not define the instruction)."""
-    from ptosim.targets import timing_uses
-
     if config.timing is None:
         return None
     keys = timing_uses(config.target).get(name)

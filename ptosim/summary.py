@@ -33,7 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from . import sources
-from .trace import TraceEvent
+from .trace import TraceEvent, lane_id
 from .traffic import gm_bytes
 
 
@@ -199,7 +199,7 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
         )
     if result.trace.stopped is not None:
         out.write(f"stopped early: {result.trace.stopped}\n")
-    busy = sorted(result.pipe_busy.items(), key=lambda kv: _pipe_order(kv[0]))
+    busy = sorted(result.pipe_busy.items(), key=lambda kv: lane_id(kv[0]))
     out.write("pipe busy (cycles, all cores): " + ", ".join(f"{k}={v}" for k, v in busy if v))
     out.write("\n")
     _write_chip(out, result, ghz)
@@ -317,9 +317,3 @@ def _write_path(out, path: list[PathSegment], top: int) -> None:
                 f"  core {later.core} {later.pipe:<10} {later.label} {seg.via} "
                 f"{seg.label} on {where} (cycle {seg.end})\n"
             )
-
-
-def _pipe_order(name: str) -> int:
-    from .trace_io import _tid
-
-    return _tid(name)

@@ -60,9 +60,11 @@ import csv
 import hashlib
 import itertools
 import json
+import logging
 import math
 import os
 import sys
+import sysconfig
 import time
 import tomllib
 from collections.abc import Callable, Iterable
@@ -71,8 +73,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from . import sources
 from .config import available_devices, load_config
+from .device import Device
 from .errors import ConfigError, KernelError, PtoSimError
+from .kernelfile import _split, load, load_all
+from .summary import critical_path, path_sources
+from .traffic import run_gm_bytes
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 INPUT_COLUMNS = ("point_id", "kernel", "device", "dtype", "shape")
@@ -220,8 +227,6 @@ def _devices(names: Iterable[str]) -> list[str]:
 
 def _kernels(spec: SweepSpec) -> list[tuple[str, str, str]]:
     """(label, absolute path, kernel name) of each kernel the spec names, in order."""
-    from .kernelfile import _split, load_all
-
     out = []
     for entry in spec.kernels:
         file, _ = _split(entry)
@@ -264,8 +269,6 @@ _LOADED: dict[tuple[str, str, int], object] = {}
 
 def _kernel_spec(path: str, name: str):
     """The kernel file's KernelSpec, loaded once per worker process (and file version)."""
-    from .kernelfile import load
-
     key = (path, name, os.stat(path).st_mtime_ns)
     if key not in _LOADED:
         _LOADED[key] = load(f"{path}:{name}")
@@ -290,10 +293,6 @@ def _run_options(ks, dev, params: dict) -> dict:
 def _measures(run) -> dict:
     """The run's columns: cycles, busy per pipe, GM bytes (traffic.py: what compares across
     devices), the clock, and what the cycles rest on (the critical path's source kinds)."""
-    from . import sources
-    from .summary import critical_path, path_sources
-    from .traffic import run_gm_bytes
-
     busy = run.pipe_busy
     codes = sorted({f.code for f in run.findings if getattr(f, "code", None)})
     timed = run.cycles is not None
@@ -311,8 +310,6 @@ def _measures(run) -> dict:
 def run_point(point: Point) -> dict:
     """Simulate one point and return its table row. Never raises for a failing point: the
     error goes into the row (``status`` ``error`` or ``check-failed``, ``error`` says why)."""
-    from .device import Device
-
     t0 = time.perf_counter()
     row = point.columns()
     row.update(dict.fromkeys(RESULT_COLUMNS))
@@ -353,6 +350,7 @@ def run_point(point: Point) -> dict:
 # -- tables ---------------------------------------------------------------------------------
 def has_pyarrow() -> bool:
     try:
+        # pyarrow is the optional extra "sweep" (Parquet tables): probed, never required
         import pyarrow  # noqa: F401
         import pyarrow.parquet  # noqa: F401
     except ImportError:
@@ -398,6 +396,7 @@ def write_table(rows: list[dict], path, leading: Iterable[str] = ()) -> None:
     tmp = path.with_name(path.name + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "parquet":
+        # the optional extra "sweep": only a Parquet table needs pyarrow
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -440,7 +439,7 @@ def read_table(path) -> list[dict]:
     """
     path = Path(path)
     if _format(path) == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # the optional extra "sweep": Parquet tables only
 
         rows = pq.read_table(path).to_pylist()
         return [
@@ -513,8 +512,6 @@ def _worker_sys_path():
     kernel file loaded so far (ptosim/kernelfile.py puts it first). One named like a stdlib
     module (``copy.py``) would break the worker's imports, so such folders are left out while
     the workers start (a worker adds a kernel file's folder itself when it loads the file)."""
-    import sysconfig
-
     saved = list(sys.path)
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
     real = [os.path.realpath(p or os.getcwd()) for p in saved]
@@ -529,6 +526,7 @@ def _worker_sys_path():
 def _client(scheduler: str | None, workers: int | None):
     """A dask.distributed Client and the LocalCluster it owns (None for an existing cluster)."""
     try:
+        # dask is the optional extra "sweep": only a sweep on a cluster imports it
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise KernelError(
@@ -537,7 +535,6 @@ def _client(scheduler: str | None, workers: int | None):
         ) from None
     if scheduler not in (None, "local"):
         return Client(scheduler, timeout="30s"), None
-    import logging
 
     with _worker_sys_path():
         cluster = LocalCluster(
@@ -551,7 +548,7 @@ def _client(scheduler: str | None, workers: int | None):
 
 
 def _on_dask(todo: list[Point], scheduler: str | None, workers: int | None):
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed  # the optional extra "sweep" (see _client)
 
     client, cluster = _client(scheduler, workers)
     try:

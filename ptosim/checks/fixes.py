@@ -20,7 +20,9 @@ from collections import defaultdict
 
 from ..enums import Pipe
 from ..findings import Edit, Finding
+from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import StepKind
+from ..program import Program
 
 
 class FlagBook:
@@ -93,9 +95,6 @@ def apply_fixes(program, findings: list[Finding]):
     Inserted instructions keep the order of the findings at one anchor; a moved wait_flag
     leaves its place and goes to its anchor.
     """
-    from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
-    from ..program import Program
-
     before: dict[int, list] = defaultdict(list)
     after: dict[int, list] = defaultdict(list)
     moved: set[int] = set()

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..findings import Edit, Finding
+from ..findings import FLAG_MISUSE, FLAG_UNCONSUMED, Edit, Finding
+from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
 from . import clocks as C
-
-FLAG_UNCONSUMED = "F201"
-FLAG_MISUSE = "F202"
 
 
 def _label(instr) -> str:
@@ -36,16 +34,8 @@ def _text(key) -> str:
     return f"({src.name}, {dst.name}, EVENT_ID{eid})"
 
 
-_USER_FLAGS: tuple = ()  # (SetFlag, WaitFlag), imported on first use (isa imports checks)
-
-
 def _user(instr) -> bool:
-    global _USER_FLAGS
-    if not _USER_FLAGS:
-        from ..isa.sync import SetFlag, WaitFlag
-
-        _USER_FLAGS = (SetFlag, WaitFlag)
-    return isinstance(instr, _USER_FLAGS)
+    return isinstance(instr, (SetFlag, WaitFlag))
 
 
 def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) -> list[Finding]:
@@ -86,8 +76,7 @@ def _unconsumed(view, sets, waits) -> list[Finding]:
             for _ in left
         )  # fmt: skip
         out.append(
-            Finding(
-                FLAG_UNCONSUMED,
+            FLAG_UNCONSUMED.make(
                 "flag-unconsumed",
                 f"core {view.core}: set_flag{_text(key)} posted by {who} was never waited "
                 f"({len(left)} post(s) left); fix: add wait_flag{_text(key)} after "
@@ -122,8 +111,7 @@ def _collisions(view, sets, waits, event_ids: int) -> list[Finding]:
                         for p in users)  # fmt: skip
             advice = f"use another id for the kernel's own flags of this pair, e.g. EVENT_ID{free}"
         out.append(
-            Finding(
-                FLAG_MISUSE,
+            FLAG_MISUSE.make(
                 "flag-library-collision",
                 f"{_label(issued[w][1])}: its wait_flag{_text(key)} consumes the post of "
                 f"{_label(issued[s][1])}; the kernel's event {_text(key)} collides with the "
@@ -154,8 +142,7 @@ def _depth(view, sets, waits, depth: int) -> list[Finding]:
         s, pending = bad[0]
         more = f" ({len(bad)} such sets in all)" if len(bad) > 1 else ""
         out.append(
-            Finding(
-                FLAG_MISUSE,
+            FLAG_MISUSE.make(
                 "flag-depth",
                 f"{_label(issued[s][1])}: set_flag{_text(key)} may post while {pending} earlier "
                 f"post(s) of the event are still unconsumed{more}; the event holds at most "
@@ -204,8 +191,7 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
             absent = [m for m in members if len(by_member[m]) <= done]
             note = "" if all(m in ids for m in absent) else " (not launched)"
             out.append(
-                Finding(
-                    FLAG_UNCONSUMED,
+                FLAG_UNCONSUMED.make(
                     "cross-flag-unconsumed",
                     f"core {core}: ffts_cross_core_sync(flag {flag}) posted by "
                     f"{', '.join(_label(i) for i in left)} joins a round of cores "
@@ -221,8 +207,7 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
             continue
         left, end = own[-n:], last[core]
         out.append(
-            Finding(
-                FLAG_UNCONSUMED,
+            FLAG_UNCONSUMED.make(
                 "cross-flag-unconsumed",
                 f"core {core}: {n} round(s) of cross-core flag {flag} (ffts_cross_core_sync at "
                 f"{', '.join(_label(i) for i in left)}) completed but were never waited; fix: "

@@ -8,10 +8,14 @@ table: TLOAD -> MTE2, TSTORE -> MTE3, vector work, MGATHER and MSCATTER -> V, GM
 tiles and the whole GlobalTensor extents of its operands. set_flag / wait_flag / pipe_barrier are
 the same steps a timed target plans. No library-internal flag chain is modelled, so the cpu
 verdict is the portable one: a kernel clean on cpu is ordered by its own flags on every target.
+For the same reason a step is atomic (``Step.atomic``) only where every timed target performs
+the form atomically: not an Elem MSCATTER, which a2a3 runs as a scalar read-add-write through
+its data cache.
 """
 
 from __future__ import annotations
 
+from ..enums import Coalesce
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import (
@@ -47,6 +51,14 @@ def _regions(instr, names) -> tuple[Region, ...]:
     return tuple(out)
 
 
+def _portable_atomic(instr) -> str | None:
+    """The step's atomic op: the instruction's, unless a timed target runs its form as plain
+    accesses (an Elem MSCATTER on a2a3: a scalar read-add-write through the data cache)."""
+    if getattr(instr, "coalesce", None) is Coalesce.Elem:
+        return None
+    return instr.atomic_op
+
+
 def structural_issued(program) -> list[list]:
     """[step, instruction] pairs in program order (PIPE_S issues in program order)."""
     issued: list[list] = []
@@ -71,6 +83,7 @@ def structural_issued(program) -> list[list]:
                 instr.opcode,
                 reads=_regions(instr, instr.reads),
                 writes=_regions(instr, instr.writes),
+                atomic=_portable_atomic(instr),
             )
         issued.append([step, instr])
     return issued

@@ -18,6 +18,7 @@ Steps (docs/reference.md, "C++ front end"):
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -50,8 +51,6 @@ INSTALL_HINT = (
 # ---- compilers ----------------------------------------------------------------------------------
 def _has_ziglang() -> bool:
     try:
-        import importlib.util
-
         return importlib.util.find_spec("ziglang") is not None
     except (ImportError, ValueError):
         return False

@@ -15,6 +15,7 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import program as _program
+from ..config import available_devices
 from ..device import Device
-from ..errors import CxxError, PtoSimError
+from ..errors import CxxError, KernelError, PtoSimError
 from ..memory import GM_BASE_ADDRESS
 from ..program import Kernel
 from . import build as _build
@@ -55,7 +57,6 @@ def folder_devices(test_dir: Path) -> list[str]:
         return ["950pr", "950dt"]
     if "cpu" in parts:
         return ["cpu"]
-    from ..config import available_devices
 
     return [d for d in available_devices()]
 
@@ -224,8 +225,6 @@ class _Host:
 
 
 def _demangle(name: str) -> str:
-    import shutil
-
     exe = shutil.which("c++filt")
     if not name.startswith("_Z") or exe is None:
         return name
@@ -246,8 +245,6 @@ def run_test_dir(
     Raises:
         CxxBuildError: the folder does not build. KernelError: gen_data.py failed.
     """
-    from ..errors import KernelError
-
     test_dir = Path(test_dir).resolve()
     if not test_dir.is_dir():
         raise KernelError(f"ptosim test: {test_dir} is not a folder")

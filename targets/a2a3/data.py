@@ -64,7 +64,10 @@ def _atomic_store(instr, ctx, dmas: list[Step]) -> list[Step]:
     timing.md 5 lists it among the estimates, the same choice as MSCATTER Add)."""
     kind = ATOMIC_TYPE[instr.tile.dtype.name]
     added = [
-        replace(st, reads=st.reads + st.writes, args=dict(st.args, atomic="add")) for st in dmas
+        replace(
+            st, reads=st.reads + st.writes, args=dict(st.args, atomic="add"), atomic=instr.atomic_op
+        )
+        for st in dmas
     ]
     return [
         control_step(ctx, f"set_atomic_{kind}"),

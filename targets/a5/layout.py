@@ -22,11 +22,13 @@ are the natural VF forms (estimates where marked):
 
 from __future__ import annotations
 
+from ptosim.enums import Pipe
 from ptosim.isa.vector.layout import TExtract, TFillPad, TInsert, TTrans, TTri, _is_nd
 from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
 
 from ..a2a3.layout import plan_view, rows_region, scalar_copy_cycles, ub_copy_step
+from ..a2a3.vec import VecStream
 from ..costs import ceil_div, tile_region
 from .vf import VectorFunction
 
@@ -75,10 +77,6 @@ def _plan_window(instr, ctx, R: int, C: int, src_reg, dst_reg) -> list:
     if R == 0 or C == 0:
         return []
     if d.static_valid and (R, C) == (1, 1) and isinstance(instr, TExtract):
-        from ptosim.enums import Pipe
-
-        from ..a2a3.vec import VecStream
-
         vs = VecStream(ctx)
         vs.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
         vs.scalar(scalar_copy_cycles(ctx, 1), "scalar copy", reads=(src_reg,), writes=(dst_reg,))

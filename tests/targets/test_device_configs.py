@@ -5,6 +5,7 @@ leave a3 out (tests/helpers/devices.py); these tests fail the day that stops bei
 import numpy as np
 
 import ptosim as pto
+from tests.helpers.configs import flat
 from tests.helpers.devices import ALL_DEVICES, ONE_PER_TARGET, TARGET_OF
 
 NAMING = {"name", "description"}  # what a device may change without changing anything it does
@@ -16,19 +17,9 @@ def _naming(key: str) -> bool:
     return key in NAMING or key.rpartition(".")[2].endswith("source")
 
 
-def _flat(d, prefix=""):
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
-
-
 def _differences(a: str, b: str) -> set[str]:
-    x = _flat(pto.Device(a).config.model_dump())
-    y = _flat(pto.Device(b).config.model_dump())
+    x = flat(pto.Device(a).config.model_dump())
+    y = flat(pto.Device(b).config.model_dump())
     return {k for k in x.keys() | y.keys() if x.get(k) != y.get(k)}
 
 

@@ -14,36 +14,72 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import sysconfig
+import time
+import tomllib
+import traceback
+from pathlib import Path
 
 from . import (
     DeadlockError,
+    Device,
     FindingsError,
     KernelError,
     PtoSimError,
     __version__,
     available_devices,
     load_config,
+    targets,
 )
+from .bench import format_table, parse_devices, parse_shapes, plot, row_vs_elem
+from .bench_embedding import compare
+from .bench_embedding import format_table as embedding_table
+from .config_files import config_path, resolve, sourced_lines
+from .cxx import cache as cxx_cache
+from .cxx.cli import CxxRunSpec
+from .cxx.testdir import folder_devices, print_reports, run_folder
+from .demo import run_demo
+from .isa.registry import dtype_list, specs
+from .kernelfile import load, load_all
+from .sourcepatch import patch_text, unified_diff
+from .sources import SHORT, instruction_sources
+from .sweep import default_output, load_spec, run_sweep
+from .targets import spec_of
+from .targets import specs as target_specs
+
+# the device whose config labels a target's timing sources in ``instructions -v``
+_TIMED_DEVICE = {"a2a3": "a2", "a5": "950pr"}
 
 
 def _cmd_instructions(args) -> int:
-    from .isa.registry import dtype_list, specs
-    from .targets import spec_of
-    from .targets import specs as target_specs
-
-    targets = target_specs()
+    families = target_specs()
     only = None if args.device is None else spec_of(load_config(args.device).target)
     shown = [s for s in specs() if only is None or only.defines(s.name)]
+    timed = {}
+    if args.verbose:
+        names = [args.device] if args.device else [_TIMED_DEVICE[t] for t in ("a2a3", "a5")]
+        timed = {load_config(n).target: load_config(n) for n in names}
     for s in shown:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
         if args.verbose:
             print(f"    {s.signature}")
-            for t in targets:
+            for t in families:
                 dts = t.dtypes_of(s.name)
                 print(f"    {t.name:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
+            for cfg in timed.values():
+                src = instruction_sources(cfg, s.name)
+                if src:
+                    text = "; ".join(f"{SHORT[k]}: {', '.join(v)}" for k, v in src.items())
+                    print(f"    timing on {cfg.name}: {text}")
+    if args.verbose and timed:
+        print(
+            "timing sources: fitted = fitted to hardware measurements (docs/calibration.md), "
+            "vendor = the vendor's cost model or simulator parameters, public = a public "
+            "figure, estimate = chosen without a measurement (configs/*.toml say how)"
+        )
     print(f"{len(shown)} instructions")
     return 0
 
@@ -59,16 +95,18 @@ def _cmd_devices(args) -> int:
 
 
 def _cmd_config(args) -> int:
-    import json
-
     cfg = load_config(args.device)
-    print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    if not args.sources:
+        print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+        return 0
+    resolved = resolve(config_path(args.device))
+    print(f"# {args.device}: " + " extends ".join(str(p) for p in resolved.chain))
+    for line in sourced_lines(cfg.model_dump(mode="json"), resolved):
+        print(line)
     return 0
 
 
 def _cmd_demo(args) -> int:
-    from .demo import run_demo
-
     return 0 if run_demo() else 1
 
 
@@ -100,8 +138,6 @@ def _progress_printer():
 
 def _overrides(pairs) -> dict:
     """``KEY=VALUE`` strings -> a dict; VALUE parsed as a TOML value (number, string, bool)."""
-    import tomllib
-
     out = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -143,10 +179,6 @@ def _per_device(path: str | None, device: str, several: bool) -> str | None:
 
 
 def _execute(spec, device: str, args):
-    import time
-
-    from . import Device
-
     dev = Device(device, overrides=_overrides(args.set))
     kargs, kwargs = spec.build_inputs(dev)
     options = spec.run_options()
@@ -161,8 +193,6 @@ def _execute(spec, device: str, args):
 
 
 def _cmd_run(args) -> int:
-    from .kernelfile import load
-
     devices = _devices(args.device)
     several = len(devices) > 1
     for device in devices:  # fail before simulating anything
@@ -173,8 +203,6 @@ def _cmd_run(args) -> int:
     if getattr(args, "entry", None) is not None or args.file.lower().endswith(
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
-        from .cxx.cli import CxxRunSpec
-
         spec = CxxRunSpec(
             args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
         )
@@ -222,10 +250,6 @@ def _cmd_run(args) -> int:
 
 def _cmd_test(args) -> int:
     """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails or none ran."""
-    from pathlib import Path
-
-    from .cxx.testdir import folder_devices, print_reports, run_folder
-
     if args.device.strip().lower() == "all":
         devices = folder_devices(Path(args.dir))
     else:
@@ -240,13 +264,11 @@ def _cmd_test(args) -> int:
 
 def _cmd_cache(args) -> int:
     """`ptosim cache [clear]`: the C++ build cache's folder, size and cap; or empty it."""
-    from .cxx import cache
-
     if args.action == "clear":
-        freed = cache.clear()
-        print(f"removed {cache.cache_dir()} ({freed / 2**20:.1f} MB)")
+        freed = cxx_cache.clear()
+        print(f"removed {cxx_cache.cache_dir()} ({freed / 2**20:.1f} MB)")
         return 0
-    u = cache.usage()
+    u = cxx_cache.usage()
     print(f"C++ build cache: {u.folder}")
     print(
         f"  {u.size_bytes / 2**20:.1f} MB in {u.libraries} libraries and {u.objects} objects; "
@@ -255,37 +277,119 @@ def _cmd_cache(args) -> int:
     return 0
 
 
-def _cmd_check(args) -> int:
-    from .kernelfile import load_all
+def _check_specs(args) -> list:
 
-    if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
-        raise KernelError(
-            "ptosim check takes Python kernel files; for a C++ kernel use "
-            "ptosim run K.cpp --entry NAME --arg ... --strict (findings are listed, exit 1)"
-        )
+    if getattr(args, "entry", None) is not None or args.file.lower().endswith(
+        (".cpp", ".cc", ".cxx", ".c++")
+    ):  # a C++ kernel file (ptosim/cxx/cli.py)
+        return [CxxRunSpec(args.file, args.entry, args.arg, None, args.compiler, args.block_dim)]
+    return load_all(args.file)
+
+
+def _finding_tree(f) -> dict:
+    out = {"code": f.code, "kind": f.kind, "message": f.message,
+           "instructions": list(f.instructions)}  # fmt: skip
+    if f.patch:
+        out["patch"] = [e.__dict__ for e in f.patch]
+    if f.fix:
+        out["fix"] = [e.__dict__ for e in f.fix]
+    out["consequences"] = [_finding_tree(c) for c in f.consequences]
+    return out
+
+
+def _cmd_check(args) -> int:
+    """`ptosim check FILE`: causes first, each with its count of consequences; ``--fix``
+    prints the repairs as a unified diff of the kernel file, ``--apply`` writes them."""
     devices = _devices(args.device)
     status = 0
-    for spec in load_all(args.file):
+    edits: list = []
+    report: list[dict] = []
+    path = args.file.split(".py:", 1)[0] + ".py" if ".py:" in args.file else args.file
+    for spec in _check_specs(args):
         for device in devices:
-            dev, _, run, _ = _execute(spec, device, args)
-            name = f"{spec.kernel.name} on {dev.name}"
-            if not run.findings:
+            stopped = None
+            try:
+                dev, _, run, _ = _execute(spec, device, args)
+                findings = run.findings
+            except DeadlockError as exc:  # a hang is the verdict; its causes still come first
+                stopped, findings = exc, list(exc.findings)
+                dev = None
+            name = f"{spec.kernel.name} on {dev.name if dev else device}"
+            report.append({"kernel": spec.kernel.name, "device": device,
+                           "deadlock": stopped is not None,
+                           "findings": [_finding_tree(f) for f in findings]})  # fmt: skip
+            if stopped is None and not findings:
                 print(f"{name}: no findings")
                 continue
             status = 1
-            print(f"{name}: {len(run.findings)} finding(s)")
-            for f in run.findings:
+            if stopped is not None:
+                print(f"{name}: {stopped}")
+            total = sum(1 + len(f.consequences) for f in findings)
+            if total == len(findings):
+                print(f"{name}: {total} finding(s)")
+            else:
+                print(f"{name}: {len(findings)} cause(s), {total} finding(s) in all")
+            for f in findings:
                 print(f"  - {f}")
+                if f.consequences:
+                    print(f"    {len(f.consequences)} consequence(s) (--json lists them)")
+                edits += [e for e in f.patch if e not in edits]
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=1)
+        print(f"findings written to {args.json}")
+    if args.fix or args.apply:
+        _print_fix(path, edits, args.apply)
     return status
 
 
+def _print_fix(path: str, edits: list, apply: bool) -> None:
+    with open(path) as fh:
+        old = fh.read()
+    new, skipped = patch_text(old, path, edits)
+    for e in skipped:
+        print(f"fix not applied (its line is not in {path}): {e.describe()}", file=sys.stderr)
+    if new == old:
+        print("no fix to apply")
+        return
+    print(unified_diff(old, new, path), end="")
+    if apply:
+        with open(path, "w") as fh:
+            fh.write(new)
+        print(f"fixes applied to {path}")
+
+
+def _cmd_bench_embedding(args) -> int:
+    if args.lookups is None:
+        raise KernelError("bench row-vs-elem --table needs --lookups N (token ids to look up)")
+    ((table_rows, cols),) = parse_shapes(args.table)
+    devices = parse_devices(args.device)
+    print(
+        f"Row vs Elem for a whole embedding lookup: {args.lookups} lookups of a "
+        f"{table_rows}x{cols} {args.dtype} table on {args.cores} core(s), every core's index "
+        "loads, gathers and stores simulated; GB/s = looked-up bytes per simulated second",
+        flush=True,
+    )
+    rows = compare(
+        devices, table_rows, cols, args.dtype, args.lookups, args.cores, tile=args.tile,
+        seed=args.seed,
+    )  # fmt: skip
+    print(embedding_table(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+        print(f"rows written to {args.json}")
+    return 0
+
+
 def _cmd_bench_row_vs_elem(args) -> int:
-    import json
-
-    from .bench import format_table, plot, row_vs_elem
-
+    if args.table is not None:
+        return _cmd_bench_embedding(args)
+    if args.lookups is not None or args.cores != 1:
+        raise KernelError("bench row-vs-elem: --lookups and --cores go with --table ROWSxCOLS")
     if args.plot:  # fail before the sweep, not after it
         try:
+            # matplotlib is the optional extra "plot": probed before the sweep runs
             import matplotlib  # noqa: F401
         except ImportError:
             print(
@@ -310,8 +414,9 @@ def _cmd_bench_row_vs_elem(args) -> int:
         workers=args.workers,
     )
     print(
-        f"Row vs Elem, {rows[0]['dtype']}: cycles of the MGATHER/MSCATTER, GB/s of the elements "
-        "it moves; Row/Elem = Elem cycles / Row cycles"
+        f"Row vs Elem, {rows[0]['dtype']}: cycles of one MGATHER/MSCATTER on one core, GB/s of "
+        "the elements it moves per simulated second; Row/Elem = Elem cycles / Row cycles (for "
+        "a whole multi-core embedding, give --table ROWSxCOLS --lookups N --cores K)"
     )
     print(format_table(rows))
     if args.json:
@@ -325,8 +430,6 @@ def _cmd_bench_row_vs_elem(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .sweep import default_output, load_spec, run_sweep
-
     spec = load_spec(args.spec)
     output = args.output or str(default_output(spec))
     rows = run_sweep(
@@ -350,8 +453,6 @@ def _cmd_sweep(args) -> int:
 
 def _library_dirs() -> tuple[str, ...]:
     """Directories whose frames are never the user's: ptosim, targets, the stdlib, site-packages."""
-    from . import targets  # installed from the repo's targets/ folder
-
     dirs = {os.path.dirname(os.path.abspath(__file__)), os.path.dirname(targets.__file__)}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         if key in sysconfig.get_paths():
@@ -361,8 +462,6 @@ def _library_dirs() -> tuple[str, ...]:
 
 def _user_frames(exc: BaseException) -> list:
     """The traceback frames of ``exc`` in the user's own files (kernel files and their helpers)."""
-    import traceback
-
     lib = _library_dirs()
     return [
         f
@@ -391,8 +490,6 @@ def _one_line(exc: PtoSimError) -> str:
 
 def _report(exc: BaseException, show_traceback: bool) -> int:
     """Print the one-line error for an exception escaping a command; return the exit code."""
-    import traceback
-
     frames = _user_frames(exc)
     where = _where(frames)
     if isinstance(exc, SystemExit):
@@ -433,8 +530,13 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--device", help="only those the device's target defines")
     ins.add_argument("-v", "--verbose", action="store_true", help="signatures and dtypes")
     ins.set_defaults(func=_cmd_instructions)
-    c = sub.add_parser("config", help="print a device's resolved config as JSON")
-    c.add_argument("device")
+    c = sub.add_parser("config", help="print a device's resolved config (its bases merged) as JSON")
+    c.add_argument("device", help="a device name or a path to a config TOML")
+    c.add_argument(
+        "--sources",
+        action="store_true",
+        help="one line per value with the file that sets it and its source comment",
+    )
     c.set_defaults(func=_cmd_config)
     sub.add_parser("demo", help="run the demo kernel on every device").set_defaults(func=_cmd_demo)
     for cmd, helptext, fn in (
@@ -463,6 +565,19 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="override a config value, e.g. timing.simt.gm_latency_cycles=400",
         )
+        if cmd == "check":
+            r.add_argument("--fix", action="store_true", help="print the fixes as a unified diff")
+            r.add_argument("--apply", action="store_true", help="write the fixes into the file")
+            r.add_argument("--json", help="write the findings (causes and consequences) here")
+        # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
+        r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
+        r.add_argument(
+            "--arg",
+            action="append",
+            metavar="NAME=VALUE",
+            help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
+        )
+        r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         if cmd == "run":
             r.add_argument("--trace", help="write the Chrome trace JSON here")
             r.add_argument("--csv", help="write the per-pipe summary CSV here")
@@ -472,16 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="add one summary line per executed instruction",
             )
-            # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
-            r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
-            r.add_argument(
-                "--arg",
-                action="append",
-                metavar="NAME=VALUE",
-                help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
-            )
             r.add_argument("--out", help="C++: directory for the zero buffers after the run")
-            r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         r.set_defaults(func=fn)
     t = sub.add_parser("test", help="run a C++ test folder (kernel.cpp, main.cpp, gen_data.py)")
     t.add_argument("dir", help="the test folder")
@@ -542,6 +648,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         choices=("default", "last"),
         help="ScatterConflict of the 950 MSCATTERs (default: default)",
+    )
+    rv.add_argument(
+        "--table",
+        help="ROWSxCOLS: instead of the shape study, a whole embedding lookup into this table "
+        "(with --lookups, --cores): the verdict your multi-core kernel gets",
+    )
+    rv.add_argument("--lookups", type=_positive_int, help="with --table: token ids looked up")
+    rv.add_argument(
+        "--cores", type=_positive_int, default=1, help="with --table: blocks (block_dim)"
+    )
+    rv.add_argument(
+        "--tile", type=_positive_int, help="with --table: rows per tile (default: up to 64)"
     )
     rv.set_defaults(func=_cmd_bench_row_vs_elem)
     sw = sub.add_parser(

@@ -5,15 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as D
+from . import recording, session
 from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
 from .errors import FindingsError, KernelError
 from .gcpause import gc_paused
 from .isa.base import Arch
+from .isa.scalar_access import GetValue, SetValue
 from .memory import GlobalMemory, GmBuffer
-from .program import Kernel, record
+from .program import Kernel, NeedsSession, Program, header, record
 from .run import RunResult, run_blocks
 from .targets import spec_of
+
+# Tile / GlobalTensor GetValue and SetValue are these instructions (tensors sit below them).
+recording.install_scalar_access(GetValue, SetValue)
 
 # The simulated GM lives in host memory: one device may hold at most this many bytes of buffers,
 # so a typo such as gm_zeros((10**6, 10**6)) fails at once instead of exhausting the host.
@@ -117,12 +122,15 @@ class Device:
         dyn_ubuf_size: int | None = None,
         block_dim: int = 1,
         progress=None,
+        max_steps: int | None = None,
         **kwargs,
     ) -> RunResult:
         """Record the kernel (once per block) and run it on this device.
 
         Args:
-            kernel: a ``@pto.kernel`` function (a plain function is accepted too).
+            kernel: a ``@pto.kernel`` function (a plain function is accepted too), or a
+                recorded Program (a list of them, one per block), such as the one
+                ``ptosim.checks.fixes.apply_fixes`` returns.
             *args, **kwargs: passed to the kernel body (GM buffers, sizes ...).
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
@@ -131,11 +139,17 @@ class Device:
                 (``total`` is None for a block that reads values: its length is not known
                 until it ends); if it also has a ``phase(name)`` method, that is called as
                 each phase starts (recording each block, simulating, analysing).
+            max_steps: instructions one block may record before the run stops it with a
+                KernelError naming the line it reached (a body that never ends); default
+                ``ptosim.program.DEFAULT_MAX_STEPS``.
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
                 and (strict) findings.
         """
+        recorded = _recorded(kernel)
+        if recorded is not None:
+            return self._run_recorded(recorded, args, kwargs, strict, block_dim, progress)
         if not isinstance(kernel, Kernel):
             if not callable(kernel):
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
@@ -146,6 +160,8 @@ class Device:
         )
         if dyn_ubuf_size is not None:
             dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
+        if max_steps is not None:
+            max_steps = as_int(max_steps, "run: max_steps (instructions per block)", lo=1)
         if not isinstance(strict, (bool, np.bool_)):
             raise KernelError(f"run: strict must be True or False, got {strict!r}")
         if progress is not None and not callable(progress):
@@ -153,12 +169,12 @@ class Device:
         phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
         with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
             programs = []
-            seen: dict = {}  # whether a block's body has read a value (record's ``seen``)
+            seen: dict = {}  # whether a block's body has read a value (block_program's)
             for b in range(block_dim):
                 if phase is not None:
                     phase(f"recording block {b + 1}/{block_dim}")
                 programs.append(
-                    record(
+                    block_program(
                         kernel,
                         self.arch,
                         args,
@@ -167,6 +183,7 @@ class Device:
                         block_num=block_dim,
                         dyn_ubuf_size=dyn_ubuf_size,
                         seen=seen,
+                        max_steps=max_steps,
                     )
                 )
             result = run_blocks(programs, self.config, self.gm, progress)
@@ -174,5 +191,82 @@ class Device:
             raise FindingsError(result.findings)
         return result
 
+    def _run_recorded(self, programs, args, kwargs, strict, block_dim, progress) -> RunResult:
+        """Run recorded programs (one per block), e.g. ``apply_fixes``' repaired program."""
+        if args or kwargs:
+            raise KernelError(
+                "run(program): a recorded program takes no kernel arguments (its GM tensors "
+                "were bound when it was recorded)"
+            )
+        if block_dim not in (1, len(programs)):
+            raise KernelError(
+                f"run(program): block_dim is the number of programs ({len(programs)}), "
+                f"got {block_dim}"
+            )
+        for p in programs:
+            if p.arch.device != self.arch.device:
+                raise KernelError(
+                    f"run(program): the program of {p.kernel_name!r} was recorded for "
+                    f"{p.arch.device}, not {self.arch.device}; record it on this device"
+                )
+        with gc_paused():
+            result = run_blocks(list(programs), self.config, self.gm, progress)
+        if strict and result.findings:
+            raise FindingsError(result.findings)
+        return result
+
     def __repr__(self) -> str:
         return f"Device({self.name!r}, target={self.target})"
+
+
+def _recorded(kernel) -> list | None:
+    """The programs of a recorded kernel (a Program, or one per block), else None."""
+    if isinstance(kernel, Program):
+        return [kernel]
+    if isinstance(kernel, (list, tuple)) and kernel and all(isinstance(p, Program) for p in kernel):
+        return list(kernel)
+    return None
+
+
+def block_program(
+    kernel: Kernel,
+    arch: Arch,
+    args,
+    kwargs,
+    *,
+    block_idx: int = 0,
+    block_num: int = 1,
+    dyn_ubuf_size: int | None = None,
+    seen: dict | None = None,
+    max_steps: int | None = None,
+) -> Program:
+    """The program of one block: recorded ahead (``program.record``) when its body reads no
+    value, else a not yet started session program (ptosim/session.py).
+
+    Args:
+        seen: shared by the blocks of one run: once a block's body has read a value, the next
+            blocks start in a session instead of recording up to their first read again.
+    """
+    like = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    if max_steps is not None:
+        like.max_steps = max_steps
+    if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
+        return session.SessionProgram.of_kernel(kernel, like, args, kwargs)
+    try:
+        return record(
+            kernel,
+            arch,
+            args,
+            kwargs,
+            block_idx=block_idx,
+            block_num=block_num,
+            dyn_ubuf_size=dyn_ubuf_size,
+            max_steps=max_steps,
+        )
+    except NeedsSession:
+        # the body reads a value: rerun it in a session (recording has no effect on data). The
+        # run's next blocks start in a session at once (``seen``), so only the first block that
+        # reads is run twice up to its first read.
+        if seen is not None:
+            seen["reads"] = True
+        return session.SessionProgram.of_kernel(kernel, like, args, kwargs)

@@ -1,18 +1,22 @@
 """The ptosim error tree: every error raised on purpose derives from PtoSimError.
 
-Each class carries a stable ``code`` (documented in docs/reference.md) so that tools and tests
-can match errors without parsing messages.
+The classes are the one registry of error codes: each carries a stable ``code`` (so that tools
+and tests can match errors without parsing messages), a one-line ``meaning`` and, where there
+is a usual remedy, a ``fix``. ``error_codes()`` lists them; the docs tables are generated from
+it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class PtoSimError(Exception):
     """Base of every error ptosim raises on purpose."""
 
-    code = "PTO000"
+    code: ClassVar[str] = "PTO000"
+    meaning: ClassVar[str] = "base class of every error below"
+    fix: ClassVar[str] = ""
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -26,6 +30,10 @@ class KernelError(PtoSimError):
     """The kernel used the Python API wrongly (bad argument, unknown enum name, ...)."""
 
     code = "PTO100"
+    meaning = (
+        "misuse of the Python API: an unknown enum or dtype name, a wrong operand kind, an "
+        "instruction called outside `Device.run`"
+    )
 
 
 class ConstraintError(PtoSimError):
@@ -41,6 +49,11 @@ class ConstraintError(PtoSimError):
     """
 
     code = "PTO101"
+    meaning = (
+        "a constraint of the instruction's specification is violated (`.instruction`, "
+        "`.position`, `.source`, `.operand`, `.rule`, `.expected`, `.given`)"
+    )
+    fix = "change the operand the message names so that it satisfies the rule"
 
     def __init__(
         self,
@@ -96,6 +109,8 @@ class UnsupportedError(ConstraintError):
     """The instruction, mode or policy does not exist on the selected target."""
 
     code = "PTO102"
+    meaning = "the instruction, mode or policy does not exist on the target"
+    fix = "use a form the target has (`ptosim instructions --device D -v` lists them)"
 
 
 class CxxError(KernelError):
@@ -104,6 +119,10 @@ class CxxError(KernelError):
     buffers. The message starts with the kernel's ``file:line``."""
 
     code = "PTO103"
+    meaning = (
+        "a C++ kernel: an instruction ptosim does not implement, a raw access to tile storage or "
+        "GM, a pointer outside the kernel's buffers (message starts with the C++ `file:line`)"
+    )
 
 
 class CxxBuildError(CxxError):
@@ -111,30 +130,48 @@ class CxxBuildError(CxxError):
     user's file:line; an error inside ptosim's headers is reported as a ptosim bug)."""
 
     code = "PTO104"
+    meaning = (
+        "a C++ kernel file cannot be built: no compiler, or a compile error (at the user's line; "
+        "inside ptosim's headers: a ptosim bug)"
+    )
+    fix = "install g++ (or clang++), or the `cxx` extra for zig's clang"
 
 
 class MemoryLayoutError(ConstraintError):
     """A tile placement is invalid: misaligned, overflowing the memory or the UB budget."""
 
     code = "PTO200"
+    meaning = "TASSIGN is misaligned or the tile overflows the memory"
+    fix = "a TASSIGN address aligned to the memory's alignment, with the tile inside it"
 
 
 class UbBudgetError(MemoryLayoutError):
     """The kernel's tiles do not fit in the UB budget (e.g. the 950 SIMT budget)."""
 
     code = "PTO201"
+    meaning = (
+        "the tiles exceed the UB (or L1), or the 950 SIMT budget (128 KiB default, 216 KiB max "
+        "via `dyn_ubuf_size`)"
+    )
+    fix = "smaller tiles, or a larger `dyn_ubuf_size` for a 950 SIMT kernel"
 
 
 class OutOfBoundsError(PtoSimError):
     """An access would leave the memory or tensor it targets (GM tensor, UB end)."""
 
     code = "PTO202"
+    meaning = (
+        "a GM access outside the buffers the host allocated, an Undefined OOB index, or a UB "
+        "access past the end of UB"
+    )
 
 
 class ConfigError(PtoSimError):
     """A device configuration is missing, malformed or inconsistent."""
 
     code = "PTO300"
+    meaning = "an unknown device, or an invalid config (unknown keys are rejected)"
+    fix = "`ptosim devices` lists the devices; `ptosim config D` shows a resolved config"
 
 
 class DeadlockError(PtoSimError):
@@ -145,6 +182,11 @@ class DeadlockError(PtoSimError):
     """
 
     code = "PTO400"
+    meaning = (
+        "a timed run has pipes that wait on flags nobody can post; the error lists each stuck "
+        "pipe, its instruction and the flag it waits for"
+    )
+    fix = "add the missing `set_flag` (or remove the wait); `.partial_run` keeps the trace"
     findings: tuple = ()
     partial_run = None
 
@@ -153,6 +195,10 @@ class ExecutionError(PtoSimError):
     """An instruction failed while executing (e.g. integer division by zero)."""
 
     code = "PTO401"
+    meaning = (
+        "a failure while executing, such as integer division by zero; an internal error names the "
+        "instruction"
+    )
 
 
 class RaceFailureError(ExecutionError):
@@ -165,6 +211,12 @@ class RaceFailureError(ExecutionError):
     """
 
     code = "PTO402"
+    meaning = (
+        "a timed run failed (e.g. out of bounds) in an instruction that read data a race left "
+        "stale; the message leads with the race, `.original` keeps the error it replaced, "
+        "`.findings` lists the races first"
+    )
+    fix = "the race's fix (its finding's `fix`)"
 
     def __init__(self, message: str, original: PtoSimError, findings: list):
         super().__init__(message)
@@ -177,8 +229,36 @@ class FindingsError(PtoSimError):
     """Raised by ``run(strict=True)``: carries every finding of the run."""
 
     code = "PTO500"
+    meaning = "`run(strict=True)` ended with findings; it carries all of them"
 
     def __init__(self, findings: list):
         self.findings = list(findings)
         lines = [f"{len(self.findings)} finding(s):"] + [f"  - {f}" for f in self.findings]
         super().__init__("\n".join(lines))
+
+
+def error_codes() -> list[type[PtoSimError]]:
+    """Every error class of ptosim, in code order (the registry the docs tables come from).
+
+    Raises:
+        ValueError: two classes share a code (a registry must not).
+    """
+    found: list[type[PtoSimError]] = []
+    todo = [PtoSimError]
+    while todo:
+        cls = todo.pop()
+        if cls.__module__ == __name__:
+            found.append(cls)
+        todo.extend(cls.__subclasses__())
+    codes = [c.code for c in found]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"error codes defined twice: {sorted(codes)}")
+    return sorted(found, key=lambda c: c.code)
+
+
+def markdown_table() -> str:
+    """The docs table of the error codes (generated into docs/reference.md)."""
+    lines = ["| code | class | raised when | fix |", "|---|---|---|---|"]
+    for cls in error_codes():
+        lines.append(f"| {cls.code} | `{cls.__name__}` | {cls.meaning} | {cls.fix or '-'} |")
+    return "\n".join(lines) + "\n"

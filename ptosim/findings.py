@@ -1,19 +1,10 @@
-"""Findings: problems a run detects and collects (they do not stop the run)."""
+"""Findings: problems a run detects and collects (they do not stop the run), and the one
+registry of their codes (``FindingCode``): every finding is made from its code's entry, and the
+docs tables are generated from the registry (``finding_codes``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-# Stable finding codes (documented in docs/reference.md).
-GM_PITCH = "F101"  # a2a3 TLOAD/TSTORE with validCol != shape4: packed-valid GM pitch (D7)
-INDEX_OUTSIDE_TILE = "F102"  # TSCATTER index past the destination tile (D5)
-SCATTER_COLLISION = "F103"  # colliding destinations resolved by the warp schedule (D6)
-HIDDEN_SCRATCH = "F104"  # a live tile overlaps the hidden a2a3 TROWEXPAND scratch (D10)
-TILE_OVERLAP = "F105"  # two tiles of one instruction overlap in UB
-DMA_EXTENT = "F106"  # a2a3 TLOAD/TSTORE moves the GlobalTensor's rows/cols, not the valid ones
-DUP_CLOBBERS_SRC = "F107"  # a2a3 TDIVS/TRECIP vector_dup into a dst that overlaps src
-SCALAR_ROUNDED = "F108"  # a2a3 TSUBS: the scalar negated through float was rounded
-CONVERSION_UNDEFINED = "F109"  # TCVT data whose result the reference leaves undefined
 
 
 @dataclass(frozen=True)
@@ -71,6 +62,9 @@ class Finding:
         instructions: kernel positions involved.
         fix: the suggested fix as edits of the recorded program (``ptosim.checks.fixes``
             applies them); empty when there is no mechanical fix.
+        patch: for a cause, its fix as ``LineEdit``s of the kernel's source lines (applied
+            to every instruction recorded from those lines, as a patch of the file is).
+        consequences: for a cause, the findings its fix removes.
     """
 
     code: str
@@ -78,6 +72,220 @@ class Finding:
     message: str
     instructions: tuple[int, ...] = ()
     fix: tuple[Edit, ...] = ()
+    # causes first (ptosim.checks.causes): the repair as edits of source lines, and the
+    # findings this one causes (they go away with its fix)
+    patch: tuple = ()
+    consequences: tuple[Finding, ...] = ()
 
     def __str__(self) -> str:
         return f"[{self.code} {self.kind}] {self.message}"
+
+
+def flatten(findings) -> list[Finding]:
+    """Every finding of a causes-first list: each cause, then its consequences."""
+    out: list[Finding] = []
+    for f in findings:
+        out.append(f)
+        out += flatten(f.consequences)
+    return out
+
+
+_CODES: dict[str, FindingCode] = {}
+
+
+@dataclass(frozen=True)
+class FindingCode:
+    """One stable finding code: the registry entry every finding of that code is made from.
+
+    Attributes:
+        code: ``F1xx`` (semantics a target leaves to the kernel) or ``F2xx`` (synchronisation).
+        name: short name (its findings' kind when it has one kind).
+        kinds: the kinds its findings carry (``Finding.kind``); by default ``(name,)``.
+        meaning: one line saying what was found.
+        fix: one line saying how a kernel usually fixes it ("" when there is no usual fix).
+        No text of the registry may contain ``|`` (its docs tables are markdown).
+    """
+
+    code: str
+    name: str
+    meaning: str
+    fix: str = ""
+    kinds: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.kinds:
+            object.__setattr__(self, "kinds", (self.name,))
+        if self.code in _CODES:
+            raise ValueError(f"finding code {self.code} is defined twice")
+        _CODES[self.code] = self
+
+    def make(
+        self, kind: str, message: str, instructions: tuple[int, ...] = (), fix: tuple = ()
+    ) -> Finding:
+        """A finding of this code (``kind`` one of ``kinds``)."""
+        if kind not in self.kinds:
+            raise ValueError(f"{self.code} has no kind {kind!r} (kinds: {self.kinds})")
+        return Finding(self.code, kind, message, tuple(instructions), tuple(fix))
+
+
+def finding_codes() -> list[FindingCode]:
+    """Every finding code, in code order (the docs tables are generated from them)."""
+    return sorted(_CODES.values(), key=lambda c: c.code)
+
+
+def markdown_table(*, short: bool = False) -> str:
+    """The docs table of the finding codes (generated into docs/reference.md; ``short``: code
+    and meaning only, for the README)."""
+    if short:
+        lines = ["| code | finding |", "|---|---|"]
+        for c in finding_codes():
+            kinds = ", ".join(f"`{k}`" for k in c.kinds)
+            lines.append(f"| {c.code} | {kinds}: {c.meaning} |")
+    else:
+        lines = ["| code | kinds | meaning | fix |", "|---|---|---|---|"]
+        for c in finding_codes():
+            kinds = ", ".join(f"`{k}`" for k in c.kinds)
+            lines.append(f"| {c.code} | {kinds} | {c.meaning} | {c.fix or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+# -- the registry ----------------------------------------------------------------------------
+# D<n> refers to the semantic decisions of docs/reference.md.
+GM_PITCH = FindingCode(
+    "F101",
+    "gm-pitch",
+    "an a2a3 TLOAD/TSTORE with `validCol != shape4` reads or writes packed-valid GM rows "
+    "(pitch `validCol + stride3 - shape4`, D7)",
+    "give the tile the view's column count, or a view whose shape4 is the valid width",
+)
+INDEX_OUTSIDE_TILE = FindingCode(
+    "F102",
+    "index-outside-tile",
+    "a TSCATTER index past the destination tile; names the tiles the write lands on (D5)",
+    "keep every index below Rows * Cols of the destination",
+)
+SCATTER_COLLISION = FindingCode(
+    "F103",
+    "scatter-collision",
+    "an a5 MSCATTER with Conflict::Default resolved colliding writes in the simulated "
+    "schedule's order (D6)",
+    "use Conflict::Last, or indices without duplicates",
+)
+HIDDEN_SCRATCH = FindingCode(
+    "F104",
+    "hidden-scratch",
+    "a live tile overlaps the hidden a2a3 TROWEXPAND* scratch at [184 KiB, 192 KiB) (D10)",
+    "place no live tile in the last 8 KiB of UB, or pass a tmp tile",
+)
+TILE_OVERLAP = FindingCode(
+    "F105",
+    "tile-overlap",
+    "the operands of one instruction overlap in UB",
+    "give dst its own tile",
+)
+DMA_EXTENT = FindingCode(
+    "F106",
+    "dma-extent",
+    "an a2a3 TLOAD/TSTORE whose valid rows (ND) or columns (DN) differ from the view's; the "
+    "DMA moves the view's extent (D14)",
+    "make the view's shape match the tile's valid shape",
+)
+DUP_CLOBBERS_SRC = FindingCode(
+    "F107",
+    "dup-clobbers-src",
+    "an a2a3 TDIVS/TRECIP whose vector_dup of the scalar overwrites a src that overlaps dst "
+    "before the division reads it",
+    "give dst its own tile",
+)
+SCALAR_ROUNDED = FindingCode(
+    "F108",
+    "scalar-rounded",
+    "an a2a3 int32 TSUBS whose scalar (magnitude above 2**24), negated through float, was "
+    "rounded: the result is not an exact subtraction",
+    "keep the scalar within 2**24 in magnitude, or subtract a tile (TSUB)",
+)
+CONVERSION_UNDEFINED = FindingCode(
+    "F109",
+    "conversion-undefined",
+    "TCVT data whose result the reference leaves undefined (NaN, infinities or out-of-range "
+    "values to an integer type); ptosim gives the result docs/reference.md names",
+    "clamp or filter the data before converting",
+)
+FLAG_UNCONSUMED = FindingCode(
+    "F201",
+    "flag-unconsumed",
+    "a `set_flag` never waited (names its line and where to put the drain wait); "
+    "`cross-flag-unconsumed`: a cross-core round (`ffts_cross_core_sync`) no `wait_flag_dev` "
+    "consumed by the end of the run, or one a core of its group never completed",
+    "wait for it before the kernel ends (`wait_flag`, `wait_flag_dev(flag)`)",
+    kinds=("flag-unconsumed", "cross-flag-unconsumed", "missing-wait", "stray-set", "wrong-event"),
+)
+FLAG_MISUSE = FindingCode(
+    "F202",
+    "flag-misuse",
+    "a kernel flag pairs with a step of an instruction's internal flag chain "
+    "(`flag-library-collision`), or (with `sync.flag_depth` set) an event may hold more "
+    "posts than its depth (`flag-depth`); reuse that the counting pairs right is no finding",
+    "use another event id, or wait before setting again",
+    kinds=("flag-library-collision", "flag-depth"),
+)
+RACE = FindingCode(
+    "F203",
+    "race",
+    "two pipes of one core access overlapping UB/L1/GM bytes (one writes) with nothing "
+    "ordering them; names both instructions, pipes and bytes",
+    "the set_flag/wait_flag pair the finding names (`finding.fix`)",
+    kinds=("race-raw", "race-war", "race-waw", "missing-handshake", "wrong-pipe-pair"),
+)
+LIVE_OVERLAP = FindingCode(
+    "F204",
+    "tile-overlap-live",
+    "a tile is written while an overlapping tile still holds live data",
+    "move one of the tiles (TASSIGN) or end the other's use first",
+)
+CROSS_CORE = FindingCode(
+    "F205",
+    "cross-core-race",
+    "two blocks (cores) touch overlapping GM, one writes, and no cross-core flag chain "
+    "orders them (hardware atomics of the same op excepted)",
+    "order them with `ffts_cross_core_sync` / `wait_flag_dev`, or use an atomic op",
+)
+DMA_REORDER = FindingCode(
+    "F206",
+    "dma-reorder",
+    "two DMAs of one MTE pipe write overlapping GM with no `pipe_barrier` (or flag chain) "
+    "between them",
+    "`pipe_barrier` on that pipe between them",
+)
+VECTOR_ORDER = FindingCode(
+    "F207",
+    "vector-order",
+    "a vector instruction reads (or overwrites) UB an earlier vector instruction writes, "
+    "with no `pipe_barrier(PIPE_V)` (or flag chain through another pipe) between them; a2a3 "
+    "and cpu only",
+    "`pipe_barrier(PIPE_V)` between them",
+    kinds=("vector-raw", "vector-waw"),
+)
+FLAG_REUSED = FindingCode(
+    "F208",
+    "event-reused",
+    "a kernel `set_flag` on an event whose earlier post is not waited yet (program order); "
+    'names both sets and the next wait (the reference\'s "Event ID still occupied")',
+    "wait before setting again, or give the second set and its wait a free id",
+    kinds=("event-reused", "reused-event"),
+)
+FLAG_NEVER_POSTED = FindingCode(
+    "F209",
+    "wait-never-posted",
+    "a wait never passes: nothing posts it, its post comes after it, or a cross-core round "
+    "never completes; a hang (`DeadlockError`) on every target, cpu included",
+    "add the missing set, correct the event, or move the wait after its post",
+    kinds=(
+        "wait-never-posted",
+        "wait-before-post",
+        "cross-wait-never-posted",
+        "missing-set",
+        "wrong-event",
+        "stray-wait",
+    ),
+)

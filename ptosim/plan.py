@@ -87,6 +87,13 @@ class Step:
             (a SIMT launch reads its index tile then): called with the execution context when
             the step starts on its pipe, before the instruction's data window opens; returns the
             finished Step (same pipe and kind) with its cycles, args and sub events.
+        atomic: the hardware atomic op (``"Add"``, ``"Max"``, ``"Min"``) with which this step
+            updates GM, None for plain accesses. Set by the plan, which knows whether the
+            target performs the instruction's form atomically across cores. The engine then
+            applies the instruction's writes at commit time onto GM as it is then (other
+            cores' updates meanwhile land too), and the checker lets accesses with the same
+            op meet without a race. A plan marks its atomic steps before the instruction's
+            data window opens (in the same plan part as its first data step, or earlier).
     """
 
     pipe: Pipe
@@ -102,6 +109,7 @@ class Step:
     sub: tuple = ()  # (thread, name, start offset, cycles, args) events inside the step (SIMT)
     resolve: Callable | None = None  # resolve(ctx) -> Step, called when the step starts
     parts: tuple = ()  # the plan steps a merged step stands for (merge_steps), back to back
+    atomic: str | None = None  # the hardware atomic op of its GM update (see above)
 
 
 # Kinds a merged step may have: one pipe's plain work. Flags, barriers (they order other work)
@@ -128,8 +136,9 @@ def _mergeable(step) -> bool:
 
 def merge_steps(steps: list, issue_cycles: int) -> list:
     """The plan ``steps`` with each run of consecutive mergeable steps on one pipe (same kind,
-    same ``data``) replaced by one Step: cycles and bytes summed, regions concatenated, and the
-    original steps kept in ``parts`` (the engine traces one slice per part).
+    same ``data``, same ``atomic``) replaced by one Step: cycles and bytes summed, regions
+    concatenated, and the original steps kept in ``parts`` (the engine traces one slice per
+    part).
 
     Why the cycles cannot change: steps of one pipe run in order, so a run of parts issued back
     to back ends at the same cycle as one step of the summed cycles, provided each part but the
@@ -158,7 +167,12 @@ def merge_steps(steps: list, issue_cycles: int) -> list:
             continue
         if run:
             prev = run[-1]
-            same = prev.pipe is step.pipe and prev.kind is step.kind and prev.data == step.data
+            same = (
+                prev.pipe is step.pipe
+                and prev.kind is step.kind
+                and prev.data == step.data
+                and prev.atomic == step.atomic
+            )
             if not same or (step.pipe is not _PIPE_S and prev.cycles < issue_cycles):
                 flush()
         run.append(step)
@@ -179,6 +193,7 @@ def _merged(parts: tuple[Step, ...]) -> Step:
         data=first.data,
         args={"merged": len(parts)},
         parts=parts,
+        atomic=first.atomic,
     )
 
 

@@ -1,8 +1,12 @@
-"""Recording a kernel: running its Python body once and collecting the instructions it emits."""
+"""Recording a kernel: running its Python body once and collecting the instructions it emits.
+
+Recording is the bottom of the run: it knows nothing of sessions, runs or the engine. A body
+that reads a value (GetValue) cannot be recorded ahead; the plain recorder then raises
+``NeedsSession`` and the run layer (``device.py``) decides what to do (run it in a session).
+"""
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import os
 import sys
@@ -11,11 +15,13 @@ from dataclasses import dataclass, field
 from .argcheck import as_int
 from .errors import ConstraintError, KernelError
 from .isa.base import Arch, Instruction
+from .recording import ACTIVE, OUTSIDE_A_RUN
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-_current: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
-    "ptosim_recorder", default=None
-)
+# Instructions one block may record before the run stops it as a body that never ends: far
+# beyond any kernel this simulator runs in reasonable time (a 10,000-iteration double-buffered
+# pipeline records 110,007), and small enough to stop before the recording exhausts memory.
+DEFAULT_MAX_STEPS = 20_000_000
 
 
 @dataclass
@@ -30,6 +36,8 @@ class Program:
     instructions: list[Instruction] = field(default_factory=list)
     # default tile names in order of first use: Tile.id -> name
     tile_names: dict[int, str] = field(default_factory=dict, repr=False)
+    # recording stops with a KernelError past this many instructions (a body that never ends)
+    max_steps: int = field(default=DEFAULT_MAX_STEPS, repr=False)
 
     def __iter__(self):
         return iter(self.instructions)
@@ -67,8 +75,8 @@ def _caller_source() -> str | None:
 
 class NeedsSession(BaseException):
     """Raised by a plain recording when the body reads a value (GetValue): nothing has been
-    simulated yet, so the run switches to a session (ptosim/session.py). A BaseException so that
-    a kernel's ``except Exception`` cannot swallow it."""
+    simulated yet, so the run layer switches to a session (ptosim/session.py). A BaseException
+    so that a kernel's ``except Exception`` cannot swallow it."""
 
 
 class Recorder:
@@ -81,7 +89,9 @@ class Recorder:
         self.source: str | None = None
 
     def emit(self, instr: Instruction) -> Instruction:
-        instr.position = len(self.program.instructions)
+        instr.position = n = len(self.program.instructions)
+        if n >= self.program.max_steps:
+            self.runaway(instr)
         instr.source = self.source or _caller_source()
         try:
             instr.check(self.program.arch)
@@ -89,6 +99,15 @@ class Recorder:
             raise exc.locate(instr.position, instr.source) from None
         self.accept(instr)
         return instr
+
+    def runaway(self, instr: Instruction) -> None:
+        p = self.program
+        where = self.source or _caller_source()
+        raise KernelError(
+            f"kernel {p.kernel_name!r} block {p.block_idx}: the body goes on past max_steps="
+            f"{p.max_steps} instructions ({instr.opcode} #{instr.position} at {where}): a loop "
+            "that never ends? If the kernel is that long, pass Device.run(..., max_steps=N)"
+        )
 
     def accept(self, instr: Instruction) -> None:
         """Add a validated instruction to the program (a session also places and runs it)."""
@@ -99,6 +118,14 @@ class Recorder:
         simulates nothing, so it cannot know it: the run restarts the body in a session."""
         raise NeedsSession
 
+    def tile_name(self, tile) -> str:
+        """The name of an unnamed tile: ``tile<n><dtype,RxC,layout>`` with n its order of first
+        use in this program (deterministic, unlike a process-wide counter)."""
+        names = self.program.tile_names
+        if tile.id not in names:
+            names[tile.id] = tile.name.replace("tile<", f"tile{len(names)}<", 1)
+        return names[tile.id]
+
 
 def current() -> Recorder:
     """The active recorder.
@@ -106,25 +133,10 @@ def current() -> Recorder:
     Raises:
         KernelError: called outside ``Device.run``.
     """
-    rec = _current.get()
+    rec = ACTIVE.get()
     if rec is None:
-        raise KernelError(
-            "PTO instructions can only be called inside a @pto.kernel function run by Device.run()"
-        )
+        raise KernelError(OUTSIDE_A_RUN)
     return rec
-
-
-def tile_name(tile) -> str:
-    """The name of an unnamed tile: ``tile<n><dtype,RxC,layout>`` with n its order of first use
-    in the program being recorded (deterministic, unlike a process-wide counter); outside a
-    recording the geometry alone."""
-    rec = _current.get()
-    if rec is None:
-        return tile.name
-    names = rec.program.tile_names
-    if tile.id not in names:
-        names[tile.id] = tile.name.replace("tile<", f"tile{len(names)}<", 1)
-    return names[tile.id]
 
 
 def emit(instr: Instruction) -> Instruction:
@@ -140,39 +152,35 @@ def record(
     block_idx=0,
     block_num=1,
     dyn_ubuf_size=None,
-    seen: dict | None = None,
+    max_steps: int | None = None,
 ) -> Program:
-    """Run the kernel body once under a recorder and return the Program; for a body that reads
-    values (GetValue), a not yet started session program instead (ptosim/session.py).
+    """Run the kernel body once under a recorder and return the Program (``max_steps``: the
+    instructions it may record, default ``DEFAULT_MAX_STEPS``).
 
-    Args:
-        seen: shared by the blocks of one run: once a block's body has read a value, the next
-            blocks start in a session instead of recording up to their first read again.
+    Raises:
+        NeedsSession: the body read a value (GetValue): it cannot be recorded ahead.
     """
-    program = Program(
+    program = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    if max_steps is not None:
+        program.max_steps = max_steps
+    token = ACTIVE.set(Recorder(program))
+    try:
+        kernel.func(*args, **kwargs)
+    finally:
+        ACTIVE.reset(token)
+    return program
+
+
+def header(kernel: Kernel, arch: Arch, block_idx=0, block_num=1, dyn_ubuf_size=None) -> Program:
+    """The empty Program of one block of ``kernel`` (a run-time ``dyn_ubuf_size`` overrides
+    the kernel's own)."""
+    return Program(
         kernel.name,
         arch,
         block_idx,
         block_num,
         dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
     )
-    from . import session
-
-    if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
-        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
-    token = _current.set(Recorder(program))
-    try:
-        kernel.func(*args, **kwargs)
-    except NeedsSession:
-        # the body reads a value: rerun it in a session (recording has no effect on data). The
-        # run's next blocks start in a session at once (``seen``), so only the first block that
-        # reads is run twice up to its first read.
-        if seen is not None:
-            seen["reads"] = True
-        return session.SessionProgram.of_kernel(kernel, program, args, kwargs)
-    finally:
-        _current.reset(token)
-    return program
 
 
 class Kernel:
@@ -187,7 +195,7 @@ class Kernel:
         self.session = session
 
     def __call__(self, *args, **kwargs):
-        if _current.get() is None:
+        if ACTIVE.get() is None:
             raise KernelError(
                 f"kernel {self.name!r} must be run on a device: dev.run({self.name}, ...)"
             )

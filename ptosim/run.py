@@ -1,4 +1,5 @@
-"""Running recorded programs: tile placement, UB budgets, program-order execution, results."""
+"""Running the blocks' programs: tile placement, UB budgets, the timed run on the engine or the
+untimed one in program order, the analyses, and the RunResult."""
 
 from __future__ import annotations
 
@@ -6,17 +7,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import targets
 from .argcheck import check_output_path
+from .checks.causes import group
+from .checks.hazards import analyse
+from .checks.structural import structural_issued
+from .checks.tiles import live_overlap_findings
 from .config import DeviceConfig
+from .engine import core as engine
+from .engine import stops
 from .engine.effects import TrackedContext, TrackedScratchpad
+from .engine.locate import RunIndex
 from .engine.simt import simulate_launch
 from .enums import TileType
-from .errors import ExecutionError, KernelError, PtoSimError, UbBudgetError
-from .findings import Finding
-from .isa.base import Arch, ExecContext
+from .errors import DeadlockError, KernelError, UbBudgetError
+from .findings import FLAG_NEVER_POSTED, Finding, flatten
+from .isa.base import Arch
 from .memory import GlobalMemory, Scratchpad
 from .program import Program
+from .session import SessionProgram, body_race_error
+from .summary import text_summary
 from .tensors import Placement, Tile, TileRef
+from .trace_io import write_chrome_trace, write_summary_csv
+from .untimed import execute
 
 
 @dataclass
@@ -54,7 +67,8 @@ def simt_budget_bytes(program: Program, config: DeviceConfig) -> int | None:
     """The UB bytes a SIMT kernel may use, or None when the program launches no SIMT work.
 
     Raises:
-        UbBudgetError: the declared dynamic UB size exceeds 256 - 8 - 32 = 216 KiB.
+        UbBudgetError: the declared dynamic UB size exceeds the usable UB minus the data cache
+            (248 - 32 = 216 KiB on 950).
     """
     if config.simt is None or not any(i.is_simt(program.arch) for i in program):
         return None
@@ -66,12 +80,22 @@ def _simt_budget(program: Program, config: DeviceConfig) -> int:
     limit = config.simt_max_dyn_ubuf_bytes
     budget = program.dyn_ubuf_size or config.simt.default_dyn_ubuf_bytes
     if budget > limit:
+        m, simt = config.memory, config.simt
+        if m.ub_physical_bytes is not None:
+            parts = (
+                f"physical UB {m.ub_physical_bytes} - reserved {simt.ub_reserved_bytes} = usable "
+                f"{m.ub_size_bytes}, - data cache {simt.data_cache_bytes}"
+            )
+        else:
+            parts = (
+                f"UB {m.ub_size_bytes} - reserved {simt.ub_reserved_bytes} - data cache "
+                f"{simt.data_cache_bytes}"
+            )
         raise UbBudgetError(
             "kernel",
             "dyn_ubuf_size",
             "simt-dyn-ubuf-max",
-            f"<= {limit} bytes (UB {config.memory.ub_size_bytes} - reserved "
-            f"{config.simt.ub_reserved_bytes} - data cache {config.simt.data_cache_bytes})",
+            f"<= {limit} bytes ({parts})",
             budget,
             target=config.target,
         )
@@ -199,26 +223,6 @@ class TilePlacer:
                 _check_fits(self.program, self.config, mine, self._limit(loc), self._simt)
 
 
-def execute(program: Program, ctx: ExecContext) -> None:
-    """Run the program's instructions in program order (no timing)."""
-    for instr in program:
-        execute_one(instr, ctx)
-
-
-def execute_one(instr, ctx: ExecContext) -> None:
-    """Run one instruction's semantics now (program order, no timing)."""
-    ctx.instr = instr
-    try:
-        instr.execute(ctx)
-    except PtoSimError:
-        raise
-    except Exception as exc:  # an internal failure still names the instruction
-        raise ExecutionError(
-            f"{instr.label} ({instr.source}): internal error while executing: {exc!r}"
-        ) from exc
-    ctx.instr = None
-
-
 @dataclass
 class BlockState:
     """Final on-chip memories of one block (core)."""
@@ -247,6 +251,10 @@ class RunResult:
     trace: object = None  # ptosim.trace.Trace of a timed run
     instructions: list = field(default_factory=list)  # per-instruction timing (timed runs)
     pipes: dict = field(default_factory=dict)  # (core, pipe name) -> pipe statistics
+
+    def all_findings(self) -> list[Finding]:
+        """Every finding: each cause of ``findings``, then its consequences."""
+        return flatten(self.findings)
 
     @property
     def pipe_busy(self) -> dict[str, int]:
@@ -278,15 +286,11 @@ class RunResult:
 
     def write_trace(self, path) -> None:
         """Write the Chrome Trace Event JSON (Perfetto / chrome://tracing) of a timed run."""
-        from .trace_io import write_chrome_trace
-
         self._require_timed("write_trace")
         write_chrome_trace(self, check_output_path(path, "write_trace"))
 
     def write_csv(self, path) -> None:
         """Write the per-core, per-pipe summary CSV of a timed run."""
-        from .trace_io import write_summary_csv
-
         self._require_timed("write_csv")
         write_summary_csv(self, check_output_path(path, "write_csv"))
 
@@ -301,8 +305,6 @@ class RunResult:
         """Text summary: cycles, pipe busy, aggregates by instruction kind and source line, the
         critical path, findings; ``per_instruction`` adds one line per executed instruction."""
         if self.trace is not None:
-            from .summary import text_summary
-
             return text_summary(self, per_instruction=per_instruction)
         lines = [
             f"device {self.device} (target {self.config.target}), kernel "
@@ -325,8 +327,6 @@ def issued_findings(
     """The happens-before analysis of the steps each core issued so far: the whole run
     (``complete``), or the steps up to a failure or a deadlock. ``extra`` maps a core to steps
     analysed after its issued ones (a failing instruction's own planned steps)."""
-    from .checks.hazards import analyse
-
     extra = extra or {}
     return analyse(
         [(c.core, c.issued + extra.get(c.core, [])) for c in cores],
@@ -341,8 +341,6 @@ def _timed_result(
 ) -> RunResult:
     """The RunResult of a (finished or deadlocked) timed run, with its findings placed in the
     trace. ``reported``: (finding, the core that reported it, or None when the analysis did)."""
-    from .engine.locate import RunIndex
-
     result = RunResult(config.name, config, blocks, [f for f, _ in reported], sim.cycles)
     trace = sim.trace
     trace.stopped = sim.deadlock
@@ -365,10 +363,7 @@ def run_blocks(
         RaceFailureError: a timed run failed in an instruction that read data a race left.
         DeadlockError: a timed run deadlocked (it carries ``findings`` and ``partial_run``).
     """
-    from .session import SessionProgram
-    from .targets import planner as target_planner
-
-    plan = target_planner(config.target) if config.timing is not None else None
+    plan = targets.planner(config.target) if config.timing is not None else None
     blocks, ctxs = [], []
     sessions: list[SessionProgram] = []
     for program in programs:
@@ -390,8 +385,6 @@ def run_blocks(
             ctx.tiles = _slots(program)
         ctxs.append(ctx)
         blocks.append(BlockState(program, ub, l1))
-    from .checks.tiles import live_overlap_findings
-
     if plan is None:
         for program, ctx in zip(programs, ctxs):
             if isinstance(program, SessionProgram):
@@ -403,22 +396,30 @@ def run_blocks(
         overlaps = [(f, c) for c, p in enumerate(programs) for f in live_overlap_findings(p)]
         findings: list[Finding] = [f for ctx in ctxs for f in ctx.findings]
         findings += [f for f, _ in overlaps]
-        from .checks.hazards import analyse
-        from .checks.structural import structural_issued
-
         if progress is not None and getattr(progress, "phase", None) is not None:
             progress.phase("analysing")
-        cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
+        settled = targets.v_settled(config.target)
+        # no plans on cpu: each instruction on its nominal pipe
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(programs)]
         findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
-        return RunResult(config.name, config, blocks, findings)
-    from .engine import stops
-    from .engine.core import simulate
+        findings = causes_first(findings, programs, config)
+        result = RunResult(config.name, config, blocks, findings)
+        hangs = [f for f in findings if f.code == FLAG_NEVER_POSTED.code]
+        if hangs:  # the verdict of the timed targets: a hang is an error, not a finding
+            err = DeadlockError(
+                f"deadlock on {config.name} (from the kernel's structure; the cpu target runs "
+                "the data in program order): " + "; ".join(f.message for f in hangs)
+            )
+            err.findings = list(findings)
+            err.partial_run = result
+            raise err
+        return result
 
     phase = getattr(progress, "phase", None)
     if phase is not None:
         phase("simulating")
     try:
-        sim = simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+        sim = engine.simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
     finally:
         for program in sessions:  # a body still waiting for a value (deadlock, failure) ends
             program.close()
@@ -434,8 +435,6 @@ def run_blocks(
     reported += [(f, core) for core, f in sim.leftovers]
     if sim.failure is not None:
         if sim.failure.instr is None:  # a session's body failed between instructions
-            from .session import body_race_error
-
             found = [f for f, _ in reported]
             found += issued_findings(sim.cores, config, complete=False)
             err = body_race_error(sim.failure, programs, found)
@@ -452,9 +451,22 @@ def run_blocks(
     finished = sim.deadlock is None
     reported += [(f, None) for f in issued_findings(sim.cores, config, complete=finished)]
     result = _timed_result(config, blocks, programs, sim, reported)
+    result.findings = causes_first(result.findings, programs, config)
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> list[Finding]:
+    """The findings as causes with their consequences beneath (ptosim/checks/causes.py); the
+    candidate repairs are judged by the structural analysis of the repaired programs."""
+    settled = targets.v_settled(config.target)
+
+    def structural(progs, notes: dict) -> list[Finding]:
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(progs)]
+        return analyse(cores, config.sync.event_ids, notes=notes, **_sync_options(config))
+
+    return group(findings, programs, structural, config.sync.event_ids)
 
 
 def _sync_options(config: DeviceConfig) -> dict:

@@ -38,9 +38,14 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from .program import Kernel, Program, Recorder, _current
+from .errors import ExecutionError, PtoSimError, RaceFailureError, UnsupportedError
+from .findings import RACE
+from .isa.scalar_access import GetValueInstr
+from .program import Kernel, Program, Recorder
+from .recording import ACTIVE
+from .untimed import execute_one
 
-# Run every kernel in a session (see forced()); read by program.record.
+# Run every kernel in a session (see forced()); read by the run layer (device.py).
 FORCE = False
 
 # How long closing a session waits for a body that does not end after Aborted (a front end
@@ -67,7 +72,7 @@ def forced(on: bool = True):
 def stopped() -> bool:
     """True inside a session body whose run has stopped (it must unwind): for a front end
     whose callbacks cannot propagate ``Aborted`` (a ctypes callback swallows exceptions)."""
-    rec = _current.get()
+    rec = ACTIVE.get()
     producer = getattr(getattr(rec, "session", None), "producer", None)
     return producer is not None and producer.aborted
 
@@ -147,8 +152,6 @@ class _SessionRecorder(Recorder):
         p.placer.place(instr)
         p.instructions.append(instr)
         if not p.timed:
-            from .run import execute_one
-
             execute_one(instr, p.ctx)
 
     def read(self, instr):
@@ -156,8 +159,6 @@ class _SessionRecorder(Recorder):
         if p.timed:
             p.producer.wait()  # the engine runs until PIPE_S has executed ``instr``
         if instr.value is None:  # the engine must not ask for more before a read executed
-            from .errors import ExecutionError
-
             raise ExecutionError(
                 f"{instr.label} ({instr.source}): internal error: the session resumed the "
                 "kernel body before the read executed (PIPE_S must pull instructions one by "
@@ -179,7 +180,7 @@ class SessionProgram(Program):
     @classmethod
     def of_kernel(cls, kernel: Kernel, like: Program, args, kwargs) -> SessionProgram:
         """The session program of one block of ``kernel`` (``like``: its Program header)."""
-        return cls(
+        program = cls(
             lambda: kernel.func(*args, **kwargs),
             like.kernel_name,
             like.arch,
@@ -187,6 +188,8 @@ class SessionProgram(Program):
             like.block_num,
             like.dyn_ubuf_size,
         )
+        program.max_steps = like.max_steps
+        return program
 
     def __init__(self, body, kernel_name, arch, block_idx=0, block_num=1, dyn_ubuf_size=None):
         super().__init__(kernel_name, arch, block_idx, block_num, dyn_ubuf_size)
@@ -205,11 +208,11 @@ class SessionProgram(Program):
             self._feeding = True
 
     def _body(self) -> None:
-        token = _current.set(_SessionRecorder(self))
+        token = ACTIVE.set(_SessionRecorder(self))
         try:
             self.body()
         finally:
-            _current.reset(token)
+            ACTIVE.reset(token)
 
     def run_untimed(self) -> None:
         """The untimed run: the body in this thread, each instruction executed as recorded."""
@@ -249,9 +252,6 @@ def body_race_error(failure, programs: list, findings: list):
     the symptom, as for an instruction that fails on raced data (engine/stops.py): the race
     leads, the original error is the cause. Cross-core races (F205) are not matched: their
     positions belong to two programs."""
-    from .errors import PtoSimError, RaceFailureError, UnsupportedError
-    from .isa.scalar_access import GetValueInstr
-
     original = failure.error
     if not isinstance(original, PtoSimError) or isinstance(original, UnsupportedError):
         return None
@@ -260,7 +260,7 @@ def body_race_error(failure, programs: list, findings: list):
         for i in programs[failure.core]
         if isinstance(i, GetValueInstr) and i.value is not None
     }
-    races = [f for f in findings if f.code == "F203" and reads.keys() & set(f.instructions)]
+    races = [f for f in findings if f.code == RACE.code and reads.keys() & set(f.instructions)]
     if not races:
         return None
     first = races[0]

@@ -38,13 +38,16 @@ ptosim importable there.
 The table has one row per point (``read_table`` reads it back): the inputs (``point_id``,
 ``kernel``, ``device``, ``dtype``, ``shape`` as ``"RxC"``, one column per parameter and per
 override key), then ``status`` (``ok``, ``check-failed`` or ``error``), ``error`` (one line),
-``cycles``, ``busy_<pipe>`` per pipe, ``bytes`` (moved by all instructions, unless ``metrics``
-redefines it), ``gbps`` (bytes / cycles x clock), ``findings`` (count), ``finding_codes``,
-``check`` (True, False or empty when the file has none), ``wall_s``, and the ``metrics``
-columns. It is written as Parquet when the output ends in ``.parquet`` (needs pyarrow), as CSV
-when it ends in ``.csv``; the default output is ``<name>.parquet`` when pyarrow is installed,
-``<name>.csv`` otherwise. It is rewritten every few seconds while the sweep runs, so an
-interrupted sweep resumes: points already in the output are skipped (``retry_failed`` runs the
+``cycles``, ``busy_<pipe>`` per pipe, ``bytes`` (the GM bytes the run moved: DMA, SIMT and
+scalar GM accesses, ptosim/traffic.py; unless ``metrics`` redefines it), ``gbps`` (bytes per
+simulated second at the device's clock: bytes / cycles x clock, comparable across devices),
+``clock_ghz``, ``timing_source`` (what the cycles rest on: the critical path's cycles by source
+kind, hardware-fitted / vendor-model / public-figure / estimate), ``findings`` (count),
+``finding_codes``, ``check`` (True, False or empty when the file has none), ``wall_s``, and the
+``metrics`` columns. It is written as Parquet when the output ends in ``.parquet`` (needs
+pyarrow), as CSV when it ends in ``.csv``; the default output is ``<name>.parquet`` when pyarrow
+is installed, ``<name>.csv`` otherwise. It is rewritten every few seconds while the sweep runs,
+so an interrupted sweep resumes: points already in the output are skipped (``retry_failed`` runs the
 failed ones again). A failing point records its error and the sweep goes on. Rows are sorted in
 grid order (kernels, devices, dtypes, shapes, params, overrides), so the same spec gives the same
 table, but for ``wall_s``.
@@ -57,9 +60,11 @@ import csv
 import hashlib
 import itertools
 import json
+import logging
 import math
 import os
 import sys
+import sysconfig
 import time
 import tomllib
 from collections.abc import Callable, Iterable
@@ -68,15 +73,21 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from . import sources
 from .config import available_devices, load_config
+from .device import Device
 from .errors import ConfigError, KernelError, PtoSimError
+from .kernelfile import _split, load, load_all
+from .summary import critical_path, path_sources
+from .traffic import run_gm_bytes
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 INPUT_COLUMNS = ("point_id", "kernel", "device", "dtype", "shape")
 RESULT_COLUMNS = (
     ("status", "error", "cycles")
     + tuple(f"busy_{p}" for p in PIPES)
-    + ("bytes", "gbps", "findings", "finding_codes", "check", "wall_s")
+    + ("bytes", "gbps", "clock_ghz", "timing_source", "findings", "finding_codes", "check")
+    + ("wall_s",)
 )
 _RESERVED = set(INPUT_COLUMNS) | set(RESULT_COLUMNS)
 _FLUSH_EVERY_S = 5.0  # how often a running sweep rewrites its output (for resuming)
@@ -216,8 +227,6 @@ def _devices(names: Iterable[str]) -> list[str]:
 
 def _kernels(spec: SweepSpec) -> list[tuple[str, str, str]]:
     """(label, absolute path, kernel name) of each kernel the spec names, in order."""
-    from .kernelfile import _split, load_all
-
     out = []
     for entry in spec.kernels:
         file, _ = _split(entry)
@@ -260,8 +269,6 @@ _LOADED: dict[tuple[str, str, int], object] = {}
 
 def _kernel_spec(path: str, name: str):
     """The kernel file's KernelSpec, loaded once per worker process (and file version)."""
-    from .kernelfile import load
-
     key = (path, name, os.stat(path).st_mtime_ns)
     if key not in _LOADED:
         _LOADED[key] = load(f"{path}:{name}")
@@ -284,12 +291,17 @@ def _run_options(ks, dev, params: dict) -> dict:
 
 
 def _measures(run) -> dict:
+    """The run's columns: cycles, busy per pipe, GM bytes (traffic.py: what compares across
+    devices), the clock, and what the cycles rest on (the critical path's source kinds)."""
     busy = run.pipe_busy
     codes = sorted({f.code for f in run.findings if getattr(f, "code", None)})
+    timed = run.cycles is not None
     return {
         "cycles": run.cycles,
-        **{f"busy_{p}": busy.get(f"PIPE_{p}") if run.cycles is not None else None for p in PIPES},
-        "bytes": sum(s.bytes or 0 for s in run.instructions) if run.cycles is not None else None,
+        **{f"busy_{p}": busy.get(f"PIPE_{p}") if timed else None for p in PIPES},
+        "bytes": run_gm_bytes(run) if timed else None,
+        "clock_ghz": run.config.timing.clock_ghz if timed else None,
+        "timing_source": sources.label(path_sources(critical_path(run))) if timed else None,
         "findings": len(run.findings),
         "finding_codes": ",".join(codes) or None,
     }
@@ -298,8 +310,6 @@ def _measures(run) -> dict:
 def run_point(point: Point) -> dict:
     """Simulate one point and return its table row. Never raises for a failing point: the
     error goes into the row (``status`` ``error`` or ``check-failed``, ``error`` says why)."""
-    from .device import Device
-
     t0 = time.perf_counter()
     row = point.columns()
     row.update(dict.fromkeys(RESULT_COLUMNS))
@@ -340,6 +350,7 @@ def run_point(point: Point) -> dict:
 # -- tables ---------------------------------------------------------------------------------
 def has_pyarrow() -> bool:
     try:
+        # pyarrow is the optional extra "sweep" (Parquet tables): probed, never required
         import pyarrow  # noqa: F401
         import pyarrow.parquet  # noqa: F401
     except ImportError:
@@ -385,6 +396,7 @@ def write_table(rows: list[dict], path, leading: Iterable[str] = ()) -> None:
     tmp = path.with_name(path.name + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "parquet":
+        # the optional extra "sweep": only a Parquet table needs pyarrow
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -427,7 +439,7 @@ def read_table(path) -> list[dict]:
     """
     path = Path(path)
     if _format(path) == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # the optional extra "sweep": Parquet tables only
 
         rows = pq.read_table(path).to_pylist()
         return [
@@ -500,8 +512,6 @@ def _worker_sys_path():
     kernel file loaded so far (ptosim/kernelfile.py puts it first). One named like a stdlib
     module (``copy.py``) would break the worker's imports, so such folders are left out while
     the workers start (a worker adds a kernel file's folder itself when it loads the file)."""
-    import sysconfig
-
     saved = list(sys.path)
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
     real = [os.path.realpath(p or os.getcwd()) for p in saved]
@@ -516,6 +526,7 @@ def _worker_sys_path():
 def _client(scheduler: str | None, workers: int | None):
     """A dask.distributed Client and the LocalCluster it owns (None for an existing cluster)."""
     try:
+        # dask is the optional extra "sweep": only a sweep on a cluster imports it
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise KernelError(
@@ -524,7 +535,6 @@ def _client(scheduler: str | None, workers: int | None):
         ) from None
     if scheduler not in (None, "local"):
         return Client(scheduler, timeout="30s"), None
-    import logging
 
     with _worker_sys_path():
         cluster = LocalCluster(
@@ -538,7 +548,7 @@ def _client(scheduler: str | None, workers: int | None):
 
 
 def _on_dask(todo: list[Point], scheduler: str | None, workers: int | None):
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed  # the optional extra "sweep" (see _client)
 
     client, cluster = _client(scheduler, workers)
     try:
@@ -593,7 +603,15 @@ def run_sweep(
         _format(path)  # a bad suffix or a missing pyarrow fails before any simulation
     done: dict[str, dict] = {}
     if path is not None and path.exists():
-        done = {row["point_id"]: row for row in read_table(path)}
+        rows = read_table(path)
+        missing = [c for c in INPUT_COLUMNS if rows and c not in rows[0]]
+        if missing:
+            raise KernelError(
+                f"sweep: output {path} exists and is not a sweep table (no column "
+                f"{', '.join(repr(c) for c in missing)}): give another -o path, or remove the "
+                "file; an existing sweep table is resumed"
+            )
+        done = {row["point_id"]: row for row in rows}
     todo = [
         p
         for p in grid

@@ -20,6 +20,7 @@ from .enums import BLayout, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
 from .layout import GmGeom, TileGeom, packed_strides
 from .memory import GmBuffer
+from .recording import get_value, set_value, tile_name
 
 _tile_ids = itertools.count()
 
@@ -115,8 +116,8 @@ class Tile:
         if isinstance(self.pad, float):  # a custom pad value must fit T exactly
             check_scalar_fits("Tile", "pad", self.pad, dt)
         # A default name describes the geometry; inside a recording it also gets the tile's
-        # number in order of first use in that program (see program.tile_name), so identical
-        # runs print identical names whatever else the process created before.
+        # number in order of first use in that program (program.Recorder.tile_name), so
+        # identical runs print identical names whatever else the process created before.
         self.auto_name = not name
         self.name = name or f"tile<{dt.name},{rows}x{cols},{self.geom.layout_name}>"
         for rule, expected, given in self.geom.layout_problems():
@@ -172,11 +173,7 @@ class Tile:
         """Snapshot for an instruction operand (allocates a placement if none yet)."""
         if self.placement is None:
             self.placement = Placement(None, auto=True)
-        name = self.name
-        if self.auto_name:
-            from .program import tile_name
-
-            name = tile_name(self)
+        name = tile_name(self) if self.auto_name else self.name
         return TileRef(
             self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id
         )
@@ -185,15 +182,11 @@ class Tile:
     def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
         """Element ``index`` (flat offset into the Rows*Cols storage) read by the scalar unit
         at this point of the program (a PIPE_S instruction); an int or an exact float."""
-        from .isa.scalar_access import GetValue
-
-        return GetValue(self, index)
+        return get_value(self, index)
 
     def SetValue(self, index: int, value) -> None:  # noqa: N802
         """Store ``value`` into element ``index`` of the storage with the scalar unit."""
-        from .isa.scalar_access import SetValue
-
-        SetValue(self, index, value)
+        set_value(self, index, value)
 
     def __repr__(self) -> str:
         return f"Tile({self.name}, valid={self._valid}, addr={self.address})"
@@ -312,15 +305,11 @@ class GlobalTensor:
     def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
         """Element ``index`` (offset from the tensor's start, its ``offset`` honoured) read by
         the scalar unit at this point of the program; an int or an exact float."""
-        from .isa.scalar_access import GetValue
-
-        return GetValue(self, index)
+        return get_value(self, index)
 
     def SetValue(self, index: int, value) -> None:  # noqa: N802
         """Store ``value`` into element ``index`` of the tensor with the scalar unit."""
-        from .isa.scalar_access import SetValue
-
-        SetValue(self, index, value)
+        set_value(self, index, value)
 
     def __repr__(self) -> str:
         return (

@@ -4,7 +4,21 @@ in ``trace_io``."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
+
+PIPE_ORDER = ("PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_FIX")
+
+
+def lane_id(pipe: str) -> int:
+    """Trace thread id of a pipe lane: the pipes in PIPE_ORDER, the SIMT schedulers from 100,
+    any other lane from 200 by a stable (process-independent) hash of its name. Also the order
+    in which summaries list lanes."""
+    if pipe in PIPE_ORDER:
+        return PIPE_ORDER.index(pipe)
+    if pipe.startswith("SIMT_SCHED"):
+        return 100 + int(pipe[len("SIMT_SCHED") :])
+    return 200 + zlib.crc32(pipe.encode()) % 1000  # str hash() is salted per process
 
 
 @dataclass(slots=True)

@@ -1,5 +1,5 @@
-"""Writers for timed runs: Chrome Trace Event JSON (Perfetto, chrome://tracing), the per-core,
-per-pipe summary CSV, and the text summary with the waits that shaped the critical path.
+"""Writers for timed runs: Chrome Trace Event JSON (Perfetto, chrome://tracing) and the
+per-core, per-pipe summary CSV (the text summary is ptosim.summary).
 
 Time unit: one trace microsecond is one device cycle (the JSON metadata says so), so the
 viewer's time axis reads in cycles.
@@ -9,19 +9,9 @@ from __future__ import annotations
 
 import csv
 import json
-import zlib
 
-PIPE_ORDER = ("PIPE_S", "PIPE_V", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_FIX")
-
-
-def _tid(pipe: str) -> int:
-    """Trace thread id of a pipe lane: the pipes in PIPE_ORDER, the SIMT schedulers from 100,
-    any other lane from 200 by a stable (process-independent) hash of its name."""
-    if pipe in PIPE_ORDER:
-        return PIPE_ORDER.index(pipe)
-    if pipe.startswith("SIMT_SCHED"):
-        return 100 + int(pipe[len("SIMT_SCHED") :])
-    return 200 + zlib.crc32(pipe.encode()) % 1000  # str hash() is salted per process
+from . import sources
+from .trace import lane_id
 
 
 def _jsonable(value):
@@ -44,7 +34,7 @@ def chrome_trace(result) -> dict:
     cores = sorted({c for c, _ in result.pipes} | {e.core for e in trace.events})
     threads = sorted(
         {(e.core, e.pipe) for e in trace.events} | set(result.pipes),
-        key=lambda cp: (cp[0], _tid(cp[1])),
+        key=lambda cp: (cp[0], lane_id(cp[1])),
     )
     for core in cores:
         events.append(
@@ -71,7 +61,7 @@ def chrome_trace(result) -> dict:
                 "name": "thread_name",
                 "ph": "M",
                 "pid": core,
-                "tid": _tid(pipe),
+                "tid": lane_id(pipe),
                 "args": {"name": pipe},
             }
         )
@@ -80,8 +70,8 @@ def chrome_trace(result) -> dict:
                 "name": "thread_sort_index",
                 "ph": "M",
                 "pid": core,
-                "tid": _tid(pipe),
-                "args": {"sort_index": _tid(pipe)},
+                "tid": lane_id(pipe),
+                "args": {"sort_index": lane_id(pipe)},
             }
         )
     # each slice names its kernel source line (a C++ kernel's file:line too)
@@ -104,7 +94,7 @@ def chrome_trace(result) -> dict:
                 "ts": e.start,
                 "dur": e.dur,
                 "pid": e.core,
-                "tid": _tid(e.pipe),
+                "tid": lane_id(e.pipe),
                 "args": args,
             }
         )
@@ -117,7 +107,7 @@ def chrome_trace(result) -> dict:
                 "ts": w.start,
                 "dur": w.end - w.start,
                 "pid": w.core,
-                "tid": _tid(w.pipe),
+                "tid": lane_id(w.pipe),
                 "args": {"instruction": f"{w.opcode} #{w.instr}", "released_by": w.released_by},
             }
         )
@@ -134,7 +124,7 @@ def chrome_trace(result) -> dict:
                 "id": n,
                 "ts": f.set_time,
                 "pid": f.source_core,
-                "tid": _tid(f.set_pipe),
+                "tid": lane_id(f.set_pipe),
             }
         )
         events.append(
@@ -146,7 +136,7 @@ def chrome_trace(result) -> dict:
                 "id": n,
                 "ts": f.wait_time,
                 "pid": f.core,
-                "tid": _tid(f.wait_pipe),
+                "tid": lane_id(f.wait_pipe),
             }
         )
     events += chip_events(result, cores)
@@ -174,7 +164,7 @@ def chip_events(result, cores: list[int]) -> list[dict]:
     if chip is None or not chip.traffic:
         return []
     pid = (max(cores) + 1) if cores else 0
-    tid = _tid(CHIP_LANE)
+    tid = lane_id(CHIP_LANE)
     events = [
         {"name": "process_name", "ph": "M", "pid": pid, "tid": 0, "args": {"name": "chip"}},
         {
@@ -220,7 +210,7 @@ def finding_events(marks, first_flow_id: int) -> list[dict]:
         fid = flow_id if len(mark.sides) > 1 else None
         flow_id += fid is not None
         for k, side in enumerate(mark.sides):
-            where = {"ts": side.time, "pid": side.core, "tid": _tid(side.pipe)}
+            where = {"ts": side.time, "pid": side.core, "tid": lane_id(side.pipe)}
             events.append(
                 {
                     "name": f"{f.code} {f.kind}",
@@ -254,7 +244,8 @@ def write_chrome_trace(result, path) -> None:
 
 
 def summary_rows(result) -> list[dict]:
-    """One row per core x pipe: busy, stall and active cycles."""
+    """One row per core x pipe: busy, stall and active cycles, GM bandwidth, and the source
+    kinds of the busy cycles."""
     stalls: dict = {}
     for w in result.trace.waits:
         stalls[(w.core, w.pipe)] = stalls.get((w.core, w.pipe), 0) + (w.end - w.start)
@@ -266,8 +257,12 @@ def summary_rows(result) -> list[dict]:
     cycles = result.cycles or 0
     core_bytes = {c: t.bytes for c, t in chip.traffic.items()} if chip is not None else {}
     chip_rate = chip.achieved(cycles)["run"] if chip is not None else 0.0
+    ghz = result.config.timing.clock_ghz
+    mixes = sources.by_pipe(result)
     rows = []
-    for (core, pipe), ps in sorted(result.pipes.items(), key=lambda kv: (kv[0][0], _tid(kv[0][1]))):
+    for (core, pipe), ps in sorted(
+        result.pipes.items(), key=lambda kv: (kv[0][0], lane_id(kv[0][1]))
+    ):
         active = 0 if ps.first is None else ps.last - ps.first
         core_rate = core_bytes.get(core, 0) / cycles if cycles else 0.0
         rows.append(
@@ -284,6 +279,11 @@ def summary_rows(result) -> list[dict]:
                 "gm_bytes": gm_bytes.get((core, pipe), 0),
                 "core_gm_bytes_per_cycle": f"{core_rate:.3f}",
                 "chip_gm_bytes_per_cycle": f"{chip_rate:.3f}",
+                # the same per simulated second at the device's clock (comparable across devices)
+                "core_gm_gbps": f"{core_rate * ghz:.3f}",
+                "chip_gm_gbps": f"{chip_rate * ghz:.3f}",
+                # where this pipe's busy cycles come from (ptosim/sources.py)
+                "timing_source": sources.label(mixes.get((core, pipe), {})),
             }
         )
     return rows
@@ -295,10 +295,3 @@ def write_summary_csv(result, path) -> None:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-
-
-def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
-    """The text summary of a timed run (ptosim.summary)."""
-    from .summary import text_summary as summary
-
-    return summary(result, top, per_instruction=per_instruction)

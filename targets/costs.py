@@ -20,6 +20,11 @@ from ptosim.enums import Pipe
 from ptosim.plan import Region, Step, StepKind
 
 
+def dtype_name(dtype) -> str | None:
+    """The name of an element type given as a DType or its name (None stays None)."""
+    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -46,15 +51,18 @@ def dma_step(
     label: str,
     n_burst: int,
     len_bytes: int,
-    gm: Region,
+    gm: Region | tuple[Region, ...],
     ub: Region,
     *,
     to_ub: bool,
     gm_starts_bytes=None,
     args: dict | None = None,
 ) -> Step:
-    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM)."""
-    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(gm), "ub": str(ub)}
+    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM). ``gm`` is one
+    region or the exact byte runs of a strided transfer (the trace shows their bounding range)."""
+    gms = gm if isinstance(gm, tuple) else (gm,)
+    shown = Region("GM", min(r.start for r in gms), max(r.end for r in gms)) if gms else gm
+    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(shown), "ub": str(ub)}
     # the chip's shared memory system needs the fixed latency apart from the transfer time
     # (engine/chip.py): the charged bytes move at the core's rate after the latency
     info["latency_cycles"] = cfg.latency_cycles
@@ -69,38 +77,38 @@ def dma_step(
         dma_cycles(cfg, n_burst, len_bytes),
         label,
         bytes=n_burst * len_bytes,
-        reads=(gm,) if to_ub else (ub,),
-        writes=(ub,) if to_ub else (gm,),
+        reads=gms if to_ub else (ub,),
+        writes=(ub,) if to_ub else gms,
         args=info,
     )
 
 
 def vector_cost(t: TimingConfig, op: str) -> VectorOpCost:
-    """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
-    (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the class."""
-    ops = t.vector.ops
-    cost = ops.get(op)
-    if cost is None:
-        best = max(
-            (k for k in ops if k.endswith("*") and op.startswith(k[:-1])), key=len, default=None
-        )
-        cost = ops[best if best is not None else "other"]
-    return t.vector.classes[cost] if isinstance(cost, str) else cost
+    """The cost entry of intrinsic ``op`` (``VectorConfig.cost``: exact name, longest
+    ``prefix*`` key, else ``other``)."""
+    return t.vector.cost(op)
 
 
 def vector_cycles(
-    t: TimingConfig, op: str, repeats: int, *, last: bool = True, partial: bool = False
+    t: TimingConfig,
+    op: str,
+    repeats: int,
+    *,
+    last: bool = True,
+    partial: bool = False,
+    dtype: str | None = None,
 ) -> int:
     """Cycles of one vector intrinsic with ``repeats`` repeats (docs/calibration.md).
 
-    The call issues for ``head + slope * repeats`` cycles, at least ``partial_floor`` in count
-    mode or under a partial lane mask; ``last``: the vector stream drains after it (a barrier,
-    a handshake or the end of the instruction follows), which adds the pipeline latency
-    ``tail``. Count-mode calls pass the repeats they really execute, ``ceil(N / E)``. For
-    ``copy_ubuf_to_ubuf`` the repeats are the 32-byte blocks moved (see ``ub_copy_step``).
+    The call issues for ``head + slope * repeats`` cycles (the slope of ``dtype``, the element
+    type's name, where the class has one), at least ``partial_floor`` in count mode or under a
+    partial lane mask; ``last``: the vector stream drains after it (a barrier, a handshake or
+    the end of the instruction follows), which adds the pipeline latency ``tail``. Count-mode
+    calls pass the repeats they really execute, ``ceil(N / E)``. For ``copy_ubuf_to_ubuf`` the
+    repeats are the 32-byte blocks moved (see ``ub_copy_step``).
     """
     cost = vector_cost(t, op)
-    issue = cost.head + cost.slope * repeats
+    issue = cost.head + cost.slope_for(dtype) * repeats
     if partial:
         issue = max(issue, cost.partial_floor)
     cycles = issue + (cost.tail if last else 0)
@@ -118,11 +126,12 @@ def vector_step(
     reads=(),
     writes=(),
     data: bool = True,
+    dtype: str | None = None,
 ) -> Step:
     return Step(
         Pipe.PIPE_V,
         StepKind.VECTOR,
-        vector_cycles(t, op, repeats, last=last, partial=partial),
+        vector_cycles(t, op, repeats, last=last, partial=partial, dtype=dtype),
         label or f"{op} x{repeats}",
         reads=tuple(reads),
         writes=tuple(writes),
@@ -241,7 +250,8 @@ def gm_region(gref, offsets) -> Region:
 
 
 def control_step(ctx, name: str) -> Step:
-    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access."""
-    return scalar_step(
-        ctx.config.timing.scalar.op_cycles, name, data=False, args={"intrinsic": name}
-    )
+    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access, priced
+    like the other control intrinsics (the vendor cost model's 1 cycle)."""
+    s = ctx.config.timing.scalar
+    args = {"intrinsic": name, "cost": "control", "source": s.control_source}
+    return scalar_step(s.op_cycles, name, data=False, args=args)

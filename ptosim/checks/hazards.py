@@ -27,23 +27,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.effects import hardware_atomic
 from ..enums import Pipe
-from ..findings import Edit, Finding
+from ..findings import CROSS_CORE, DMA_REORDER, RACE, VECTOR_ORDER, Edit, Finding
+from ..isa.sync import WaitFlag
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
-from .flags import cross_unconsumed, flag_findings
+from .flags import cross_stuck, cross_unconsumed, flag_findings, stuck_findings
 from .intervals import IntervalMap
 
-RACE = "F203"
-CROSS_CORE = "F205"
-DMA_REORDER = "F206"
 # Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
 DMA_PIPES = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_FIX)
 _PIPE_S, _PIPE_ALL, _PIPE_V = Pipe.PIPE_S, Pipe.PIPE_ALL, Pipe.PIPE_V  # (Enum lookups are slow)
 _BARRIER = StepKind.BARRIER
-VECTOR_ORDER = "F207"
 # Targets whose vector pipe needs pipe_barrier(PIPE_V) between dependent instructions
 VECTOR_BARRIER_TARGETS = ("a2a3", "cpu")
 
@@ -65,14 +61,6 @@ class Access:
     first_xk: dict | None = None  # cross-core knowledge at its first step (clocks.Clocks.xk)
     first_issue: int = 0
     rank: int = 0  # place of its first step in the logical execution
-
-
-def hardware_atomic_op(instr, target: str) -> str | None:
-    """The atomic op of an instruction the hardware performs atomically, else None (one rule
-    for the data effects and the checker: ``engine.effects.hardware_atomic``)."""
-    if not hardware_atomic(instr, target):
-        return None
-    return instr.atomic.name.removeprefix("Atomic")  # TSTORE AtomicAdd commutes with MSCATTER Add
 
 
 @dataclass
@@ -115,7 +103,7 @@ def core_view(core: int, issued: list, target: str, clocks: C.Clocks | None = No
             stages[instr.position] = stages.get(instr.position, 0) + 1
         if not step.reads and not step.writes:
             continue
-        atomic = hardware_atomic_op(instr, target)
+        atomic = step.atomic  # set by the plan (the cpu's: structural.py); same op: commute
         stage = stages.get(instr.position, 0) if pipe is _PIPE_V else 0
         for writes, regions in ((False, step.reads), (True, step.writes)):
             for reg in regions:
@@ -233,9 +221,11 @@ def analyse(
     target: str = "",
     flag_depth: int | None = None,
     complete: bool = True,
+    notes: dict | None = None,
 ) -> list[Finding]:
     """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
-    ``complete`` is False for the partial record of a run that stopped early (no F201 then)."""
+    ``complete`` is False for the partial record of a run that stopped early (no F201 then).
+    ``notes``, when given, receives ``id(finding) -> core`` (for checks/causes.py)."""
     clocks = C.all_clocks(cores)  # together: FFTS flags order steps across cores
     views = [core_view(core, issued, target, clocks[core]) for core, issued in cores]
     findings: list[Finding] = []
@@ -264,18 +254,29 @@ def analyse(
     books: dict[int, FlagBook] = {}  # built for the cores with races only
     moved: set[tuple] = set()
     for view in views:
-        findings += flag_findings(view, event_ids, flag_depth, complete)
+        findings += _noted(notes, view.core, stuck_findings(view))
+    findings += cross_stuck(views)
+    for view in views:
+        findings += _noted(notes, view.core, flag_findings(view, event_ids, flag_depth, complete))
     if complete:
         findings += cross_unconsumed(cores)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
         if core not in books:
             books[core] = FlagBook(by_core[core].issued, event_ids)
-        findings.append(_race_finding(group, by_core[core], books[core], moved))
+        findings += _noted(notes, core, [_race_finding(group, by_core[core], books[core], moved)])
     for key, pair in reorders.items():
-        findings.append(_reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair))
+        found = _reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair)
+        findings += _noted(notes, key[1], [found])
     for pair in crosses.values():
         findings.append(_cross_finding(pair))
     return findings
+
+
+def _noted(notes: dict | None, core: int, found: list[Finding]) -> list[Finding]:
+    if notes is not None:
+        for f in found:
+            notes[id(f)] = core
+    return found
 
 
 def _widen(table: dict, key: tuple, first: Access, second: Access, lo: int, hi: int) -> None:
@@ -335,8 +336,6 @@ def _loop_carried(first, second) -> bool:
 def _late_wait(view: CoreView, book: FlagBook, moved: set, p: _Pair, src: Pipe, dst: Pipe):
     """A user wait_flag(src, dst, id) after the second instruction that consumes a post set
     after the first one: moving it before the second instruction orders the pair."""
-    from ..isa.sync import WaitFlag
-
     issued, vcs = view.issued, view.clocks.vcs
     f_pos, g_pos = p.first.instr.position, p.second.instr.position
     k = _component(p.first)
@@ -436,8 +435,7 @@ def _race_finding(group: list[_Pair], view: CoreView, book: FlagBook, moved: set
                     f"{src.name}, {dst.name}, EVENT_ID{eid}) once before the loop and drain it "
                     f"with wait_flag({src.name}, {dst.name}, EVENT_ID{eid}) once after the loop"
                 )
-    return Finding(
-        RACE,
+    return RACE.make(
         f"race-{primary.kind.lower()}",
         msg,
         (first_i.position, second_i.position),
@@ -448,8 +446,7 @@ def _race_finding(group: list[_Pair], view: CoreView, book: FlagBook, moved: set
 def _reorder_finding(p: _Pair) -> Finding:
     a, b = p.first, p.second
     pipe = a.pipe
-    return Finding(
-        DMA_REORDER,
+    return DMA_REORDER.make(
         "dma-reorder",
         f"WAW on {Region(a.space, p.lo, p.hi)}: {_label(a.instr)} and {_label(b.instr)} both "
         f"write it on {pipe.name}, whose DMAs may complete out of order, and nothing orders "
@@ -463,8 +460,7 @@ def _vorder_finding(p: _Pair) -> Finding:
     a, b = p.first, p.second
     kind = "vector-waw" if b.writes else "vector-raw"
     what = "overwrites" if b.writes else "reads"
-    return Finding(
-        VECTOR_ORDER,
+    return VECTOR_ORDER.make(
         kind,
         f"{_label(b.instr)} {what} {Region('UB', p.lo, p.hi)}, which {_label(a.instr)} writes, "
         "with no pipe_barrier(PIPE_V) between them: the vector pipe is pipelined and does not "
@@ -477,8 +473,7 @@ def _vorder_finding(p: _Pair) -> Finding:
 
 def _cross_finding(p: _Pair) -> Finding:
     a, b = p.first, p.second
-    return Finding(
-        CROSS_CORE,
+    return CROSS_CORE.make(
         "cross-core-race",
         f"core {a.core} {_label(a.instr)} and core {b.core} {_label(b.instr)} both touch "
         f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic), and "

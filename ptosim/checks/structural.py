@@ -8,10 +8,15 @@ table: TLOAD -> MTE2, TSTORE -> MTE3, vector work, MGATHER and MSCATTER -> V, GM
 tiles and the whole GlobalTensor extents of its operands. set_flag / wait_flag / pipe_barrier are
 the same steps a timed target plans. No library-internal flag chain is modelled, so the cpu
 verdict is the portable one: a kernel clean on cpu is ordered by its own flags on every target.
+For the same reason a step is atomic (``Step.atomic``) only where every timed target performs
+the form atomically: not an Elem MSCATTER, which a2a3 runs as a scalar read-add-write through
+its data cache.
 """
 
 from __future__ import annotations
 
+from ..enums import Coalesce, Pipe
+from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import (
@@ -26,29 +31,38 @@ from ..plan import (
 from ..tensors import GmRef, TileRef
 
 
-def _region(value) -> Region | None:
+def _region(value) -> tuple[Region, ...]:
     if isinstance(value, TileRef):
         space = "L1" if value.loc.name == "Mat" else "UB"
-        return Region(space, value.address, value.address + value.size_bytes)
+        return (Region(space, value.address, value.address + value.size_bytes),)
     if isinstance(value, GmRef):
-        last = value.offset + sum((n - 1) * s for n, s in zip(value.shape, value.stride) if n)
-        if any(n == 0 for n in value.shape):
-            last = value.offset - 1
-        return Region("GM", value.byte_address(value.offset), value.byte_address(last + 1))
-    return None
+        # the exact bytes of a strided view (footprint.py), not its bounding range
+        base = value.byte_address(0)
+        return gm_regions(
+            view_runs(base, value.offset, value.shape, value.stride, value.dtype.size_bytes)
+        )
+    return ()
 
 
 def _regions(instr, names) -> tuple[Region, ...]:
     out = []
     for name in dict.fromkeys(names):
-        reg = _region(getattr(instr, name, None))
-        if reg is not None and reg.end > reg.start:
-            out.append(reg)
+        out += [r for r in _region(getattr(instr, name, None)) if r.end > r.start]
     return tuple(out)
 
 
-def structural_issued(program) -> list[list]:
-    """[step, instruction] pairs in program order (PIPE_S issues in program order)."""
+def _portable_atomic(instr) -> str | None:
+    """The step's atomic op: the instruction's, unless a timed target runs its form as plain
+    accesses (an Elem MSCATTER on a2a3: a scalar read-add-write through the data cache)."""
+    if getattr(instr, "coalesce", None) is Coalesce.Elem:
+        return None
+    return instr.atomic_op
+
+
+def structural_issued(program, settled=None) -> list[list]:
+    """[step, instruction] pairs in program order (PIPE_S issues in program order).
+    ``settled(instr)``: the instruction's lowering ends with pipe_barrier(PIPE_V) (its vector
+    results are complete when it ends), so a barrier step follows it."""
     issued: list[list] = []
     for instr in program:
         if isinstance(instr, SetFlag):
@@ -71,6 +85,9 @@ def structural_issued(program) -> list[list]:
                 instr.opcode,
                 reads=_regions(instr, instr.reads),
                 writes=_regions(instr, instr.writes),
+                atomic=_portable_atomic(instr),
             )
         issued.append([step, instr])
+        if settled is not None and step.pipe is Pipe.PIPE_V and settled(instr):
+            issued.append([Step(Pipe.PIPE_V, StepKind.BARRIER, 0, "pipe_barrier(PIPE_V)"), instr])
     return issued

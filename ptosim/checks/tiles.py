@@ -7,10 +7,8 @@ inside that interval, the data of the first is clobbered before it is used.
 
 from __future__ import annotations
 
-from ..findings import Finding
+from ..findings import LIVE_OVERLAP, Finding
 from ..tensors import TileRef
-
-LIVE_OVERLAP = "F204"
 
 
 def live_overlap_findings(program) -> list[Finding]:
@@ -62,8 +60,7 @@ def live_overlap_findings(program) -> list[Finding]:
                 if clobber:
                     w = clobber[0]
                     out.append(
-                        Finding(
-                            LIVE_OVERLAP,
+                        LIVE_OVERLAP.make(
                             "tile-overlap-live",
                             f"{other['ref'].name} and {live['ref'].name} share bytes "
                             f"[{lo:#x}, {hi:#x}); {label(w)} writes {other['ref'].name} while "

@@ -18,6 +18,7 @@ Steps (docs/reference.md, "C++ front end"):
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,8 +67,6 @@ INSTALL_HINT = (
 # ---- compilers ----------------------------------------------------------------------------------
 def _has_ziglang() -> bool:
     try:
-        import importlib.util
-
         return importlib.util.find_spec("ziglang") is not None
     except (ImportError, ValueError):
         return False
@@ -449,8 +449,6 @@ def _parallel(fn, items) -> list:
     items = list(items)
     if len(items) <= 1:
         return [fn(x) for x in items]
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 1)) as pool:
         return list(pool.map(fn, items))
 

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ConfigError
+
 DEFAULT_MAX_MB = 1024
 KEEP_RECENT_SECONDS = 60.0
 
@@ -37,8 +39,6 @@ def max_bytes() -> int:
     try:
         mb = float(text) if text else DEFAULT_MAX_MB
     except ValueError:
-        from ..errors import ConfigError
-
         raise ConfigError(
             f"PTOSIM_CACHE_MAX_MB={text!r}: expected a number of megabytes (e.g. 512)"
         ) from None

@@ -11,17 +11,18 @@ named by their type (``ENUM_KEYWORDS``), explicit template values to ``TEMPLATE_
 
 from __future__ import annotations
 
+import ctypes
 import inspect
 import itertools
 import json
 
 import numpy as np
 
-import ptosim as pto
-
+from .. import api as pto
 from ..dtypes import dtype as as_dtype
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
+from ..memory import GM_BASE_ADDRESS
 from .raw import RawAccess
 
 # enum operand / template value type -> Python keyword of the instruction
@@ -331,14 +332,11 @@ class Dispatcher:
         value = fn(index)
         dt = as_dtype(d["dt"])
         raw = np.asarray(value).astype(dt.np).tobytes()
-        import ctypes
 
         ctypes.memmove(out, raw, len(raw))
 
 
 def pto_gm_base() -> int:
-    from ..memory import GM_BASE_ADDRESS
-
     return GM_BASE_ADDRESS
 
 

@@ -128,7 +128,7 @@ def operand_range(fn) -> tuple[int, int | None, str]:
     """(least, most or None, the operand list) of the operands a C++ call of the generic
     recorder may pass to ``fn``: the positional Python parameters that ``dispatch.bind`` fills,
     i.e. without keyword-only ones and without the optional modes that only a C++ enum gives."""
-    from .dispatch import _ENUM_PARAMS
+    from .dispatch import _ENUM_PARAMS  # (dispatch imports the whole facade: only when generating)
 
     least, most, shown = 0, 0, []
     for p in inspect.signature(fn).parameters.values():
@@ -151,7 +151,7 @@ def arity_header() -> str:
     """``PTOSIM_ARITY_<OP>(n)``: a static_assert that ``n`` operands (events and enum modes not
     counted) suit the instruction; a no-op for instructions ptosim does not implement (they stop
     at run time with their name)."""
-    from ..isa import registry
+    from ..isa import registry  # (every instruction module: only when generating)
 
     lines = [
         "// ptosim: operand counts of the generic C++ entry points, from ptosim's instruction",

@@ -21,6 +21,8 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
+
 from .. import program as _program
 from ..device import Device
 from ..errors import CxxError, PtoSimError
@@ -62,8 +64,6 @@ class Host:
                           "page_size": n, "site": site}  # fmt: skip
 
     def raw_tile_done(self, out) -> None:
-        import numpy as np
-
         w, self._raw_tile = self._raw_tile, None
         now = np.frombuffer(ctypes.string_at(out, w["page_size"]), np.uint8)
         nz = np.flatnonzero(now)
@@ -77,8 +77,6 @@ class Host:
         return self.loaded.gm_base <= addr < self.loaded.gm_base + (16 << 30)
 
     def _page(self, page: int, n: int) -> bytes:
-        import numpy as np
-
         out = np.zeros(n, np.uint8)
         base = self.loaded.gm_base
         for buf in self.dev.gm.buffers:

@@ -17,6 +17,8 @@ import re
 import struct
 from pathlib import Path
 
+import numpy as np
+
 from .. import program as _program
 from ..errors import CxxError, KernelError, PtoSimError
 from ..memory import GM_BASE_ADDRESS, GmBuffer
@@ -257,8 +259,6 @@ def _word(name: str, p: dict, v, gm_base: int) -> int:
     if p["k"] == "int":
         if isinstance(v, bool) or not isinstance(v, int):
             try:
-                import numpy as np
-
                 if isinstance(v, np.integer):
                     return int(v) & (2**64 - 1)
             except ImportError:  # pragma: no cover

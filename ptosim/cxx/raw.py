@@ -20,8 +20,7 @@ import sys
 
 import numpy as np
 
-import ptosim as pto
-
+from .. import api as pto
 from ..errors import CxxError
 from ..program import NeedsSession
 

@@ -8,10 +8,13 @@ only).
 from __future__ import annotations
 
 import bisect
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+
+import numpy as np
 
 
 class SiteMap:
@@ -44,6 +47,7 @@ def _have_pyelftools() -> bool:
     if os.environ.get("PTOSIM_CXX_NO_PYELFTOOLS"):
         return False
     try:
+        # pyelftools is the optional extra "cxx": probed, never required
         import elftools  # noqa: F401
     except ImportError:
         return False
@@ -54,10 +58,6 @@ def _cached_line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
     """``_line_rows``, decoded once per library and kept beside it (``<lib>.lines.npz``): a
     library's name carries the hash of its sources, so its line tables never change, and
     decoding them (libc++'s included) takes about a second."""
-    import json
-
-    import numpy as np
-
     cache = library.with_name(library.name + ".lines.npz")
     try:
         with np.load(cache) as z:
@@ -86,7 +86,7 @@ def _cached_line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
 
 def _line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
     """Every row of the DWARF line tables, sorted by address."""
-    from elftools.elf.elffile import ELFFile
+    from elftools.elf.elffile import ELFFile  # the optional extra "cxx" (see _have_pyelftools)
 
     rows: list[tuple[int, str, int]] = []
     with open(library, "rb") as fh:

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import available_devices
 from ..device import Device
 from ..errors import KernelError, PtoSimError
 from ..program import Kernel
@@ -66,8 +67,6 @@ def folder_devices(test_dir: Path) -> list[str]:
         return ["950pr", "950dt"]
     if "cpu" in parts:
         return ["cpu"]
-    from ..config import available_devices
-
     return [d for d in available_devices()]
 
 

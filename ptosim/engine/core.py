@@ -13,9 +13,9 @@ import simpy
 
 from ..enums import QUEUE_PIPES, Pipe
 from ..errors import ExecutionError, PtoSimError
-from ..findings import Finding
+from ..findings import FLAG_UNCONSUMED, Finding
 from ..isa.base import ExecContext, Instruction
-from ..plan import Deferred, Step, StepKind
+from ..plan import Deferred, Region, Step, StepKind
 from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
@@ -23,7 +23,6 @@ from .chip import ChipMemory
 from .ffts import Ffts, Post
 
 PIPES = QUEUE_PIPES
-FLAG_UNCONSUMED = "F201"
 # step kinds the hot path tests, as module constants (cheaper than StepKind.X lookups)
 _WAIT_FLAG, _CROSS_WAIT, _SET_FLAG = StepKind.WAIT_FLAG, StepKind.CROSS_WAIT, StepKind.SET_FLAG
 _CROSS_SET, _DMA, _SIMT = StepKind.CROSS_SET, StepKind.DMA, StepKind.SIMT
@@ -45,6 +44,7 @@ class InstrState:
     instr: Instruction
     data_steps: int
     deferred: int = 0  # Deferred plan parts not expanded yet (the commit waits for them)
+    atomic: bool = False  # a planned step updates GM atomically (Step.atomic): replay at commit
     began: bool = False
     pending: effects.PendingWrites | None = None
     start: int | None = None
@@ -163,7 +163,14 @@ class CoreEngine:
                 step = work.popleft()
                 if isinstance(step, Deferred):
                     more = self._plan(instr, step.build)
-                    data, deferred = _counts(more)
+                    data, deferred, atomic = _counts(more)
+                    if atomic and not state.atomic:
+                        if state.began:  # its writes were snapshotted as a plain store's
+                            raise ExecutionError(
+                                f"{instr.label} ({instr.source}): internal error: its plan "
+                                "marks a step atomic after the data window opened"
+                            )
+                        state.atomic = True
                     state.data_steps += data
                     state.deferred += deferred - 1
                     work.extendleft(reversed(more))
@@ -237,7 +244,7 @@ class CoreEngine:
                 self.ctx.instr = None
         if step.data and not state.began:
             state.began = True
-            state.pending = self._begin(state.instr, ps.pipe)
+            state.pending = self._begin(state.instr, ps.pipe, state.atomic)
         start = env.now
         if self.chip is None or (kind is not _DMA and kind is not _SIMT):
             cycles, args = step.cycles, step.args  # no shared GM involved (_chip_cycles)
@@ -323,7 +330,9 @@ class CoreEngine:
                 return step.cycles, args
             nbytes = int(args.get("charged_bytes", step.bytes))
             # same-address lines only for dense transfers: a strided DMA's bounding range
-            # would claim lines it never touches
+            # would claim lines it never touches (its exact runs are judged by that range too)
+            if len(gm) > 1:
+                gm = [Region("GM", min(r.start for r in gm), max(r.end for r in gm))]
             dense = [(r.start, r.end) for r in gm if r.end - r.start <= 2 * max(step.bytes, 1)]
             latency = int(args.get("latency_cycles", 0))
             cycles = chip.transfer(self.core, start, step.cycles, latency, nbytes, dense)
@@ -337,8 +346,8 @@ class CoreEngine:
             state.pending.commit()
             state.pending = None
 
-    def _begin(self, instr: Instruction, pipe: Pipe) -> effects.PendingWrites:
-        return self._call(instr, pipe, "executing", effects.begin, instr, self.ctx)
+    def _begin(self, instr: Instruction, pipe: Pipe, atomic: bool) -> effects.PendingWrites:
+        return self._call(instr, pipe, "executing", effects.begin, instr, self.ctx, atomic)
 
     def _call(self, instr: Instruction, pipe: Pipe, doing: str, fn, *args):
         """Call ``fn`` for ``instr`` on ``pipe``; an unexpected exception becomes an
@@ -551,8 +560,7 @@ class CoreEngine:
                 who = ", ".join(f"#{pos}" for _, pos, _ in posts)
                 never = "never waited before the deadlock" if deadlocked else "never waited"
                 out.append(
-                    Finding(
-                        FLAG_UNCONSUMED,
+                    FLAG_UNCONSUMED.make(
                         "flag-unconsumed",
                         f"core {self.core}: set_flag{flag_text(key)} posted by {who} was {never} "
                         f"({n} post(s) left); add the matching wait_flag{flag_text(key)} or drop "
@@ -563,17 +571,21 @@ class CoreEngine:
         return out
 
 
-def _counts(work) -> tuple[int, int]:
-    """(data steps, Deferred parts) of a plan."""
+def _counts(work) -> tuple[int, int, bool]:
+    """(data steps, Deferred parts, whether a step is atomic) of a plan."""
     data = deferred = 0
+    atomic = False
     for st in work:
         if type(st) is Step:
             data += st.data
+            if st.atomic is not None:
+                atomic = True
         elif isinstance(st, Deferred):
             deferred += 1
-        elif isinstance(st, Step) and st.data:
-            data += 1
-    return data, deferred
+        elif isinstance(st, Step):
+            data += st.data
+            atomic = atomic or st.atomic is not None
+    return data, deferred, atomic
 
 
 @dataclass

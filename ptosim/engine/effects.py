@@ -21,10 +21,11 @@ can be written through it. Bytes outside those views cannot change. With plain m
 when a byte outside the footprint changed: the test suite's guard against an instruction that
 writes past the views it took.
 
-A hardware atomic (:func:`hardware_atomic`) is not a snapshot: two cores adding into one table
-at overlapping times must both land. Its commit therefore applies the instruction again to the GM
-as it is at commit time, with the UB contents sampled when it began (its inputs), so the update
-accumulates onto whatever other cores committed in between instead of overwriting it.
+A hardware atomic (an instruction whose plan marks a step ``atomic``, ``plan.Step``) is not a
+snapshot: two cores adding into one table at overlapping times must both land. Its commit
+therefore applies the instruction again to the GM as it is at commit time, with the UB contents
+sampled when it began (its inputs), so the update accumulates onto whatever other cores
+committed in between instead of overwriting it.
 """
 
 from __future__ import annotations
@@ -48,18 +49,6 @@ _MAT = TileType.Mat  # (Enum class attribute lookups are slow)
 
 class FootprintError(AssertionError):
     """An instruction changed a byte outside the views it took (an engine or ISA bug)."""
-
-
-def hardware_atomic(instr: Instruction, target: str) -> bool:
-    """True when ``instr`` updates GM with a hardware atomic: a TSTORE<AtomicAdd>, an MSCATTER
-    with an atomic op,
-    except the a2a3 Elem form (its scalar unit reads, adds and writes through the data cache,
-    which is not atomic across cores). The cpu target is judged like a2a3 (the portable view)."""
-    op = getattr(instr, "atomic", None)
-    if op is None or op.value == 0:  # ScatterAtomicOp::None, AtomicType::AtomicNone
-        return False
-    elem = getattr(getattr(instr, "coalesce", None), "name", "") == "Elem"
-    return not (elem and target in ("a2a3", "cpu"))
 
 
 class Footprint:
@@ -201,8 +190,9 @@ def _check_inside(instr: Instruction, fp: Footprint, full: list) -> None:
             )
 
 
-def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
-    """Execute ``instr`` on the current memories and hold back its writes."""
+def begin(instr: Instruction, ctx: ExecContext, atomic: bool = False) -> PendingWrites:
+    """Execute ``instr`` on the current memories and hold back its writes; ``atomic`` (its plan
+    has an atomic step): apply it again at commit time instead (see the module docstring)."""
     written = _written_arrays(instr, ctx)
     fp = Footprint(written)
     tracked = _tracked(ctx)
@@ -227,7 +217,6 @@ def begin(instr: Instruction, ctx: ExecContext) -> PendingWrites:
         if tracked:
             _set_footprint(ctx, None)
     pending = PendingWrites()
-    atomic = hardware_atomic(instr, ctx.target)
     for a, lo, hi, old in fp.spans:
         view = a[lo:hi]
         changed = view != old

@@ -13,11 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..enums import Pipe
+from ..findings import CROSS_CORE
 from ..plan import Region, merge_ranges
 from ..program import Program
 from ..trace import FindingMark, FindingSide, Trace
-
-CROSS_CORE = "F205"  # stable code of a cross-core GM race: its sides are on two cores
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +139,7 @@ class RunIndex:
         sides = None
         if len(finding.instructions) == 2:
             a, b = finding.instructions
-            cross = finding.code == CROSS_CORE
+            cross = finding.code == CROSS_CORE.code  # its sides are on two cores
             sides = self._conflict_sides(a, b, cross, core, taken)
         if sides is None:
             free = [c for c in self.core_ids if (c,) * len(positions) not in taken]

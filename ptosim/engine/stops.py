@@ -18,13 +18,14 @@ from ..errors import (
     RaceFailureError,
     UnsupportedError,
 )
-from ..findings import Finding
+from ..findings import CROSS_CORE, RACE, Finding
 from ..plan import Region, Step, StepKind
 from ..tensors import TileRef
 from .core import Failure, Simulation
 from .locate import RunIndex, Touch, overlap
 
-RACES = ("F203", "F205")  # stable codes of the analysis' races (one core, across cores)
+# the analysis' races (one core, across cores)
+RACES = (RACE.code, CROSS_CORE.code)
 
 
 def _tile_region(ref: TileRef) -> Region:

@@ -15,7 +15,7 @@ import numpy as np
 from ..dtypes import DType, names
 from ..enums import Pipe, TileType
 from ..errors import ConstraintError, OutOfBoundsError, UnsupportedError
-from ..findings import Finding
+from ..findings import Finding, FindingCode
 from ..memory import GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
@@ -56,6 +56,8 @@ class Instruction:
 
     position: int = -1
     source: str | None = None
+    # the atomic read-modify-write it applies to GM ("Add", "Max", "Min"), None: plain stores
+    atomic_op: str | None = None
     _arch: Arch | None = None
 
     # -- operands ----------------------------------------------------------------------
@@ -263,7 +265,7 @@ class ExecContext:
             )
         return lo, hi
 
-    def finding(self, code: str, kind: str, message: str, *extra_positions: int) -> None:
+    def finding(self, code: FindingCode, kind: str, message: str, *extra_positions: int) -> None:
         positions = ((self.instr.position,) if self.instr else ()) + extra_positions
         label = f"{self.instr.label}" + (f" ({self.instr.source})" if self.instr.source else "")
-        self.findings.append(Finding(code, kind, f"{label}: {message}", positions))
+        self.findings.append(code.make(kind, f"{label}: {message}", positions))

@@ -25,6 +25,8 @@ from ..findings import DMA_EXTENT, GM_PITCH
 from ..layout import BLOCK_BYTES
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
+from . import base as isa_base
+from .atomic import atomic_update
 from .base import Arch, ExecContext, Instruction
 from .registry import instruction
 from .spec import DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
@@ -145,10 +147,8 @@ def _alive(*objs) -> tuple[int, ...]:
     """The ids of ``objs``, each kept alive in ``_GEOMS`` (a memo key holding an id must not
     outlive its object, whose id could then be reused)."""
     if len(_GEOMS) >= 4096:  # drop every key holding ids before releasing the objects
-        from .base import _VALID
-
         _BURSTS.clear()
-        _VALID.clear()
+        isa_base._VALID.clear()
         _GEOMS.clear()
     for obj in objs:
         _GEOMS.setdefault(id(obj), obj)
@@ -480,6 +480,10 @@ class TStore(_Transfer):
         if atomic is AtomicType.AtomicAdd:
             self.reads = ("tile", "gm")  # a read-modify-write of GM
 
+    @property
+    def atomic_op(self) -> str | None:  # "Add" for AtomicAdd (the op MSCATTER Add also has)
+        return None if self.atomic is AtomicType.AtomicNone else self.atomic.name[len("Atomic") :]
+
     def validation_key(self, arch: Arch) -> tuple | None:
         key = super().validation_key(arch)
         return key + (self.atomic,)
@@ -502,8 +506,6 @@ class TStore(_Transfer):
         if self.atomic is AtomicType.AtomicNone:
             store[gm_offs] = values
             return
-        from .scatter import atomic_update  # (scatter imports this module)
-
         atomic_update(
             store, np.ravel(gm_offs), np.ravel(values), ScatterAtomicOp.Add, self.gm.dtype,
             ctx.spec.numerics.maxmin,

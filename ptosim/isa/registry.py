@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..dtypes import ALL
 from .spec import TargetSpec
 
 # Families in the order tables list them.
@@ -93,25 +94,19 @@ def _parameters(fn: Callable) -> str:
 
 
 def specs() -> list[InstrSpec]:
-    """Every registered instruction, by family then name."""
-    _load_all()
+    """Every registered instruction, by family then name (the facade imports
+    ``ptosim.isa.families`` first, so all registrations have run)."""
     return sorted(_SPECS.values(), key=lambda s: (FAMILIES.index(s.family), s.name))
 
 
 def spec(name: str) -> InstrSpec:
     """The spec of one instruction by its ISA name (KeyError if unknown)."""
-    _load_all()
     return _SPECS[name]
 
 
 def kernel_functions() -> dict[str, Callable]:
     """ISA name -> kernel-facing function, for the public facade."""
     return {s.name: s.function for s in specs()}
-
-
-def _load_all() -> None:
-    """Import every instruction module so that all registrations have run."""
-    from . import data, gather, rowexpand, scalar_access, scatter, sync, tscatter, vector  # noqa: F401
 
 
 _SHORT = {
@@ -123,8 +118,6 @@ _SHORT = {
 
 def dtype_list(dts) -> str:
     """A short, canonical spelling of a dtype set for tables (``all`` for every dtype)."""
-    from ..dtypes import ALL
-
     if set(dts) == set(ALL):
         return "all"
     return " ".join(_SHORT[d.name] for d in ALL if d in set(dts))

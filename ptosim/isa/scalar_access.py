@@ -21,6 +21,8 @@ is what the scalar load read at its simulated time.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as D
 from ..enums import Pipe
 from ..errors import KernelError
@@ -128,8 +130,6 @@ def _operand(x, what: str) -> TileRef | GmRef:
 
 
 def _index(i, what: str) -> int:
-    import numpy as np
-
     if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
         raise KernelError(f"{what} must be an integer element offset, got {i!r}")
     return int(i)

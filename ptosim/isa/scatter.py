@@ -73,7 +73,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import DType
 from ..enums import (
     Coalesce,
     Layout,
@@ -85,6 +84,7 @@ from ..enums import (
 from ..findings import SCATTER_COLLISION
 from ..program import emit
 from ..tensors import GlobalTensor, GmRef, Tile, TileRef
+from .atomic import atomic_update
 from .base import Arch, ExecContext, Instruction
 from .data import _gm, _tile
 from .indexing import (
@@ -101,9 +101,8 @@ from .indexing import (
     row_pitch,
     validate_for_kernel,
 )
-from .maxmin import maxmin
 from .registry import instruction
-from .spec import IndexedKernel, MaxMin, RowColumns
+from .spec import IndexedKernel, RowColumns
 
 _NONE = ScatterAtomicOp.None_
 WARP_SIZE = 32
@@ -151,50 +150,6 @@ def _complete_order(landed, units: int) -> np.ndarray:
     return np.concatenate([missing, landed])
 
 
-def _combine(
-    op: ScatterAtomicOp, dt: DType, cur: np.ndarray, val: np.ndarray, rule: MaxMin
-) -> np.ndarray:
-    """One atomic read-modify-write step ``cur op val`` with D12 arithmetic, in dtype ``dt``.
-
-    Max/Min: ``maxmin`` under the target's ``rule``, the table value as the first operand."""
-    wide = np.float32 if dt.is_float else np.int64
-    a, b = cur.astype(wide), val.astype(wide)
-    if op is ScatterAtomicOp.Add:
-        # float: half/bf16/fp8 add in float32, one RNE rounding per step;
-        # int: wraps on the cast back (two's complement truncation)
-        out = a + b
-    else:
-        out = maxmin(rule, "MAX" if op is ScatterAtomicOp.Max else "MIN", a, b)
-    return out.astype(dt.np)
-
-
-def atomic_update(
-    store: np.ndarray, offs: np.ndarray, vals: np.ndarray, op: ScatterAtomicOp, dt: DType,
-    rule: MaxMin,
-) -> None:  # fmt: skip
-    """``store[offs] = store[offs] op vals`` element by element in order (flat arrays): an offset
-    that repeats is updated once per occurrence (the n-th writes of every slot together)."""
-    rank = _occurrence_rank(offs)
-    for step in range(int(rank.max(initial=-1)) + 1):
-        sel = rank == step
-        o = offs[sel]
-        store[o] = _combine(op, dt, store[o], vals[sel], rule)
-
-
-def _occurrence_rank(offsets: np.ndarray) -> np.ndarray:
-    """For each entry, how many earlier entries share its offset (0 for the first one)."""
-    n = offsets.size
-    order = np.argsort(offsets, kind="stable")
-    srt = offsets[order]
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = srt[1:] != srt[:-1]
-    pos = np.arange(n)
-    first = np.maximum.accumulate(np.where(starts, pos, 0))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = pos - first
-    return rank
-
-
 class MScatter(Instruction):
     """MSCATTER(table, src, idx) with Coalesce, ScatterAtomicOp, ScatterOOB, ScatterConflict."""
 
@@ -221,6 +176,10 @@ class MScatter(Instruction):
         self.coalesce, self.atomic, self.oob, self.conflict = coalesce, atomic, oob, conflict
         if atomic is not _NONE:  # read-modify-write of the table
             self.reads = ("src", "idx", "table")
+
+    @property
+    def atomic_op(self) -> str | None:
+        return None if self.atomic is _NONE else self.atomic.name
 
     # -- target facts ----------------------------------------------------------------------
     def effective_conflict(self, arch: Arch) -> ScatterConflict | None:

@@ -101,9 +101,10 @@ def _scatter_dma(
         gm_starts_bytes=gm_addresses(instr.table, starts),
         args=args,
     )
-    if instr.atomic is ADD:  # read-modify-write of the table in GM
+    if instr.atomic is ADD:  # an atomic-add DMA: read-modify-write of the table in GM
         step.reads = step.reads + (gm,)
         step.args["atomic"] = "add"
+        step.atomic = instr.atomic_op
     return step
 
 

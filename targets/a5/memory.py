@@ -173,8 +173,9 @@ class Built:
     done: Callable[[object], None] | None = None  # receives the LaunchResult
 
 
-def simt_step(label: str, build: Callable, reads=(), writes=()) -> Step:
-    """The SIMT launch on PIPE_V; ``build(ctx) -> Built`` runs when PIPE_V starts it."""
+def simt_step(label: str, build: Callable, reads=(), writes=(), atomic=None) -> Step:
+    """The SIMT launch on PIPE_V; ``build(ctx) -> Built`` runs when PIPE_V starts it.
+    ``atomic``: the op of its atomic GM updates (Step.atomic), None for plain stores."""
 
     def resolve(ctx) -> Step:
         b = build(ctx)
@@ -200,11 +201,13 @@ def simt_step(label: str, build: Callable, reads=(), writes=()) -> Step:
             writes=b.writes,
             args=args,
             sub=tuple(res.events),
+            atomic=atomic,
         )
 
     return Step(
-        V, StepKind.SIMT, 0, label, reads=tuple(reads), writes=tuple(writes), resolve=resolve
-    )
+        V, StepKind.SIMT, 0, label, reads=tuple(reads), writes=tuple(writes), resolve=resolve,
+        atomic=atomic,
+    )  # fmt: skip
 
 
 def _launch(warps: list[list[WarpOp]], label: str) -> SimtLaunch:
@@ -699,6 +702,7 @@ def _scatter_scalar(instr: MScatter, ctx) -> list:
             bytes_=args["gm_stores"] * src.dtype.size_bytes,
             args=args,
         )
+        step.atomic = instr.atomic_op  # a5 performs every MSCATTER atomic op atomically
         return [step] + flags(ctx, ((S, V),), "epilogue")
 
     return flags(ctx, ((V, S),), "prologue") + [Deferred(body, "scalar fallback")]
@@ -720,6 +724,7 @@ def plan_mscatter(instr: MScatter, ctx) -> list:
             label,
             lambda c: build(instr, c),
             reads=(tile_region(instr.idx), tile_region(instr.src)),
+            atomic=instr.atomic_op,
         )
     ]
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
+from ...argcheck import as_int
 from ...enums import BLayout, PadValue, SLayout, TileType
 from ...errors import KernelError
 from ...program import emit
@@ -504,8 +505,6 @@ def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:
 )
 def TTRI(dst: Tile, diagonal: int, *, is_upper_or_lower: int = 0) -> None:
     """Fill dst's valid region with a triangular mask of ones and zeros."""
-    from ...argcheck import as_int
-
     d = as_int(diagonal, "TTRI diagonal")
     mode = as_int(is_upper_or_lower, "TTRI is_upper_or_lower")
     emit(TTri(_tile(dst, "TTRI dst"), d, mode))
@@ -521,7 +520,6 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> No
         raise KernelError(
             "TEXTRACT: dst must be a pto.Tile (the two-destination ND -> 2xNZ form is not modelled)"
         )
-    from ...argcheck import as_int
 
     r = as_int(index_row, "TEXTRACT index_row")
     c = as_int(index_col, "TEXTRACT index_col")
@@ -534,8 +532,6 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> No
 )
 def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> None:
     """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region."""
-    from ...argcheck import as_int
-
     r = as_int(index_row, "TINSERT index_row")
     c = as_int(index_col, "TINSERT index_col")
     emit(TInsert(_tile(dst, "TINSERT dst"), _tile(src, "TINSERT src"), r, c))

@@ -42,6 +42,7 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
 from .common import VectorInstruction, round_to, wrap_to
+from .convert import Conversion
 
 __all__ = ["TQUANT", "TDEQUANT", "TCI", "QUANT_MODES", "MX_MODES"]
 
@@ -108,7 +109,6 @@ class TQuant(VectorInstruction):
             q = np.clip(np.nan_to_num(np.rint(v.astype(np.float64))), lo, hi)
             ctx.tile_storage(d)[d.offsets(r, c)] = q.astype(d.dtype.np)
             return
-        from .convert import Conversion  # the three TCVT steps of the a2a3 lowering
 
         cvt = ctx.spec.convert
         ctx.tile_storage(s)[s.offsets(r, c)] = v

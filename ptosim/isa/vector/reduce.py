@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
+from ...errors import KernelError
 from ...program import emit
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
@@ -367,8 +368,6 @@ def _row(op: str, dst, src, tmp) -> None:
 def _arg(kind: str, op: str, operands: tuple) -> None:
     name = f"T{kind.upper()}ARG{op}"
     if len(operands) not in (3, 4):
-        from ...errors import KernelError
-
         raise KernelError(
             f"{name} takes (dst_idx, src, tmp) or (dst_val, dst_idx, src, tmp), "
             f"got {len(operands)} operands"

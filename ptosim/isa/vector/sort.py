@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
-from ...errors import KernelError
+from ...errors import KernelError, UnsupportedError
 from ...program import emit
 from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
@@ -237,8 +237,6 @@ def TMRGSORT(dst: Tile, src0: Tile, src1: Tile | None = None, src2: Tile | None 
              src3: Tile | None = None, *, exhausted: bool = False,
              block_len: int | None = None) -> None:  # fmt: skip
     """Merge the record lists of src0..src3 (row 0 of each) into dst row 0."""
-    from ...errors import UnsupportedError
-
     if exhausted or block_len is not None or src1 is None:
         what = "the exhausted-stop mode" if exhausted else "the single-tile blockLen form"
         raise UnsupportedError(

@@ -1,0 +1,4 @@
+"""Every instruction family: importing this module registers every instruction with
+``ptosim.isa.registry`` (the public facade imports it before it asks the registry)."""
+
+from . import data, gather, rowexpand, scalar_access, scatter, sync, tscatter, vector  # noqa: F401

@@ -112,17 +112,12 @@ DTYPES: dict[str, tuple | None] = {
     "TEXTRACT": SIZED_124 + (i64, u64),
     "TINSERT": SIZED_124 + (i64, u64),
     # sort / other (vector_isa.md 3.16, 3.24)
-    "TSORT32": (f32,),
+    "TSORT32": (i32, i16, f16, bf16, f32),  # cpu/TSort32.hpp's static_assert
+    "TMRGSORT": (f32, f16, u16),  # 8-byte records of 2 or 4 elements (cpu/TMrgSort.hpp)
     "THISTOGRAM": (u16, u32),
 }
 
-REFUSALS = {
-    # TSORT32: the CPU record layout of the other types is not pinned down (vector_isa.md 3.16)
-    "TSORT32": S.Refusal(
-        "the CPU record layout of this dtype is not pinned down by the reference",
-        tuple(d for d in ALL if d is not f32),
-    ),
-}
+REFUSALS: dict[str, S.Refusal] = {}
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
 
@@ -242,5 +237,10 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,
         dequant_row_params=False,
         tci_tmp_bytes=None,
+        # cpu/TSort32.hpp: block b at dst column 2*32*b; 2-byte records take 4 columns, so a
+        # later block overwrites half of the one before (tsort32.md gives 4*32*b for the NPUs)
+        sort32_pitch=S.Sort32Pitch.TWICE_COLUMNS,
+        sort32_partial_block=True,  # the last block sorts its min(32, C - 32*b) pairs
+        mrgsort_block_len=True,  # cpu/TMrgSort.hpp: whole 4-block groups of dst's valid columns
     ),
 )

@@ -111,3 +111,172 @@ def test_cpu_tsel_stream_past_the_end_of_ub_is_a_coded_error():
             places={mk: ub_bytes - 32},
         )
     assert e.value.code == "PTO202" and "TSEL" in str(e.value) and "mask" in str(e.value)
+
+
+# -- TSORT32 on cpu: 2-byte records, partial last block -----------------------------------------
+def _sorted_pairs(scores, index):
+    """(score desc, index asc) of one block, with Python's sort on float keys."""
+    order = sorted(range(len(scores)), key=lambda k: (-float(scores[k]), int(index[k])))
+    return [(scores[k], int(index[k])) for k in order]
+
+
+def _record_bytes(dtype, score, index):
+    """tsort32.md's 8-byte record: [score][zero pad to 4 bytes][index u32, little-endian]."""
+    sb = np.array([score], dtype).view(np.uint8).tolist()
+    return sb + [0] * (4 - len(sb)) + list(int(index).to_bytes(4, "little"))
+
+
+def _sort32_cpu_row(dtype, scores, index, dst_cols):
+    """One dst row as the cpu reference lays it out: block b's records from element 2*32*b
+    (8 bytes per record, so 2-byte blocks of more than 16 records run into the next block's
+    place, which the next block then overwrites)."""
+    size = np.dtype(dtype).itemsize
+    row = bytearray(dst_cols * size)
+    for b in range(0, len(scores), 32):
+        at = 2 * b * size
+        for s, i in _sorted_pairs(scores[b : b + 32], index[b : b + 32]):
+            row[at : at + 8] = bytes(_record_bytes(dtype, s, i))
+            at += 8
+    return np.frombuffer(bytes(row), np.uint8)
+
+
+@pytest.mark.parametrize(
+    "dtype,valid_col",
+    [("float16", 32), ("float16", 64), ("float32", 17), ("float32", 63), ("float16", 17)],
+)
+def test_cpu_tsort32_half_and_partial_blocks(dtype, valid_col):
+    R, cols = 2, 64
+    rng = np.random.default_rng(valid_col)
+    scores = rng.integers(-4, 5, (R, cols)).astype(dtype)  # few values: many ties
+    index = rng.permutation(R * cols).astype(np.uint32).reshape(R, cols)
+    dst_cols = 4 * cols if dtype == "float16" else 2 * cols
+    src, idx = (
+        vec(dtype, R, cols, valid=(R, valid_col)),
+        vec("uint32", R, cols, valid=(R, valid_col)),
+    )
+    src_full, idx_full = vec(dtype, R, cols), vec("uint32", R, cols)
+    d, d_full = vec(dtype, R, dst_cols), vec(dtype, R, dst_cols)
+    tmp = vec(dtype, 1, cols)
+    zeros = np.zeros((R, dst_cols), dtype)
+    places = {src: 0, src_full: 0, idx: 0x1000, idx_full: 0x1000, d: 0x2000, d_full: 0x2000,
+              tmp: 0x4000}  # fmt: skip
+
+    def body():
+        if valid_col % 32:
+            pto.TSORT32(d, src, idx, tmp)  # the four-operand form (tail block)
+        else:
+            pto.TSORT32(d, src, idx)
+
+    r = run_kernel(
+        "cpu",
+        [src, src_full, idx, idx_full, d, d_full, tmp],
+        [(src_full, scores), (idx_full, index), (d_full, zeros)],
+        body,
+        places=places,
+    )
+    got = np.ascontiguousarray(r.tile_storage(d)).view(np.uint8).reshape(R, -1)
+    for i in range(R):
+        want = _sort32_cpu_row(dtype, scores[i, :valid_col], index[i, :valid_col], dst_cols)
+        np.testing.assert_array_equal(got[i], want, err_msg=f"row {i}")
+
+
+def test_npu_tsort32_half_blocks_follow_each_other():
+    # tsort32.md: block b is written at dst element b*32*4 for half (no overlap)
+    scores = np.arange(64, dtype=np.float16).reshape(1, 64)
+    index = np.arange(64, dtype=np.uint32).reshape(1, 64)
+    src, idx, d = vec("float16", 1, 64), vec("uint32", 1, 64), vec("float16", 1, 256)
+    r = run_kernel("a2", [src, idx, d], [(src, scores), (idx, index)],
+                   lambda: pto.TSORT32(d, src, idx))  # fmt: skip
+    got = np.ascontiguousarray(r.tile_storage(d)).view(np.uint8)
+    want = []
+    for b in (0, 32):
+        for s, i in _sorted_pairs(scores[0, b : b + 32], index[0, b : b + 32]):
+            want += _record_bytes("float16", s, i)
+    np.testing.assert_array_equal(got, np.array(want, np.uint8))
+
+
+# -- TMRGSORT: exhausted, dst shorter than the lists, single-list blockLen ----------------------
+def _float_records(pairs):
+    """(score, index) pairs -> float32 elements of 8-byte records."""
+    out = np.zeros(2 * len(pairs), np.float32)
+    for k, (s, i) in enumerate(pairs):
+        out[2 * k] = s
+        out[2 * k + 1] = np.array([i], np.uint32).view(np.float32)[0]
+    return out
+
+
+def _merge_by_hand(lists, limit, exhausted):
+    """The documented merge: greatest head score, lower list on ties; stop at ``limit`` records
+    or, exhausted, when a list runs out. Returns (records, consumed per list)."""
+    pos, out = [0] * len(lists), []
+    while len(out) < limit:
+        live = [k for k in range(len(lists)) if pos[k] < len(lists[k])]
+        if not live:
+            break
+        best = max(lists[k][pos[k]][0] for k in live)
+        k = min(k for k in live if lists[k][pos[k]][0] == best)
+        out.append(lists[k][pos[k]])
+        pos[k] += 1
+        if exhausted and any(p == len(v) for p, v in zip(pos, lists)):
+            break
+    return out, pos
+
+
+@pytest.mark.parametrize("exhausted", [False, True])
+def test_cpu_tmrgsort_exhausted_stops_when_a_list_runs_out(exhausted):
+    a = [(9.0, 0), (3.0, 1)]  # merged: 9, 8, 5, 3 - list 0 runs out at the 4th record
+    b = [(8.0, 10), (5.0, 11), (1.0, 12), (0.0, 13)]
+    xa, xb = _float_records(a)[None, :], _float_records(b)[None, :]
+    s0, s1 = vec("float32", 1, 8, valid=(1, 4)), vec("float32", 1, 8)
+    d, d_full = vec("float32", 1, 16), vec("float32", 1, 16)
+    zeros = np.full((1, 16), -7.0, np.float32)
+    places = {s0: 0, s1: 0x100, d: 0x200, d_full: 0x200}
+    r = run_kernel("cpu", [s0, s1, d, d_full], [(s0, xa), (s1, xb), (d_full, zeros)],
+                   lambda: pto.TMRGSORT(d, s0, s1, exhausted=exhausted), places=places)  # fmt: skip
+    recs, _ = _merge_by_hand([a, b], 8, exhausted)
+    assert len(recs) == (4 if exhausted else 6)
+    want = np.full(16, -7.0, np.float32)  # dst past the written records keeps its bytes
+    want[: 2 * len(recs)] = _float_records(recs)
+    np.testing.assert_array_equal(np.asarray(r.tile_storage(d)).view(np.uint32),
+                                  want.view(np.uint32))  # fmt: skip
+
+
+def test_cpu_tmrgsort_dst_valid_cols_limit_the_merge():
+    # top-k: a dst of valid 6 columns takes the 3 best records of 2 lists of 4
+    a = [(9.0, 0), (5.0, 1), (5.0, 2), (0.0, 3)]
+    b = [(7.0, 10), (5.0, 11), (2.0, 12), (1.0, 13)]
+    xa, xb = _float_records(a)[None, :], _float_records(b)[None, :]
+    s0, s1 = vec("float32", 1, 8), vec("float32", 1, 8)
+    d = vec("float32", 1, 16, valid=(1, 6))
+    r = run_kernel("cpu", [s0, s1, d], [(s0, xa), (s1, xb)], lambda: pto.TMRGSORT(d, s0, s1))
+    recs, _ = _merge_by_hand([a, b], 3, False)
+    assert [i for _, i in recs] == [0, 10, 1]
+    got = np.asarray(r.tile_storage(d))[:6]
+    np.testing.assert_array_equal(got.view(np.uint32), _float_records(recs).view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_cpu_tmrgsort_single_list_block_len(dtype):
+    # blockLen 64 elements = one sorted list; each 4 blocks (256 elements) merge into one
+    size = np.dtype(dtype).itemsize
+    rec = 8 // size
+    per_block = 64 // rec
+    rng = np.random.default_rng(3)
+    cols = 512  # two groups of 4 blocks
+    raw = np.zeros(cols * size, np.uint8)
+    lists = []
+    for blk in range(cols // 64):
+        scores = sorted(rng.integers(-8, 8, per_block).tolist(), reverse=True)
+        pairs = [(float(s), 100 * blk + k) for k, s in enumerate(scores)]
+        lists.append(pairs)
+        for k, (s, i) in enumerate(pairs):
+            at = (blk * 64 + k * rec) * size
+            raw[at : at + 8] = _record_bytes(dtype, s, i)
+    data = raw.view(dtype).reshape(1, cols)
+    src, d = vec(dtype, 1, cols), vec(dtype, 1, cols)
+    r = run_kernel("cpu", [src, d], [(src, data)], lambda: pto.TMRGSORT(d, src, block_len=64))
+    got = np.ascontiguousarray(r.tile_storage(d)).view(np.uint8)
+    for g in range(2):
+        recs, _ = _merge_by_hand(lists[4 * g : 4 * g + 4], 4 * per_block, False)
+        want = [byte for s, i in recs for byte in _record_bytes(dtype, s, i)]
+        np.testing.assert_array_equal(got[g * 256 * size : (g + 1) * 256 * size], want)

@@ -78,10 +78,10 @@ DTYPES: dict[str, tuple | None] = {
     **{f"T{op}": INTS for op in ("AND", "OR", "XOR", "SHL", "SHR")},
     **{name: ARITH for name in ("TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS")},
     **{name: INTS for name in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
-    "TLRELU": FLOATS,
+    "TLRELU": ARITH,  # cpu/ElementOp.h: src > 0 ? src : src * s for any arithmetic T
     "TAXPY": tuple(d for d, _ in AXPY_PAIRS),
     "TEXP": FLOATS,
-    "TLOG": FLOATS,
+    "TLOG": (i16, i32) + FLOATS,  # (T)std::log(double(x)): integers by the C cast
     "TSQRT": FLOATS,
     "TABS": (i8, i16, i32, f16, bf16, f32),
     "TNEG": (i8, i16, u16, i32, u32) + FLOATS,

@@ -280,3 +280,39 @@ def test_cpu_tmrgsort_single_list_block_len(dtype):
         recs, _ = _merge_by_hand(lists[4 * g : 4 * g + 4], 4 * per_block, False)
         want = [byte for s, i in recs for byte in _record_bytes(dtype, s, i)]
         np.testing.assert_array_equal(got[g * 256 * size : (g + 1) * 256 * size], want)
+
+
+# -- TLOG / TLRELU on integers (cpu/ElementOp.h: the expressions are written for any T) ---------
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_cpu_tlog_integers_truncate_the_double_log(dtype):
+    # (T)std::log(double(x)): log 1 = 0, log 2 = 0.69 -> 0, log 3 = 1.09 -> 1, log 8 = 2.07 -> 2,
+    # log 20 = 2.99 -> 2, log 21 = 3.04 -> 3, log 30000 = 10.3 -> 10
+    x = np.array([[1, 2, 3, 8, 20, 21, 30000, 7] * 2], dtype)
+    want = np.array([[0, 0, 1, 2, 2, 3, 10, 1] * 2], dtype)
+    s, d = vec(dtype, 1, 16), vec(dtype, 1, 16)
+    r = run_kernel("cpu", [s, d], [(s, x)], lambda: pto.TLOG(d, s))
+    np.testing.assert_array_equal(np.asarray(r.tile_storage(d)).reshape(1, 16), want)
+    assert not r.findings
+
+
+def test_cpu_tlog_integer_zero_is_reported_undefined():
+    x = np.array([[0, 1] * 8], np.int32)
+    s, d = vec("int32", 1, 16), vec("int32", 1, 16)
+    r = run_kernel("cpu", [s, d], [(s, x)], lambda: pto.TLOG(d, s))
+    assert [f.code for f in r.findings] == ["F109"]
+    assert "TLOG int32: 8 element(s)" in r.findings[0].message
+    # x86-64: cvttsd2si of -inf is the "integer indefinite" 0x80000000
+    assert np.asarray(r.tile_storage(d))[0] == np.iinfo(np.int32).min
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_cpu_tlrelu_integers(dtype):
+    # src > 0 ? src : src * s, the product in int and stored back to T (wraps for int16)
+    x = np.array([[5, -3, 0, -20000, 7, -1, 2, -2] * 2], dtype)
+    slope = 3
+    prod = [v if v > 0 else v * slope for v in x[0].tolist()]
+    bits = 8 * np.dtype(dtype).itemsize
+    want = [((p + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for p in prod]
+    s, d = vec(dtype, 1, 16), vec(dtype, 1, 16)
+    r = run_kernel("cpu", [s, d], [(s, x)], lambda: pto.TLRELU(d, s, slope))
+    np.testing.assert_array_equal(np.asarray(r.tile_storage(d)), np.array(want, dtype))

@@ -5,7 +5,6 @@ kernel on device cpu from the same bytes, and the UB bytes after must be identic
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,18 +13,10 @@ import numpy as np
 import pytest
 
 import ptosim as pto
+from tests.helpers.paths import PTO_ISA
 
 pytestmark = [pytest.mark.cxx, pytest.mark.slow]
 
-_ROOT = Path(__file__).resolve().parents[2]
-PTO_ISA = Path(
-    os.environ.get("PTOSIM_PTO_ISA")
-    or next(
-        (p / "shared" / "pto-isa" for p in (_ROOT.parent, _ROOT.parent.parent)
-         if (p / "shared" / "pto-isa").is_dir()),
-        _ROOT.parent / "shared" / "pto-isa",
-    )
-)  # fmt: skip
 DRIVER = Path(__file__).parent / "reference_diff" / "driver.cpp"
 UB_BYTES = 0x4000
 

@@ -23,8 +23,8 @@ _REDUCE = {"SUM": ("vcadd", "vcgadd", "vadd"), "MAX": ("vcmax", "vcgmax", "vmax"
            "MIN": ("vcmin", "vcgmin", "vmin"), "PROD": ("vmul",)}  # fmt: skip
 
 USES: dict[str, tuple[str, ...]] = {
-    "GetValue": ("scalar"),
-    "SetValue": ("scalar"),
+    "GetValue": ("scalar",),
+    "SetValue": ("scalar",),
     "TASSIGN": ("control",),
     "TEXPANDS": ("vector_dup",),
     "TLOAD": ("mte2",),
@@ -44,8 +44,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TAND": ("vand", "vector_dup"),
     "TOR": ("vor", "vector_dup"),
     "TXOR": ("vand", "vor", "vnot"),
-    "TSHL": ("scalar"),
-    "TSHR": ("scalar"),
+    "TSHL": ("scalar",),
+    "TSHR": ("scalar",),
     **{f"TPART{op}": (BINARY_INTRINSICS[op], _COPY) for op in ("ADD", "MUL", "MAX", "MIN")},
     **{name: _MATH for name in ("TFMOD", "TREM", "TPOW", "TPRELU", "TFMODS", "TREMS", "TPOWS")},
     **{name: (i,) for name, i in SCALAR_INTRINSICS.items()},
@@ -72,7 +72,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TCVT": ("vconv_*"),
     "TQUANT": ("vconv_*", "vmuls", "vadds", "vbrcb", "vmul", "vadd", "vector_dup"),
     "TDEQUANT": ("vconv_*", "vmuls", "vadds", "vcgadd", "vand", "vector_dup"),
-    "TCI": ("scalar"),
+    "TCI": ("scalar",),
     "TCMP": ("vcmpv_*", "vector_dup"),
     "TCMPS": ("vcmpvs_*", "vector_dup"),
     "TSEL": ("vsel", "vnot", "vector_dup"),

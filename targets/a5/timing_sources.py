@@ -21,8 +21,8 @@ _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", 
            "PROD": ("vmul",)}  # fmt: skip
 
 USES: dict[str, tuple[str, ...]] = {
-    "GetValue": ("scalar"),
-    "SetValue": ("scalar"),
+    "GetValue": ("scalar",),
+    "SetValue": ("scalar",),
     "TASSIGN": ("control",),
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),

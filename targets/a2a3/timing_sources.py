@@ -28,7 +28,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TASSIGN": ("control",),
     "TEXPANDS": ("vector_dup",),
     "TLOAD": ("mte2",),
-    "TSTORE": ("mte3"),
+    "TSTORE": ("mte3",),
     "TMOV": (_COPY,),
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("scalar", "mte2", "mte3"),

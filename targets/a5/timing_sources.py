@@ -26,7 +26,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TASSIGN": ("control",),
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
-    "TSTORE": ("mte3"),
+    "TSTORE": ("mte3",),
     "TMOV": _LS,
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("simt", "scalar"),

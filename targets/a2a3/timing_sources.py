@@ -69,7 +69,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TROWARGMIN": ("vcmin", "vreducev2", "vector_dup", "scalar"),
     "TCOLARGMAX": ("vcmpv_gt", "vsel", "vmax", "vector_dup", _COPY),
     "TCOLARGMIN": ("vcmpv_lt", "vsel", "vmin", "vector_dup", _COPY),
-    "TCVT": ("vconv_*"),
+    "TCVT": ("vconv_*",),
     "TQUANT": ("vconv_*", "vmuls", "vadds", "vbrcb", "vmul", "vadd", "vector_dup"),
     "TDEQUANT": ("vconv_*", "vmuls", "vadds", "vcgadd", "vand", "vector_dup"),
     "TCI": ("scalar",),

@@ -196,8 +196,11 @@ def family_page(family: str) -> str:
     )
     out.append(_rules_table(modules))
     out.append("## Semantics and choices\n")
-    out.append("The docstrings of the family's modules (`ptosim/isa`):\n")
-    for module in modules:
+    out.append(
+        "The docstrings of the family's modules (`ptosim/isa`) and of the shared modules they "
+        "use:\n"
+    )
+    for module in modules + [h for h in helper_modules(modules) if h not in modules]:
         out.append(f"### `{module}`\n")
         out.append(_module_doc(module) + "\n")
     lowerings = _lowering_modules(modules)
@@ -207,6 +210,34 @@ def family_page(family: str) -> str:
             out.append(f"- `{module}`: {_first_paragraph(_module_doc(module))}")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+# modules of ptosim.isa that are machinery, not semantics
+_MACHINERY = {"ptosim.isa", "ptosim.isa.base", "ptosim.isa.registry", "ptosim.isa.families",
+              "ptosim.isa.spec", "ptosim.isa.vector", "ptosim.isa.vector.common"}  # fmt: skip
+
+
+def helper_modules(modules: list[str]) -> list[str]:
+    """The modules of ``ptosim.isa`` that ``modules`` import and that register no instruction
+    (the index remapping, max/min rules, reduction orders ...), in name order."""
+    registering = {s.function.__module__ for s in registry.specs()}
+    found = set()
+    for module in modules:
+        package = module.rsplit(".", 1)[0]
+        tree = ast.parse(Path(import_module(module).__file__).read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            names = (
+                [f"{base}.{node.module}"]
+                if node.module
+                else [f"{base}.{a.name}" for a in node.names]
+            )
+            for name in names:
+                if name.startswith("ptosim.isa") and name not in _MACHINERY | registering:
+                    found.add(name)
+    return sorted(found)
 
 
 def _lowering_modules(isa_modules: list[str]) -> list[str]:
@@ -228,7 +259,7 @@ def index_page() -> str:
     out.append(
         "Generated from the registries and docstrings by `python -m ptosim.docgen`; a test "
         "fails when a committed page differs from what it writes. The guides in `docs/` say "
-        "how to use these; [../semantics.md](../semantics.md) has the decisions where the "
+        "how to use these; [../decisions.md](../decisions.md) has the decisions where the "
         "reference targets disagree (D1-D17).\n"
     )
     out.append("- [api.md](api.md): the Python API, every public name of `import ptosim as pto`")
@@ -332,7 +363,7 @@ def codes_page() -> str:
         "Every error ptosim raises on purpose is a `PtoSimError` with a stable `code`; a "
         "finding (`run.findings`) is something a run noticed without stopping. Both tables "
         "come from their registries (`ptosim/errors.py`, `ptosim/findings.py`). D<n> refers to "
-        "the decisions in [../semantics.md](../semantics.md).\n"
+        "the decisions in [../decisions.md](../decisions.md).\n"
     )
     out.append("## Error codes\n")
     out.append(errors.markdown_table())

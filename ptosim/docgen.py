@@ -111,31 +111,34 @@ def _rule_of(call: ast.Call) -> tuple[str, type[errors.PtoSimError]] | None:
     return None  # a rule id computed at run time is not listed
 
 
-def module_rules(module: str) -> dict[str, tuple[type[errors.PtoSimError], list[str]]]:
-    """Rule id -> (error class, the classes or functions of ``module`` that raise it), read from
-    the source: every literal rule id of a ``fail``/``require``/``unsupported`` call."""
+def module_rules(module: str) -> dict[str, tuple[list[type[errors.PtoSimError]], list[str]]]:
+    """Rule id -> (its error classes, the classes or functions of ``module`` that raise it),
+    read from the source: every literal rule id of a ``fail``/``require``/``unsupported`` call."""
     path = Path(import_module(module).__file__)
     tree = ast.parse(path.read_text())
-    out: dict[str, tuple[type[errors.PtoSimError], list[str]]] = {}
+    out: dict[str, tuple[list[type[errors.PtoSimError]], list[str]]] = {}
     for top in tree.body:
         if not isinstance(top, (ast.ClassDef, ast.FunctionDef)):
             continue
         for node in ast.walk(top):
             if isinstance(node, ast.Call) and (found := _rule_of(node)):
                 rule, cls = found
-                entry = out.setdefault(rule, (cls, []))
-                if top.name not in entry[1]:
-                    entry[1].append(top.name)
-    return dict(sorted(out.items()))
+                classes, where = out.setdefault(rule, ([], []))
+                if cls not in classes:
+                    classes.append(cls)
+                if top.name not in where:
+                    where.append(top.name)
+    return {rule: (sorted(c, key=lambda e: e.code), w) for rule, (c, w) in sorted(out.items())}
 
 
 def _rules_table(modules: list[str]) -> str:
     lines = ["| rule | error | raised by |", "|---|---|---|"]
     for module in modules:
         short = module.replace("ptosim.isa.", "")
-        for rule, (cls, where) in module_rules(module).items():
+        for rule, (classes, where) in module_rules(module).items():
             by = ", ".join(f"`{short}.{w}`" for w in where)
-            lines.append(f"| `{rule}` | {cls.code} `{cls.__name__}` | {by} |")
+            codes = ", ".join(f"{c.code} `{c.__name__}`" for c in classes)
+            lines.append(f"| `{rule}` | {codes} | {by} |")
     return "\n".join(lines) + "\n" if len(lines) > 2 else "(no rule of its own)\n"
 
 
@@ -275,9 +278,10 @@ def index_page() -> str:
     out.append("## Rules every instruction shares\n")
     out.append(
         "Checked by the instruction base classes (`ptosim/isa/base.py`, "
-        "`ptosim/isa/vector/common.py`): a target that does not define the instruction or "
-        "refuses a type raises `UnsupportedError` (rule `target` or `dtype`); the others are "
-        "`ConstraintError`s.\n"
+        "`ptosim/isa/vector/common.py`). A target that does not define the instruction raises "
+        "`UnsupportedError` (rule `target`), and so does a type the target refuses for it "
+        "(rule `dtype`); a type outside the target's table is a `ConstraintError` (rule "
+        "`dtype`).\n"
     )
     out.append(_rules_table(["ptosim.isa.base", "ptosim.isa.vector.common"]))
     return "\n".join(out).rstrip("\n") + "\n"
@@ -307,7 +311,8 @@ def _members(cls) -> list[tuple[str, object]]:
 def _api_entry(name: str, obj) -> list[str]:
     if isinstance(obj, type) and issubclass(obj, enum.Enum):
         members = ", ".join(f"`{m.name}`" for m in obj)
-        return [f"### `{name}`\n", _doc(obj) + "\n" if obj.__doc__ else "", f"Members: {members}\n"]
+        doc = _doc(obj) + "\n" if obj.__doc__ else None
+        return [f"### `{name}`\n", doc, f"Members: {members}\n"]
     if isinstance(obj, type) and issubclass(obj, errors.PtoSimError):
         return [f"### `{name}` ({obj.code})\n", _doc(obj) + "\n"]
     if isinstance(obj, type):
@@ -339,7 +344,7 @@ def api_page() -> str:
     for name in public:
         if name in instructions or name in constants:
             continue
-        out.extend(part for part in _api_entry(name, getattr(api, name)) if part)
+        out.extend(part for part in _api_entry(name, getattr(api, name)) if part is not None)
     out.append("## Constants\n")
     groups: dict[str, list[str]] = {}
     for name in constants:

@@ -384,23 +384,44 @@ class _Transfer(Instruction):
                 "a2a3 DMA bursts cannot overlap or go backwards in GM",
             )
 
-    def _check_footprint(self, dma: DmaRules) -> None:
-        """The DMA's tile elements must lie inside the tile's storage."""
-        t = self.tile
+    def storage_elements(self, dma: DmaRules) -> int:
+        """Elements from the tile's address the DMA touches: the tile's storage, or more when
+        the bursts (which follow the GlobalTensor's shape, D14) run past its end."""
         b = self.bursts(dma)
         if b.tile_start.size == 0 or b.length == 0:
-            return
-        end = int(b.tile_start.max()) + b.length + b.pad
-        lowest = int(b.tile_start.min())
-        if lowest < 0 or end > t.numel:
-            self.fail(
-                "tile",
-                "dma-within-tile",
-                f"the DMA's tile elements inside the {t.numel} elements of the tile "
-                f"(GlobalTensor shape {list(self.gm.shape)})",
-                f"elements up to {end}",
-                "the DMA loops over the GlobalTensor shape; give the tile room for it",
-            )
+            return self.tile.numel
+        return max(self.tile.numel, int(b.tile_start.max()) + b.length + b.pad)
+
+    def _check_footprint(self, dma: DmaRules) -> None:
+        """A DMA whose bursts run past the tile's storage moves the UB bytes after it, as the
+        hardware does (the library's release build has no check; D14): allowed here, finding
+        F106 at run time, an OutOfBoundsError past the end of UB (``_storage``)."""
+        b = self.bursts(dma)
+        if b.tile_start.size and int(b.tile_start.min()) < 0:  # not reachable by the DMA
+            self.fail("tile", "dma-within-tile", "tile elements >= 0", int(b.tile_start.min()))
+
+    def _storage(self, ctx: ExecContext) -> np.ndarray:
+        """The UB (L1) elements the transfer touches from the tile's address (its storage, or
+        more, with finding F106 naming the bytes past the tile)."""
+        t = self.tile
+        if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:
+            return ctx.tile_storage(t)
+        count = self.storage_elements(ctx.spec.dma)
+        if count == t.numel:
+            return ctx.tile_storage(t)
+        sz = t.dtype.size_bytes
+        lo, hi = t.address + t.size_bytes, t.address + count * sz
+        mem = ctx.memory_of(t)
+        view = mem.typed(t.address, t.dtype, count, what=f"{self.label} tile {t.name}")
+        verb = "writes" if self.is_load else "reads"
+        ctx.finding(
+            DMA_EXTENT,
+            "dma-extent",
+            f"the DMA {verb} {mem.name} bytes [{lo:#x}, {hi:#x}) past the end of tile {t.name} "
+            f"(its bursts follow the GlobalTensor shape {list(self.gm.shape)}, not the tile's "
+            f"{t.rows}x{t.cols} storage)",
+        )
+        return view
 
     def _pitch_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
         """F101 / F106 where the burst arithmetic moves other elements than the valid region
@@ -456,7 +477,7 @@ class TLoad(_Transfer):
 
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, pad = self._element_pairs(ctx)
-        store = ctx.tile_storage(self.tile)
+        store = self._storage(ctx)
         values = self.gm.storage()[gm_offs]
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
@@ -502,7 +523,7 @@ class TStore(_Transfer):
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, _ = self._element_pairs(ctx)
         store = self.gm.storage()
-        values = ctx.tile_storage(self.tile)[tile_offs]
+        values = self._storage(ctx)[tile_offs]
         if self.atomic is AtomicType.AtomicNone:
             store[gm_offs] = values
             return

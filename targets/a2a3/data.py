@@ -122,6 +122,9 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
     groups, length = _dma_groups(instr, ctx)
     sz = t.dtype.size_bytes
     ub = tile_region(t)
+    extent = instr.storage_elements(ctx.spec.dma)  # bursts past the tile move UB after it
+    if extent > t.numel:
+        ub = Region(ub.space, ub.start, ub.start + extent * sz)
     steps = []
     for n, starts in enumerate(groups):
         gm_bytes = g.buffer.address + starts * sz

@@ -91,9 +91,23 @@ def test_global_tensor_rejects_bad_arguments(dev, kwargs):
         pto.GlobalTensor(buf, **kwargs)
 
 
-def test_global_tensor_dtype_view_must_divide_the_buffer(dev):
-    with pytest.raises(pto.KernelError, match="does not divide"):
-        pto.GlobalTensor(dev.gm_zeros(6, "int8"), (1,), dtype="float32")
+def test_global_tensor_view_of_a_buffer_with_a_partial_last_element():
+    """The library's TPART tests allocate n * sizeof(T) + 1 bytes: the view holds the n whole
+    elements (a load moves them exactly), and an element past them is out of bounds."""
+    dev = pto.Device("a2")
+    raw = np.arange(9, dtype=np.uint8)  # bytes 0..7 are the two float32 elements
+    buf = dev.gm_array(raw)
+    want = raw[:8].view(np.float32).reshape(1, 2)
+    tile = pto.Tile("Vec", "float32", 1, 8, valid=(1, 2))
+
+    @pto.kernel
+    def k(buf):
+        pto.TLOAD(tile, pto.GlobalTensor(buf, (1, 2), dtype="float32"))
+
+    run = dev.run(k, buf)
+    assert run.tile(tile).view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    with pytest.raises(pto.OutOfBoundsError, match="spans elements \\[0, 3\\)"):
+        pto.GlobalTensor(buf, (1, 3), dtype="float32")
 
 
 @pytest.mark.parametrize(

@@ -703,3 +703,24 @@ def test_a2a3_tmov_between_layouts_is_a_storage_copy():
         with pytest.raises(pto.ConstraintError) as e:
             pto.Device(devname).run(kp, pto.Device(devname).gm_array(host))
         assert e.value.rule in ("same-layout", "layout-pairing")
+
+
+@pytest.mark.parametrize("shape,valid", [((16, 0), (16, 0)), ((0, 32), (0, 32))])
+def test_a2a3_empty_view_moves_nothing(shape, valid):
+    """nBurst = 0 or lenBurst = 0: no element moves, the tile keeps its bytes (UB starts as
+    0xFF) and the GM buffer is untouched, both directions."""
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.arange(16 * 32, dtype=np.float32))
+    out = dev.gm_array(np.zeros(16 * 32, dtype=np.float32))
+    tile = pto.Tile("Vec", "float32", 16, 32, valid=valid)
+
+    @pto.kernel
+    def k(src, out):
+        pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, *shape)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, *shape)), tile)
+
+    run = dev.run(k, src, out)
+    assert (run.tile_storage(tile).view(np.uint32) == 0xFFFFFFFF).all()
+    assert not out.numpy().any()

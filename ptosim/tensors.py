@@ -130,12 +130,20 @@ class Tile:
         self.placement: Placement | None = None
 
     # -- shape ---------------------------------------------------------------------------
-    def _check_valid(self, valid) -> tuple[int, int]:
+    def _check_valid(self, valid, *, bounded: bool = True) -> tuple[int, int]:
+        """``valid`` as ints; ``bounded``: within the tile's shape (the static ValidRow/ValidCol
+        static_assert). A runtime valid shape is bounded only by the instructions that use it
+        (``Instruction.check``): the library's constructor checks nothing, and its tests give a
+        tmp tile, whose address alone matters, the valid shape of the data tiles."""
         if not (isinstance(valid, (tuple, list)) and len(valid) == 2):
             raise KernelError(f"{self.name}: valid must be a pair (rows, cols), got {valid!r}")
         vr = as_int(valid[0], f"{self.name}: valid rows")
         vc = as_int(valid[1], f"{self.name}: valid cols")
-        if not (0 <= vr <= self.geom.rows and 0 <= vc <= self.geom.cols):
+        if not bounded:
+            rows, cols = TILE_DIM_MAX, TILE_DIM_MAX
+        else:
+            rows, cols = self.geom.rows, self.geom.cols
+        if not (0 <= vr <= rows and 0 <= vc <= cols):
             raise ConstraintError(
                 "Tile",
                 self.name,
@@ -147,7 +155,7 @@ class Tile:
 
     def set_valid(self, rows: int, cols: int) -> None:
         """Set a runtime (dynamic) valid shape, like ``Tile(vr, vc)`` / ``SetValidShape``."""
-        self._valid = self._check_valid((rows, cols))
+        self._valid = self._check_valid((rows, cols), bounded=False)
         self.static_valid = False
 
     @property

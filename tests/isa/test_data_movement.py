@@ -724,3 +724,25 @@ def test_a2a3_empty_view_moves_nothing(shape, valid):
     run = dev.run(k, src, out)
     assert (run.tile_storage(tile).view(np.uint32) == 0xFFFFFFFF).all()
     assert not out.numpy().any()
+
+
+def test_npu_tstore_of_a_one_column_tile_to_an_nd_view_follows_the_tile_layout():
+    """The library's TSTORE accepts a one-row/one-column tile with any view and walks the view
+    in the tile's layout: a 16x1 ColMajor column (valid 13) stored to an ND (13, 1) view is
+    one burst of 13 contiguous elements (the library's TROWARGMAX test stores its results so)."""
+    col = np.arange(16, dtype=np.float32).reshape(16, 1) + 0.5
+    for devname in ("a2", "950pr"):
+        dev = pto.Device(devname)
+        src = dev.gm_array(col)
+        out = dev.gm_zeros((16,), "float32")
+        tile = pto.Tile("Vec", "float32", 16, 1, "ColMajor", valid=(13, 1))
+
+        @pto.kernel
+        def k(src, out, tile=tile):
+            pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, 13, 1), layout="DN"))
+            pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+            pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+            pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 13, 1), stride=(16, 16, 16, 1, 1)), tile)
+
+        dev.run(k, src, out)
+        assert out.numpy().tolist() == col[:13, 0].tolist() + [0.0] * 3, devname

@@ -240,7 +240,8 @@ class TileRef:
 
 
 def _five(values, what: str) -> tuple[int, ...]:
-    return as_shape(values, f"GlobalTensor {what}", max_dims=5)
+    # a stride's entries are each bounded (the span check below), their product is not
+    return as_shape(values, f"GlobalTensor {what}", max_dims=5, counts=what != "stride")
 
 
 class GlobalTensor:

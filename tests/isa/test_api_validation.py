@@ -211,3 +211,14 @@ def test_identical_reruns_print_identical_tile_names():
     pto.Tile("Vec", "float32", 16, 16)  # a tile created in between must not shift the names
     assert message() == first
     assert "tile1<float32,256x256,ND>" in first
+
+
+def test_global_tensor_strides_whose_product_overflows_are_accepted():
+    """Only the span must fit int64: the library's TROWARGMAX test gives a (1, 1, 1, 2, 32761)
+    view the strides (65536, 65536, 65536, 32768, 1), whose product exceeds 2**63."""
+    dev = pto.Device("a2")
+    buf = dev.gm_zeros(2 * 32768, "float32")
+    g = pto.GlobalTensor(buf, (1, 1, 1, 2, 32761), stride=(65536, 65536, 65536, 32768, 1))
+    assert g.stride == (65536, 65536, 65536, 32768, 1)
+    with pytest.raises(pto.KernelError, match="overflows int64"):
+        pto.GlobalTensor(buf, (1, 1, 1, 2, 2), stride=(1, 1, 1, 2**62, 2**62))

@@ -187,7 +187,7 @@ DMA_EXTENT = FindingCode(
     "F106",
     "dma-extent",
     "an a2a3 TLOAD/TSTORE whose valid rows (ND) or columns (DN) differ from the view's; the "
-    "DMA moves the view's extent (D14)",
+    "DMA moves the view's extent, past the tile into the UB after it if need be (D14)",
     "make the view's shape match the tile's valid shape",
 )
 DUP_CLOBBERS_SRC = FindingCode(

@@ -88,7 +88,16 @@ from .isa.sync import (
 )
 from .isa.tscatter import TSCATTER
 from .memory import GmBuffer
-from .program import Kernel, get_block_idx, get_block_num, kernel
+from .program import (
+    Kernel,
+    get_block_idx,
+    get_block_num,
+    get_subblockdim,
+    get_subblockid,
+    is_cube,
+    is_vec,
+    kernel,
+)
 from .run import RunResult
 from .tensors import GlobalTensor, Tile
 
@@ -101,6 +110,10 @@ __all__ = [
     "Kernel",
     "get_block_idx",
     "get_block_num",
+    "get_subblockid",
+    "get_subblockdim",
+    "is_cube",
+    "is_vec",
     "Tile",
     "GlobalTensor",
     "GmBuffer",

@@ -29,9 +29,22 @@ class _Strict(BaseModel):
 
 
 class MemoryConfig(_Strict):
+    """On-chip buffer sizes (bytes): the vector core's UB, the cube core's L1, L0A, L0B, L0C,
+    bias table (BT) and fixpipe buffer (FB); ``ub_align_bytes`` is the address alignment of
+    every one of them (TASSIGN and the allocator)."""
+
     ub_size_bytes: int = Field(gt=0)
     l1_size_bytes: int = Field(gt=0)
+    l0a_size_bytes: int = Field(gt=0)
+    l0b_size_bytes: int = Field(gt=0)
+    l0c_size_bytes: int = Field(gt=0)
+    bt_size_bytes: int = Field(gt=0)
+    fb_size_bytes: int = Field(gt=0)
     ub_align_bytes: int = Field(gt=0)
+
+    def size_of(self, space: str) -> int:
+        """The size of one buffer by its space name (``"UB"``, ``"L0C"`` ...)."""
+        return getattr(self, f"{space.lower()}_size_bytes")
 
 
 class SimtConfig(_Strict):
@@ -176,6 +189,8 @@ class DeviceConfig(_Strict):
     description: str
     # blocks a kernel may launch at once (``block_dim``): the engine simulates one core per block
     vector_cores: int = Field(gt=0)
+    # AI cores (one cube core and two vector cores each): the blocks of a cube or mixed kernel
+    cube_cores: int = Field(gt=0)
     memory: MemoryConfig
     sync: SyncConfig
     simt: SimtConfig | None = None

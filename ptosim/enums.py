@@ -42,11 +42,17 @@ class PtoEnum(enum.Enum):
 
 
 class TileType(PtoEnum):
+    """Where a tile lives (common/type.hpp TileType; ptosim.memory.SPACE_OF_LOC)."""
+
     Vec = 0
     Mat = 1
     Left = 2
     Right = 3
     Acc = 4
+    Bias = 5
+    Scaling = 6
+    ScaleLeft = 7
+    ScaleRight = 8
 
 
 class BLayout(PtoEnum):

@@ -139,6 +139,7 @@ def apply_fixes(program, findings: list[Finding]):
         program.block_num,
         program.dyn_ubuf_size,
         out,
+        role=program.role,
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..enums import Coalesce
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ..memory import SPACE_OF_LOC
 from ..plan import (
     Region,
     Step,
@@ -32,7 +33,7 @@ from ..tensors import GmRef, TileRef
 
 def _region(value) -> Region | None:
     if isinstance(value, TileRef):
-        space = "L1" if value.loc.name == "Mat" else "UB"
+        space = SPACE_OF_LOC[value.loc]
         return Region(space, value.address, value.address + value.size_bytes)
     if isinstance(value, GmRef):
         last = value.offset + sum((n - 1) * s for n, s in zip(value.shape, value.stride) if n)

@@ -23,6 +23,7 @@ from ..enums import AtomicType, Layout, PadValue, Pipe, ScatterAtomicOp, TileTyp
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH
 from ..layout import BLOCK_BYTES
+from ..memory import space_of
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from . import base as isa_base
@@ -509,7 +510,7 @@ class TStore(_Transfer):
 
 
 class TAssign(Instruction):
-    """TASSIGN(tile, address): bind a tile to a byte address of its memory (UB or L1)."""
+    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...)."""
 
     opcode = "TASSIGN"
     nominal_pipe = Pipe.PIPE_S
@@ -522,9 +523,8 @@ class TAssign(Instruction):
 
     def validate(self, arch: Arch) -> None:
         t = self.tile
-        mem, cap = (
-            ("L1", arch.l1_size_bytes) if t.loc is TileType.Mat else ("UB", arch.ub_size_bytes)
-        )
+        mem = space_of(t.loc)
+        cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -537,7 +537,7 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or self.address + t.size_bytes > cap:
+        if self.address < 0 or (cap is not None and self.address + t.size_bytes > cap):
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
@@ -661,9 +661,13 @@ def _gm(value, what: str) -> GmRef:
     return value.ref()
 
 
-@instruction(family="data movement", summary="bind a tile to a UB (Vec) or L1 (Mat) byte address")
+@instruction(
+    family="data movement",
+    summary="bind a tile to a byte address of its buffer (UB, L1, L0A, L0B, L0C, BT, FB)",
+)
 def TASSIGN(tile: Tile, address: int) -> None:
-    """Bind ``tile`` to a byte address of UB (Vec) or L1 (Mat).
+    """Bind ``tile`` to a byte address of its buffer: UB (Vec), L1 (Mat), L0A (Left), L0B
+    (Right), L0C (Acc), the bias table (Bias) or the fixpipe buffer (Scaling).
 
     Raises:
         MemoryLayoutError: misaligned, or the tile would overflow the memory.

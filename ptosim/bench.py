@@ -251,6 +251,7 @@ def _tidy(sweep_rows: list[dict]) -> list[dict]:
                 "bytes": r["bytes"],
                 "bytes_per_cycle": r["bytes"] / r["cycles"],
                 "gbps": r["gbps"],
+                "timing_source": r.get("timing_source"),
                 "total_cycles": r["total_cycles"],
                 "wall_s": r["wall_s"],
             }
@@ -313,8 +314,10 @@ def row_vs_elem(
     Returns:
         One dict per (device, shape, op, case) with keys device, config, target, clock_ghz, op,
         mode (the case), shape ("RxC"), rows, cols, row_bytes, dtype, table_rows, conflict (None
-        but on a 950 MSCATTER), cycles, bytes (the payload), bytes_per_cycle, gbps,
-        total_cycles, wall_s and speedup (this case's cycles / Row's cycles for that device, op
+        but on a 950 MSCATTER), cycles, bytes (the payload), bytes_per_cycle, gbps (payload per
+        simulated second at the device's clock), timing_source (what the instruction's cycles
+        rest on: hardware-fitted, vendor-model, public-figure, estimate), total_cycles, wall_s
+        and speedup (this case's cycles / Row's cycles for that device, op
         and shape: how many times faster Row is; 1.0 on the Row row).
 
     Raises:
@@ -435,7 +438,7 @@ def format_table(rows: list[dict]) -> str:
     Elem case, printed on the Elem rows), then the crossover of each device and op."""
     head = (
         f"{'device':<7} {'op':<9} {'shape':>9} {'row B':>6} {'mode':<9} {'cycles':>9} "
-        f"{'B/cycle':>9} {'GB/s':>9} {'Row/Elem':>9}"
+        f"{'B/cycle':>9} {'GB/s':>9} {'Row/Elem':>9}  timing source"
     )
     lines = [head, "-" * len(head)]
     for row in rows:
@@ -444,7 +447,7 @@ def format_table(rows: list[dict]) -> str:
         lines.append(
             f"{row['device']:<7} {row['op']:<9} {row['shape']:>9} {row['row_bytes']:>6} "
             f"{row['mode']:<9} {row['cycles']:>9} {row['bytes_per_cycle']:>9.3f} "
-            f"{row['gbps']:>9.3f} {speed:>9}"
+            f"{row['gbps']:>9.3f} {speed:>9}  {row.get('timing_source') or '-'}"
         )
     cross = crossovers(rows)
     modes = [m for m in CASES[1:] if any(k[2] == m for k in cross)]

@@ -31,6 +31,7 @@ import numpy as np
 
 import ptosim as pto
 from ptosim import dtypes as D
+from ptosim.sources import cycles_by_source, label
 
 CASES = ("Row", "Elem-rows", "Elem-half", "Elem")
 _OPS = ("MGATHER", "MSCATTER")
@@ -209,9 +210,12 @@ def _metrics(op, dev, run, *, case, shape, dtype, table_factor=4, **_):
     if len(states) != 1:
         raise BenchError(f"expected one timed {op} instruction, found {len(states)}")
     r, c = shape
+    pos = states[0].instr.position
+    mine = [e for e in run.trace.events if e.instr == pos and not e.pipe.startswith("SIMT_SCHED")]
     return {
         "op": op,
         "mode": case,
+        "timing_source": label(cycles_by_source(run, mine)),
         "cycles": max(states[0].end - states[0].start, 1),
         "bytes": r * used_cols(case, c) * D.dtype(dtype).size_bytes,
         "row_bytes": c * D.dtype(dtype).size_bytes,

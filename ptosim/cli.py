@@ -34,22 +34,32 @@ from . import (
     load_config,
     targets,
 )
-from .bench import format_table, plot, row_vs_elem
+from .bench import format_table, parse_devices, parse_shapes, plot, row_vs_elem
+from .bench_embedding import compare
+from .bench_embedding import format_table as embedding_table
 from .config_files import config_path, resolve, sourced_lines
 from .cxx.cli import CxxRunSpec
 from .cxx.testdir import folder_devices, print_reports, run_test_dir
 from .demo import run_demo
 from .isa.registry import dtype_list, specs
 from .kernelfile import load, load_all
+from .sources import SHORT, instruction_sources
 from .sweep import default_output, load_spec, run_sweep
 from .targets import spec_of
 from .targets import specs as target_specs
+
+# the device whose config labels a target's timing sources in ``instructions -v``
+_TIMED_DEVICE = {"a2a3": "a2", "a5": "950pr"}
 
 
 def _cmd_instructions(args) -> int:
     families = target_specs()
     only = None if args.device is None else spec_of(load_config(args.device).target)
     shown = [s for s in specs() if only is None or only.defines(s.name)]
+    timed = {}
+    if args.verbose:
+        names = [args.device] if args.device else [_TIMED_DEVICE[t] for t in ("a2a3", "a5")]
+        timed = {load_config(n).target: load_config(n) for n in names}
     for s in shown:
         print(f"{s.name:<18} {s.family:<24} {s.summary}")
         if args.verbose:
@@ -57,6 +67,17 @@ def _cmd_instructions(args) -> int:
             for t in families:
                 dts = t.dtypes_of(s.name)
                 print(f"    {t.name:<5} {'-' if dts is None else dtype_list(dts) or '(no data)'}")
+            for cfg in timed.values():
+                src = instruction_sources(cfg, s.name)
+                if src:
+                    text = "; ".join(f"{SHORT[k]}: {', '.join(v)}" for k, v in src.items())
+                    print(f"    timing on {cfg.name}: {text}")
+    if args.verbose and timed:
+        print(
+            "timing sources: fitted = fitted to hardware measurements (docs/calibration.md), "
+            "vendor = the vendor's cost model or simulator parameters, public = a public "
+            "figure, estimate = chosen without a measurement (configs/*.toml say how)"
+        )
     print(f"{len(shown)} instructions")
     return 0
 
@@ -260,7 +281,34 @@ def _cmd_check(args) -> int:
     return status
 
 
+def _cmd_bench_embedding(args) -> int:
+    if args.lookups is None:
+        raise KernelError("bench row-vs-elem --table needs --lookups N (token ids to look up)")
+    ((table_rows, cols),) = parse_shapes(args.table)
+    devices = parse_devices(args.device)
+    print(
+        f"Row vs Elem for a whole embedding lookup: {args.lookups} lookups of a "
+        f"{table_rows}x{cols} {args.dtype} table on {args.cores} core(s), every core's index "
+        "loads, gathers and stores simulated; GB/s = looked-up bytes per simulated second",
+        flush=True,
+    )
+    rows = compare(
+        devices, table_rows, cols, args.dtype, args.lookups, args.cores, tile=args.tile,
+        seed=args.seed,
+    )  # fmt: skip
+    print(embedding_table(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+        print(f"rows written to {args.json}")
+    return 0
+
+
 def _cmd_bench_row_vs_elem(args) -> int:
+    if args.table is not None:
+        return _cmd_bench_embedding(args)
+    if args.lookups is not None or args.cores != 1:
+        raise KernelError("bench row-vs-elem: --lookups and --cores go with --table ROWSxCOLS")
     if args.plot:  # fail before the sweep, not after it
         try:
             # matplotlib is the optional extra "plot": probed before the sweep runs
@@ -288,8 +336,9 @@ def _cmd_bench_row_vs_elem(args) -> int:
         workers=args.workers,
     )
     print(
-        f"Row vs Elem, {rows[0]['dtype']}: cycles of the MGATHER/MSCATTER, GB/s of the elements "
-        "it moves; Row/Elem = Elem cycles / Row cycles"
+        f"Row vs Elem, {rows[0]['dtype']}: cycles of one MGATHER/MSCATTER on one core, GB/s of "
+        "the elements it moves per simulated second; Row/Elem = Elem cycles / Row cycles (for "
+        "a whole multi-core embedding, give --table ROWSxCOLS --lookups N --cores K)"
     )
     print(format_table(rows))
     if args.json:
@@ -503,6 +552,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         choices=("default", "last"),
         help="ScatterConflict of the 950 MSCATTERs (default: default)",
+    )
+    rv.add_argument(
+        "--table",
+        help="ROWSxCOLS: instead of the shape study, a whole embedding lookup into this table "
+        "(with --lookups, --cores): the verdict your multi-core kernel gets",
+    )
+    rv.add_argument("--lookups", type=_positive_int, help="with --table: token ids looked up")
+    rv.add_argument(
+        "--cores", type=_positive_int, default=1, help="with --table: blocks (block_dim)"
+    )
+    rv.add_argument(
+        "--tile", type=_positive_int, help="with --table: rows per tile (default: up to 64)"
     )
     rv.set_defaults(func=_cmd_bench_row_vs_elem)
     sw = sub.add_parser(

@@ -21,6 +21,12 @@ from .config_files import (  # noqa: F401 - CONFIG_DIR and available_devices: pu
 )
 from .errors import ConfigError
 
+# Where a number comes from (DESIGN.md "Confidence is data"), from most to least certain:
+# fitted to hardware measurements, taken from the vendor's cost model or simulator parameters,
+# a public hardware figure (datasheet, platform config), or an estimate (chosen, with a reason).
+SourceKind = Literal["hardware-fitted", "vendor-model", "public-figure", "estimate"]
+SOURCE_KINDS: tuple[str, ...] = ("hardware-fitted", "vendor-model", "public-figure", "estimate")
+
 
 class _Strict(BaseModel):
     # strict: a TOML float is no int (no silent truncation), a string is no number; NaN and
@@ -33,7 +39,7 @@ class MemoryConfig(_Strict):
     bias table (BT) and fixpipe buffer (FB); ``ub_align_bytes`` is the address alignment of
     every one of them (TASSIGN and the allocator)."""
 
-    ub_size_bytes: int = Field(gt=0)
+    ub_size_bytes: int = Field(gt=0)  # the UB a kernel may use
     l1_size_bytes: int = Field(gt=0)
     l0a_size_bytes: int = Field(gt=0)
     l0b_size_bytes: int = Field(gt=0)
@@ -41,6 +47,9 @@ class MemoryConfig(_Strict):
     bt_size_bytes: int = Field(gt=0)
     fb_size_bytes: int = Field(gt=0)
     ub_align_bytes: int = Field(gt=0)
+    # the physical UB where it is larger than the usable one (950: 256 KiB, of which 8 KiB are
+    # reserved: the usable 248 KiB of the public platform config)
+    ub_physical_bytes: int | None = Field(default=None, gt=0)
 
     def size_of(self, space: str) -> int:
         """The size of one buffer by its space name (``"UB"``, ``"L0C"`` ...)."""
@@ -48,7 +57,9 @@ class MemoryConfig(_Strict):
 
 
 class SimtConfig(_Strict):
-    """UB budget of a SIMT kernel (950): reserve + data cache come off the UB."""
+    """UB budget of a SIMT kernel (950): the reserved region and the data cache come off the
+    physical UB; the reserve is the difference between physical and usable UB, so a SIMT kernel
+    may use the usable UB minus the data cache (DESIGN.md section 4)."""
 
     ub_reserved_bytes: int = Field(ge=0)
     data_cache_bytes: int = Field(ge=0)
@@ -74,6 +85,7 @@ class DmaConfig(_Strict):
     bw_bytes_per_cycle: float = Field(gt=0)
     granule_bytes: int = Field(gt=0)
     gm_request_bytes: int = Field(gt=0)
+    source: SourceKind  # where latency and bandwidth come from
 
 
 class ScalarConfig(_Strict):
@@ -91,6 +103,8 @@ class ScalarConfig(_Strict):
     dcache_line_bytes: int = Field(gt=0)
     flag_cycles: int = Field(ge=0)
     barrier_cycles: int = Field(ge=0)
+    source: SourceKind  # the scalar unit's work: loops, UB/GM loads and stores
+    control_source: SourceKind  # issue, flags and barriers
 
 
 class VectorOpCost(_Strict):
@@ -107,6 +121,71 @@ class VectorOpCost(_Strict):
     slope: float = Field(ge=0)
     tail: float = Field(ge=0)
     partial_floor: float = Field(default=0, ge=0)
+    # per-repeat cost of the element types that differ from ``slope`` (dtype names: float32,
+    # half ...): ``slope`` covers every other type
+    slope_by_dtype: dict[str, float] = Field(default_factory=dict)
+    source: SourceKind
+
+    def slope_for(self, dtype: str | None) -> float:
+        """The per-repeat cost of one repeat of ``dtype`` elements (``slope`` when unlisted)."""
+        if dtype is None or not self.slope_by_dtype:
+            return self.slope
+        return self.slope_by_dtype.get(dtype, self.slope)
+
+
+class VfOpCost(_Strict):
+    """One 950 vector-function intrinsic, from the vendor's 950 vector simulator parameters.
+
+    ``kind``: a UB load (vlds ...), a UB store (vsts ...) or a register compute op. A compute op
+    issues on one of ``ports`` issue ports (1: port 0 only), at most one op of its functional
+    ``unit`` per ``ii`` cycles per port; its result is usable by the next compute op ``fwd - 1``
+    cycles after it issued and by a store ``drain`` cycles after it issued; it completes after
+    ``latency`` cycles. A load's result is usable by a compute op ``fwd - 1`` cycles after it
+    issued; a store completes ``latency`` cycles after it issued.
+    """
+
+    kind: Literal["load", "store", "compute"]
+    latency: int = Field(ge=0)
+    ii: int = Field(ge=1)
+    fwd: int = Field(ge=0)
+    drain: int = Field(ge=0)
+    ports: int = Field(ge=1)
+    unit: Literal["alu", "sfu"]
+    source: SourceKind
+
+
+class VfConfig(_Strict):
+    """The 950 vector-function issue model (targets/a5/vf.py): a VF starts its first load
+    ``startup_cycles`` after it is called and ends ``drain_cycles`` after its last op completes;
+    between, ``issue_ports`` compute ports, ``load_ports`` and ``store_ports`` UB ports, at most
+    ``dispatch_width`` ops dispatched per cycle, and a loop over rows starts its next row at
+    least ``loop_gap_cycles`` after the previous one. ``ops``: per intrinsic (a key
+    ``name.dtype`` for an element type whose figures differ; ``other`` for the rest)."""
+
+    startup_cycles: int = Field(ge=0)
+    drain_cycles: int = Field(ge=0)
+    issue_ports: int = Field(ge=1)
+    load_ports: int = Field(ge=1)
+    store_ports: int = Field(ge=1)
+    dispatch_width: int = Field(ge=1)
+    loop_gap_cycles: int = Field(ge=0)
+    source: SourceKind
+    ops: dict[str, VfOpCost]
+
+    @model_validator(mode="after")
+    def _other(self):
+        if "other" not in self.ops:
+            raise ValueError("vf.ops needs an 'other' entry (the cost of unlisted intrinsics)")
+        return self
+
+    def op(self, name: str, dtype: str | None = None) -> VfOpCost:
+        """The entry of ``name`` for ``dtype`` (``name.dtype``, else ``name``, else ``other``)."""
+        ops = self.ops
+        if dtype is not None:
+            hit = ops.get(f"{name}.{dtype}")
+            if hit is not None:
+                return hit
+        return ops.get(name) or ops["other"]
 
 
 class VectorConfig(_Strict):
@@ -121,6 +200,22 @@ class VectorConfig(_Strict):
     repeat_bytes: int = Field(gt=0, multiple_of=32)  # whole UB blocks: elements per repeat >= 1
     classes: dict[str, VectorOpCost] = Field(default_factory=dict)
     ops: dict[str, VectorOpCost | str]
+    vf: VfConfig | None = None  # the 950 vector functions (target a5)
+
+    def cost(self, op: str) -> VectorOpCost:
+        """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
+        (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the
+        class."""
+        ops = self.ops
+        cost = ops.get(op)
+        if cost is None:
+            best = max(
+                (k for k in ops if k.endswith("*") and op.startswith(k[:-1])),
+                key=len,
+                default=None,
+            )
+            cost = ops[best if best is not None else "other"]
+        return self.classes[cost] if isinstance(cost, str) else cost
 
     @model_validator(mode="after")
     def _known_classes(self):
@@ -154,6 +249,7 @@ class SimtTimingConfig(_Strict):
     max_outstanding_loads: int = Field(gt=0)
     atomic_cycles: int = Field(ge=0)
     scan_iteration_cycles: int = Field(gt=0)
+    source: SourceKind
 
 
 class ChipConfig(_Strict):
@@ -169,10 +265,12 @@ class ChipConfig(_Strict):
     window_cycles: int = Field(gt=0)
     same_address_bytes: int = Field(gt=0)
     same_address_cycles: int = Field(ge=0)
+    source: SourceKind  # of gm_bw_bytes_per_cycle (the chip's HBM figure)
 
 
 class TimingConfig(_Strict):
     clock_ghz: float = Field(gt=0)
+    clock_source: SourceKind  # cycles -> seconds: every us and GB/s figure rests on it
     scalar: ScalarConfig
     mte2: DmaConfig
     mte3: DmaConfig
@@ -200,14 +298,32 @@ class DeviceConfig(_Strict):
     def _simt_only_on_a5(self):
         if (self.simt is not None) != (self.target == "a5"):
             raise ValueError("a [simt] section is required on target a5 and only there")
+        if self.target == "a5" and self.timing is not None and self.timing.vector.vf is None:
+            raise ValueError("timing.vector.vf (the vector-function model) is required on a5")
+        m = self.memory
+        reserved = self.simt.ub_reserved_bytes if self.simt is not None else None
+        if (
+            reserved is not None
+            and m.ub_physical_bytes is not None
+            and m.ub_physical_bytes - reserved != m.ub_size_bytes
+        ):
+            raise ValueError(
+                f"memory.ub_size_bytes ({m.ub_size_bytes}) must be the physical UB "
+                f"({m.ub_physical_bytes}) minus simt.ub_reserved_bytes ({reserved}): the "
+                "reserve is what is not usable"
+            )
         return self
 
     @property
     def simt_max_dyn_ubuf_bytes(self) -> int | None:
-        """Largest dynamic UB a SIMT kernel may declare (256 - 8 - 32 = 216 KiB on 950)."""
+        """Largest dynamic UB a SIMT kernel may declare: physical UB - reserve - data cache =
+        usable UB - data cache (256 - 8 - 32 = 248 - 32 = 216 KiB on 950)."""
         if self.simt is None:
             return None
-        return self.memory.ub_size_bytes - self.simt.ub_reserved_bytes - self.simt.data_cache_bytes
+        usable = self.memory.ub_size_bytes
+        if self.memory.ub_physical_bytes is None:  # a config giving the physical UB only
+            usable -= self.simt.ub_reserved_bytes
+        return usable - self.simt.data_cache_bytes
 
 
 def _apply_overrides(raw: dict, overrides: dict) -> None:

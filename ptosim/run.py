@@ -105,7 +105,8 @@ def simt_budget_bytes(program: Program, config: DeviceConfig) -> int | None:
     """The UB bytes a SIMT kernel may use, or None when the program launches no SIMT work.
 
     Raises:
-        UbBudgetError: the declared dynamic UB size exceeds 256 - 8 - 32 = 216 KiB.
+        UbBudgetError: the declared dynamic UB size exceeds the usable UB minus the data cache
+            (248 - 32 = 216 KiB on 950).
     """
     if config.simt is None or not any(i.is_simt(program.arch) for i in program):
         return None
@@ -117,12 +118,22 @@ def _simt_budget(program: Program, config: DeviceConfig) -> int:
     limit = config.simt_max_dyn_ubuf_bytes
     budget = program.dyn_ubuf_size or config.simt.default_dyn_ubuf_bytes
     if budget > limit:
+        m, simt = config.memory, config.simt
+        if m.ub_physical_bytes is not None:
+            parts = (
+                f"physical UB {m.ub_physical_bytes} - reserved {simt.ub_reserved_bytes} = usable "
+                f"{m.ub_size_bytes}, - data cache {simt.data_cache_bytes}"
+            )
+        else:
+            parts = (
+                f"UB {m.ub_size_bytes} - reserved {simt.ub_reserved_bytes} - data cache "
+                f"{simt.data_cache_bytes}"
+            )
         raise UbBudgetError(
             "kernel",
             "dyn_ubuf_size",
             "simt-dyn-ubuf-max",
-            f"<= {limit} bytes (UB {config.memory.ub_size_bytes} - reserved "
-            f"{config.simt.ub_reserved_bytes} - data cache {config.simt.data_cache_bytes})",
+            f"<= {limit} bytes ({parts})",
             budget,
             target=config.target,
         )

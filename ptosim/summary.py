@@ -15,7 +15,14 @@ explained by what made it start when it did, walking backwards to cycle 0:
   that ended at or before the start (issue order).
 
 The path's cycles are attributed to the instructions on it; the summary lists the instructions
-that hold most of it and the hand-offs (waits) between pipes.
+that hold most of it and the hand-offs (waits) between pipes. The pipe that holds the largest
+share of the path is the run's *bounding pipe*: the work to shorten (or overlap) first.
+
+Every figure says where it comes from: a "timing basis" line gives the share of the critical
+path resting on hardware-fitted, vendor-model, public-figure and estimated costs (ptosim/
+sources.py), and each instruction kind's row its own mix. Bandwidths are GM bytes (DMA, SIMT and
+scalar GM accesses; not UB->UB copies or vector-register loads) per simulated second at the
+device's clock, so they compare across devices.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import io
 from collections import defaultdict
 from dataclasses import dataclass
 
+from . import sources
 from .trace import TraceEvent, lane_id
+from .traffic import gm_bytes
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,7 @@ class PathSegment:
     start: int
     end: int
     via: str  # how the path entered this segment from the previous (later) one
+    source: str | None = None  # the source kind of the cost behind it (ptosim/sources.py)
 
 
 def _by_lane(events: list[TraceEvent]) -> dict[tuple[int, str], list[TraceEvent]]:
@@ -81,6 +91,7 @@ def critical_path(result) -> list[PathSegment]:
     )
     path: list[PathSegment] = []
     cur, via, seen = last, "ends the run", 0
+    cfg = result.config
     while cur is not None and seen < 1_000_000:
         seen += 1
         lane = (cur.core, cur.pipe)
@@ -93,6 +104,7 @@ def critical_path(result) -> list[PathSegment]:
                 cur.start,
                 cur.start + cur.dur,
                 via,
+                sources.event_source(cfg, cur),
             )
         )
         t = cur.start
@@ -115,14 +127,19 @@ def critical_path(result) -> list[PathSegment]:
         if cur.pipe != "PIPE_S" and s_lane in lanes:
             issuer = _ending_at_or_before(lanes[s_lane], ends[s_lane], t)
         if issuer is None and prev is None:  # only the scalar pipe's issue slots came before
-            path.append(PathSegment(cur.core, "PIPE_S", -1, "instruction issue", 0, t, "issued by"))
+            path.append(
+                PathSegment(
+                    cur.core, "PIPE_S", -1, "instruction issue", 0, t, "issued by",
+                    cfg.timing.scalar.control_source,
+                )
+            )  # fmt: skip
             break
         cur, via = (issuer, "issued by") if issuer is not None else (prev, "after")
     return path
 
 
 def _kind_rows(result) -> list[tuple[str, int, int, int]]:
-    """(opcode, count, summed span cycles, bytes) per instruction kind, largest span first."""
+    """(opcode, count, summed span cycles, GM bytes) per instruction kind, largest span first."""
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for s in result.instructions:
         if s.start is None:
@@ -130,7 +147,10 @@ def _kind_rows(result) -> list[tuple[str, int, int, int]]:
         r = rows[s.instr.opcode]
         r[0] += 1
         r[1] += max(s.end - s.start, 0)
-        r[2] += s.bytes
+    for e in sources.pipe_events(result):
+        n = gm_bytes(e)
+        if n:
+            rows[e.opcode][2] += n
     return sorted(((k, *v) for k, v in rows.items()), key=lambda r: (-r[2], r[0]))
 
 
@@ -168,6 +188,15 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
         f"{p.kernel_name}, {n_cores} block(s) on {cores}\n"
     )
     out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
+    path = critical_path(result)
+    out.write(sources.basis_line(result, path_sources(path)) + "\n")
+    bound = bounding_pipe(path)
+    if bound is not None:
+        core, pipe, share, opcodes = bound
+        where = pipe if n_cores == 1 else f"{pipe} (core {core})"
+        out.write(
+            f"bounded by {where}: {100 * share:.0f}% of the critical path ({', '.join(opcodes)})\n"
+        )
     if result.trace.stopped is not None:
         out.write(f"stopped early: {result.trace.stopped}\n")
     busy = sorted(result.pipe_busy.items(), key=lambda kv: lane_id(kv[0]))
@@ -175,12 +204,16 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
     out.write("\n")
     _write_chip(out, result, ghz)
     kinds = _kind_rows(result)
+    mixes = sources.by_opcode(result)
     if kinds:
-        out.write("by instruction kind (count, summed span, bytes, bandwidth over the span):\n")
+        out.write(
+            "by instruction kind (count, summed span, GM bytes, GM bandwidth over the span, "
+            "timing source):\n"
+        )
         for opcode, count, cycles, nbytes in kinds:
             out.write(
                 f"  {opcode:<18} x{count:<6} {cycles:>10} cycles {nbytes:>11} B "
-                f"{_gbps(nbytes, cycles, ghz)}\n"
+                f"{_gbps(nbytes, cycles, ghz)} {sources.label(mixes.get(opcode, {}))}\n"
             )
     lines = _line_rows(result)
     if len(lines) > 1:
@@ -188,7 +221,7 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
         for src, opcodes, count, cycles in lines[:top]:
             out.write(f"  {src:<32} {opcodes:<18} x{count:<6} {cycles:>10} cycles\n")
     if per_instruction:
-        out.write("per instruction (core, span, bytes):\n")
+        out.write("per instruction (core, span, bytes it touches):\n")
         for s in result.instructions:
             if s.start is None:
                 continue
@@ -197,7 +230,6 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
                 f"  {s.instr.label:<18} {s.start:>9}..{s.end:<9} {span:>8} cycles "
                 f"{s.bytes:>9} B {_gbps(s.bytes, span, ghz)} {s.instr.source or ''}\n"
             )
-    path = critical_path(result)
     if path:
         _write_path(out, path, top)
     if result.findings:
@@ -207,6 +239,33 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
     else:
         out.write("findings: none\n")
     return out.getvalue().rstrip("\n")
+
+
+def path_sources(path: list[PathSegment]) -> dict[str, int]:
+    """Critical-path cycles per source kind."""
+    out: dict[str, int] = defaultdict(int)
+    for seg in path:
+        if seg.source is not None and seg.end > seg.start:
+            out[seg.source] += seg.end - seg.start
+    return dict(out)
+
+
+def bounding_pipe(path: list[PathSegment]) -> tuple[int, str, float, list[str]] | None:
+    """(core, pipe, share of the critical path, its instruction kinds by cycles) of the pipe
+    holding the largest share of the critical path; None for an empty path."""
+    if not path:
+        return None
+    total = path[0].end - path[-1].start
+    held: dict[tuple[int, str], int] = defaultdict(int)
+    kinds: dict[tuple[int, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for seg in path:
+        n = seg.end - seg.start
+        held[(seg.core, seg.pipe)] += n
+        kinds[(seg.core, seg.pipe)][seg.label.split(" #")[0]] += n
+    (core, pipe), cycles = max(held.items(), key=lambda kv: (kv[1], -kv[0][0], kv[0][1]))
+    ops = sorted(kinds[(core, pipe)].items(), key=lambda kv: (-kv[1], kv[0]))
+    main = [k for k, v in ops[:3] if v >= 0.05 * cycles] or [ops[0][0]]
+    return core, pipe, (cycles / total if total else 0.0), main
 
 
 def _write_chip(out, result, ghz: float, top: int = 8) -> None:

@@ -38,13 +38,16 @@ ptosim importable there.
 The table has one row per point (``read_table`` reads it back): the inputs (``point_id``,
 ``kernel``, ``device``, ``dtype``, ``shape`` as ``"RxC"``, one column per parameter and per
 override key), then ``status`` (``ok``, ``check-failed`` or ``error``), ``error`` (one line),
-``cycles``, ``busy_<pipe>`` per pipe, ``bytes`` (moved by all instructions, unless ``metrics``
-redefines it), ``gbps`` (bytes / cycles x clock), ``findings`` (count), ``finding_codes``,
-``check`` (True, False or empty when the file has none), ``wall_s``, and the ``metrics``
-columns. It is written as Parquet when the output ends in ``.parquet`` (needs pyarrow), as CSV
-when it ends in ``.csv``; the default output is ``<name>.parquet`` when pyarrow is installed,
-``<name>.csv`` otherwise. It is rewritten every few seconds while the sweep runs, so an
-interrupted sweep resumes: points already in the output are skipped (``retry_failed`` runs the
+``cycles``, ``busy_<pipe>`` per pipe, ``bytes`` (the GM bytes the run moved: DMA, SIMT and
+scalar GM accesses, ptosim/traffic.py; unless ``metrics`` redefines it), ``gbps`` (bytes per
+simulated second at the device's clock: bytes / cycles x clock, comparable across devices),
+``clock_ghz``, ``timing_source`` (what the cycles rest on: the critical path's cycles by source
+kind, hardware-fitted / vendor-model / public-figure / estimate), ``findings`` (count),
+``finding_codes``, ``check`` (True, False or empty when the file has none), ``wall_s``, and the
+``metrics`` columns. It is written as Parquet when the output ends in ``.parquet`` (needs
+pyarrow), as CSV when it ends in ``.csv``; the default output is ``<name>.parquet`` when pyarrow
+is installed, ``<name>.csv`` otherwise. It is rewritten every few seconds while the sweep runs,
+so an interrupted sweep resumes: points already in the output are skipped (``retry_failed`` runs the
 failed ones again). A failing point records its error and the sweep goes on. Rows are sorted in
 grid order (kernels, devices, dtypes, shapes, params, overrides), so the same spec gives the same
 table, but for ``wall_s``.
@@ -70,17 +73,21 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from . import sources
 from .config import available_devices, load_config
 from .device import Device
 from .errors import ConfigError, KernelError, PtoSimError
 from .kernelfile import _split, load, load_all
+from .summary import critical_path, path_sources
+from .traffic import run_gm_bytes
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 INPUT_COLUMNS = ("point_id", "kernel", "device", "dtype", "shape")
 RESULT_COLUMNS = (
     ("status", "error", "cycles")
     + tuple(f"busy_{p}" for p in PIPES)
-    + ("bytes", "gbps", "findings", "finding_codes", "check", "wall_s")
+    + ("bytes", "gbps", "clock_ghz", "timing_source", "findings", "finding_codes", "check")
+    + ("wall_s",)
 )
 _RESERVED = set(INPUT_COLUMNS) | set(RESULT_COLUMNS)
 _FLUSH_EVERY_S = 5.0  # how often a running sweep rewrites its output (for resuming)
@@ -284,12 +291,17 @@ def _run_options(ks, dev, params: dict) -> dict:
 
 
 def _measures(run) -> dict:
+    """The run's columns: cycles, busy per pipe, GM bytes (traffic.py: what compares across
+    devices), the clock, and what the cycles rest on (the critical path's source kinds)."""
     busy = run.pipe_busy
     codes = sorted({f.code for f in run.findings if getattr(f, "code", None)})
+    timed = run.cycles is not None
     return {
         "cycles": run.cycles,
-        **{f"busy_{p}": busy.get(f"PIPE_{p}") if run.cycles is not None else None for p in PIPES},
-        "bytes": sum(s.bytes or 0 for s in run.instructions) if run.cycles is not None else None,
+        **{f"busy_{p}": busy.get(f"PIPE_{p}") if timed else None for p in PIPES},
+        "bytes": run_gm_bytes(run) if timed else None,
+        "clock_ghz": run.config.timing.clock_ghz if timed else None,
+        "timing_source": sources.label(path_sources(critical_path(run))) if timed else None,
         "findings": len(run.findings),
         "finding_codes": ",".join(codes) or None,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 
+from . import sources
 from .trace import lane_id
 
 
@@ -251,7 +252,8 @@ def write_chrome_trace(result, path) -> None:
 
 
 def summary_rows(result) -> list[dict]:
-    """One row per core x pipe: busy, stall and active cycles."""
+    """One row per core x pipe: busy, stall and active cycles, GM bandwidth, and the source
+    kinds of the busy cycles."""
     stalls: dict = {}
     for w in result.trace.waits:
         stalls[(w.core, w.pipe)] = stalls.get((w.core, w.pipe), 0) + (w.end - w.start)
@@ -263,6 +265,8 @@ def summary_rows(result) -> list[dict]:
     cycles = result.cycles or 0
     core_bytes = {c: t.bytes for c, t in chip.traffic.items()} if chip is not None else {}
     chip_rate = chip.achieved(cycles)["run"] if chip is not None else 0.0
+    ghz = result.config.timing.clock_ghz
+    mixes = sources.by_pipe(result)
     rows = []
     for (core, pipe), ps in sorted(
         result.pipes.items(), key=lambda kv: (kv[0][0], lane_id(kv[0][1]))
@@ -283,6 +287,11 @@ def summary_rows(result) -> list[dict]:
                 "gm_bytes": gm_bytes.get((core, pipe), 0),
                 "core_gm_bytes_per_cycle": f"{core_rate:.3f}",
                 "chip_gm_bytes_per_cycle": f"{chip_rate:.3f}",
+                # the same per simulated second at the device's clock (comparable across devices)
+                "core_gm_gbps": f"{core_rate * ghz:.3f}",
+                "chip_gm_gbps": f"{chip_rate * ghz:.3f}",
+                # where this pipe's busy cycles come from (ptosim/sources.py)
+                "timing_source": sources.label(mixes.get((core, pipe), {})),
             }
         )
     return rows

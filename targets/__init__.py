@@ -4,8 +4,9 @@ Each target family is one package here, named after the family (``cpu``, ``a2a3`
 it exports ``SPEC``, its behaviour spec (``ptosim.isa.spec.TargetSpec``: dtype tables, NaN and
 max/min rules, mask formats, rounding, the forms it refuses ...), and a timed family also
 ``plan``, the lowering of the timed engine (DMA bursts, scalar steps, vector repeats, SIMT
-launches). A device config (``configs/*.toml``) names its family in ``target``. A new target is a
-new package plus a config; nothing here lists the families.
+launches), and ``TIMING_USES``, the cost entries each instruction's lowering uses. A device
+config (``configs/*.toml``) names its family in ``target``. A new target is a new package plus
+a config; nothing here lists the families.
 """
 
 from __future__ import annotations
@@ -37,3 +38,10 @@ def specs() -> list[TargetSpec]:
 def planner(target: str):
     """The plan function of a timed target family, or None for an untimed one (cpu)."""
     return getattr(_package(target), "plan", None)
+
+
+def timing_uses(target: str) -> dict[str, tuple[str, ...]]:
+    """Instruction name -> the cost entries its lowering uses on a timed target family (its
+    package's ``TIMING_USES``; empty for an untimed one): what ``ptosim instructions -v``
+    labels with their sources."""
+    return getattr(_package(target), "TIMING_USES", {})

@@ -1,40 +1,44 @@
-"""A2 vector calibration: the hardware cases V1-V19, their vendor lowerings, and the cost fit.
+"""A2 vector calibration cases: the hardware measurements V1-V34 and their vendor lowerings.
 
 Each case is one instruction measured alone on an Atlas A2 NPU (operands already in UB), with
 the sequence of vector intrinsics, barriers, handshakes and UB->UB copies that the reference
 a2a3 library issues for it (the "vendor lowering"). The sequences are data written by hand from
-that lowering, independent of ptosim's plans, so that
+that lowering (repeat counts, masks, element types), independent of ptosim's plans, so that
 
-- ``benchmarks/fit_vector_costs.py`` fits the cost classes of ``configs/a2.toml`` to them by
-  least squares (``fit``), and
+- ``targets/vector_fit.py`` fits the cost classes of ``configs/a2.toml`` to them
+  (``benchmarks/fit_vector_costs.py`` prints the fit, its residuals and leave-one-out errors),
 - the tests check that the configured model reproduces every case (``sequence_cycles``) and that
-  the real plans reproduce the cases whose instructions exist (end to end).
+  the real plans reproduce the cases end to end.
+
+V1-V19 are the reference notes' set 1b, V20-V34 their set 1c. The notes say the data come from
+two measurement campaigns that disagree on some sequences (the older one reads lower by tens of
+cycles: V21 against V5, V27 against V11); the fit is robust to that (docs/calibration.md).
 
 The model of a sequence (docs/calibration.md): consecutive intrinsics pay their issue cost
-``head + slope * repeats`` (at least ``partial_floor`` in count mode or under a partial mask, for
-the classes with a floor); the vector stream drains (``tail``, the pipeline latency of the last
-call) before a ``pipe_barrier(PIPE_V)``, a V<->S handshake and at the end of the instruction; a
-barrier costs ``barrier_cycles``; a copy_ubuf_to_ubuf costs its issue plus one cycle per block.
+``head + slope * repeats`` (the slope by element type; at least ``partial_floor`` in count mode
+or under a partial mask, for the classes with a floor); the vector stream drains (``tail``, the
+pipeline latency of the last call) before a ``pipe_barrier(PIPE_V)``, a V<->S handshake and at
+the end of the instruction; a barrier costs ``barrier_cycles``; a copy_ubuf_to_ubuf costs its
+issue plus one cycle per block.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from .costs import UB_COPY, vector_cost, vector_cycles
+from .costs import UB_COPY, vector_cycles
 
 
 # -- the sequence vocabulary ----------------------------------------------------------------
 @dataclass(frozen=True)
 class Call:
-    """One vector intrinsic: ``repeats`` repeats; ``mode`` norm (full mask), partial (a narrower
-    lane mask) or count (count mode over ceil(N/E) repeats)."""
+    """One vector intrinsic: ``repeats`` repeats of ``dtype`` elements; ``mode`` norm (full
+    mask), partial (a narrower lane mask) or count (count mode over ceil(N/E) repeats)."""
 
     op: str
     repeats: int
     mode: str = "norm"
+    dtype: str = "float32"
 
     @property
     def partial(self) -> bool:
@@ -58,8 +62,18 @@ class ScalarRead:
     """The library's V->S handshake, one scalar UB load, then the S->V handshake."""
 
 
+@dataclass(frozen=True)
+class Ctrl:
+    """A control-register intrinsic (get_ctrl, set_ctrl): one issue, no data."""
+
+    op: str
+
+
 BARRIER = Barrier()
 SCALAR_READ = ScalarRead()
+# TCVT<NeedSetCtrl = true> (the default): read CTRL and set the saturation bit before the
+# conversions, restore it after
+_SAT_ON, _RESTORE = (Ctrl("get_ctrl"), Ctrl("set_ctrl")), (Ctrl("set_ctrl"),)
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,10 @@ def _tree(level_calls: list[int]) -> tuple:
     return out
 
 
+F16, I16, I32 = "half", "int16", "int32"
+
 CASES: tuple[Case, ...] = (
+    # -- set 1b ------------------------------------------------------------------------------
     Case("V1", "TMOV", "fp32 64x128 Vec->Vec, src 0x0, dst 0x20000",
          "one copy_ubuf_to_ubuf of 1024 blocks", (Copy(1024),), 1029, 55),
     Case("V2", "TMOV", "fp32 16x24, valid 15x23, src 0x0, dst 0x20000",
@@ -99,7 +116,7 @@ CASES: tuple[Case, ...] = (
     Case("V5", "TSUB", "fp32 64x64, 0x0, 0x4000, 0x8000", "vsub, 64 repeats",
          (Call("vsub", 64),), 153, 152),
     Case("V6", "TMUL", "fp16 16x256, 0x0, 0x4000, 0x8000", "vmul, 32 repeats",
-         (Call("vmul", 32),), 96, 89),
+         (Call("vmul", 32, dtype=F16),), 96, 89),
     Case("V7", "TDIV", "fp32 64x64, 0x0, 0x4000, 0x8000", "vdiv, 64 repeats",
          (Call("vdiv", 64),), 288, 286),
     Case("V8", "TABS", "fp32 64x64, src 0x0, dst 0x8000", "vabs, 64 repeats",
@@ -115,7 +132,7 @@ CASES: tuple[Case, ...] = (
          "vector_dup of the scalar (32 repeats), pipe_barrier(V), vdiv (32 repeats)",
          (Call("vector_dup", 32), BARRIER, Call("vdiv", 32)), 205, 215),
     Case("V13", "TEXP", "fp16 64x64, src 0x0, dst 0x11000", "vexp, 32 repeats",
-         (Call("vexp", 32),), 95, 95),
+         (Call("vexp", 32, dtype=F16),), 95, 95),
     Case("V14", "TSQRT", "fp32 64x64, src 0x0, dst 0x20000", "vsqrt, 64 repeats",
          (Call("vsqrt", 64),), 160, 167),
     Case("V15", "TROWMAX", "fp32 64x64 src, tmp and dst 64x64, 0x0, 0x4000, 0x8000",
@@ -123,7 +140,7 @@ CASES: tuple[Case, ...] = (
          (Call("vcmax", 64, "count"), BARRIER), 480, 11),
     Case("V16", "TROWSUM", "fp16 64x128 src, tmp and dst, 0x0, 0x4000, 0x8000",
          "count-mode vcadd over 8192 elements, pipe_barrier",
-         (Call("vcadd", 64, "count"), BARRIER), 495, 51),
+         (Call("vcadd", 64, "count", F16), BARRIER), 495, 51),
     Case("V17", "TCOLMAX", "fp32 64x64, dst 64x64, src 0x0, dst 0x8000",
          "copy row 0 (8 blocks), barrier, then 63 x (count-mode vmax of one row + barrier)",
          (Copy(8), BARRIER) + _rep(63, Call("vmax", 1, "count"), BARRIER), 2589, 2589),
@@ -132,15 +149,57 @@ CASES: tuple[Case, ...] = (
          "barrier after each level, then a copy of tmp row 0 (8 blocks)",
          _tree([32, 16, 8, 4, 2, 1]) + (Copy(8),), 1263, 1188),
     Case("V19", "TCVT", "fp32 -> fp16 4x64, CAST_NONE, src 0x0, dst 0x8000",
-         "vconv_f322f16r, one call of 1 repeat per row (4 calls)",
-         _rep(4, Call("vconv_f322f16r", 1)), 33, 31),
+         "get_ctrl, set_ctrl (saturation on), vconv_f322f16r one call of 1 repeat per row "
+         "(4 calls), set_ctrl (restore)",
+         _SAT_ON + _rep(4, Call("vconv_f322f16r", 1)) + _RESTORE, 33, 31),
+    # -- set 1c: dynamic valid shapes equal to the tile (the general path of each lowering) --
+    Case("V20", "TADD", "int32 64x64, 0x0, 0x4000, 0x8000",
+         "whole rows valid: vadd, 64 repeats", (Call("vadd", 64, dtype=I32),), 151, 152),
+    Case("V21", "TSUB", "half 16x256, 0x0, 0x4000, 0x8000",
+         "whole rows valid: vsub, 32 repeats", (Call("vsub", 32, dtype=F16),), 68, 88),
+    Case("V22", "TMUL", "float32 64x64, 0x0, 0x4000, 0x8000",
+         "whole rows valid: vmul, 64 repeats", (Call("vmul", 64),), 168, 153),
+    Case("V23", "TADDS", "half 63x64 scalar 1.5, src 0x0, dst 0x28000",
+         "rows as repeats: vadds of 63 repeats under a 64-lane mask (half of 128)",
+         (Call("vadds", 63, "partial", F16),), 69, 96),
+    Case("V24", "TADDS", "int16 15x192 scalar 3, src 0x0, dst 0x28000",
+         "rows as repeats: vadds of 15 repeats (128 lanes), then 15 repeats under a 64-lane mask",
+         (Call("vadds", 15, dtype=I16), Call("vadds", 15, "partial", I16)), 40, 63),
+    Case("V25", "TMULS", "int32 31x128 scalar 1, src 0x0, dst 0x28000",
+         "rows as repeats: two vmuls of 31 repeats (one per 64-column chunk)",
+         (Call("vmuls", 31, dtype=I32), Call("vmuls", 31, dtype=I32)), 70, 88),
+    Case("V26", "TMINS", "int32 64x64 scalar 1, src 0x400, dst 0x8400",
+         "rows as repeats: vmins of 64 repeats", (Call("vmins", 64, dtype=I32),), 68, 94),
+    Case("V27", "TMINS", "half 64x64 scalar 0.0, src 0x400, dst 0x8400",
+         "rows as repeats: vmins of 64 repeats under a 64-lane mask",
+         (Call("vmins", 64, "partial", F16),), 55, 96),
+    Case("V28", "TDIVS", "half 63x64 / 1.0, host buffers back to back from 0x0",
+         "rows as repeats under a 64-lane mask: vector_dup of the scalar (63 repeats), "
+         "pipe_barrier(V), vdiv (63 repeats)",
+         (Call("vector_dup", 63, "partial", F16), BARRIER, Call("vdiv", 63, "partial", F16)),
+         328, 388),
+    Case("V29", "TABS", "half 16x256, src 0x0, dst 0x8000",
+         "whole rows valid: vabs, 32 repeats", (Call("vabs", 32, dtype=F16),), 36, 61),
+    Case("V30", "TEXP", "half 32x32, src 0x0, dst 0x11000",
+         "whole rows valid: vexp, 8 repeats", (Call("vexp", 8, dtype=F16),), 47, 47),
+    Case("V31", "TSQRT", "half 64x64, src 0x0, dst 0x20000",
+         "whole rows valid: vsqrt, 32 repeats", (Call("vsqrt", 32, dtype=F16),), 160, 103),
+    Case("V32", "TROWMAX", "half 64x128 src, tmp and dst, 0x0, 0x4000, 0x8000",
+         "count-mode vcmax over 8192 elements, pipe_barrier",
+         (Call("vcmax", 64, "count", F16), BARRIER), 481, 11),
+    Case("V33", "TCOLMAX", "float32 1x3072, src 0x0, dst 0x8000",
+         "one row: a single copy of the row (384 blocks)", (Copy(384),), 390, 21),
+    Case("V34", "TCVT", "half -> float32 4x64, CAST_NONE, src 0x0, dst 0x8000",
+         "get_ctrl, set_ctrl (saturation on), vconv_f162f32 one call of 1 repeat per row "
+         "(4 calls), set_ctrl (restore)",
+         _SAT_ON + _rep(4, Call("vconv_f162f32", 1, dtype=F16)) + _RESTORE, 33, 31),
 )  # fmt: skip
 
 CASE = {c.name: c for c in CASES}
 
 
 # -- the model of a sequence ----------------------------------------------------------------
-def _drains(seq: tuple, k: int) -> bool:
+def drains(seq: tuple, k: int) -> bool:
     """The vector stream drains after item ``k`` unless another intrinsic follows it."""
     return k + 1 == len(seq) or not isinstance(seq[k + 1], Call)
 
@@ -160,131 +219,19 @@ def sequence_cycles(t, seq: tuple) -> int:
     for k, item in enumerate(seq):
         if isinstance(item, Call):
             total += vector_cycles(
-                t, item.op, item.repeats, last=_drains(seq, k), partial=item.partial
+                t,
+                item.op,
+                item.repeats,
+                last=drains(seq, k),
+                partial=item.partial,
+                dtype=item.dtype,
             )
         elif isinstance(item, Copy):
             total += vector_cycles(t, UB_COPY, item.blocks)
         elif isinstance(item, Barrier):
             total += t.scalar.barrier_cycles
+        elif isinstance(item, Ctrl):
+            total += vector_cycles(t, item.op, 0, last=False)
         else:
             total += scalar_read_cycles(t)
     return total
-
-
-# -- the fit --------------------------------------------------------------------------------
-ISSUE_CYCLES = 1.0  # one intrinsic issued per cycle (fixed: V19 alone cannot separate it)
-FILL_SLOPE = 1.0  # vector_dup writes one 256-byte repeat per cycle (the vendor slope, fixed)
-
-# How each measured class of configs/a2.toml maps onto the fitted parameters (a name) or a
-# fixed value (a number). Classes without a measurement are estimates set in the config.
-FIT_CLASSES: dict[str, dict] = {
-    "binary": dict(head=ISSUE_CYCLES, slope="binary_per_repeat", tail="latency",
-                   partial_floor="count_floor"),
-    "div": dict(head=ISSUE_CYCLES, slope="div_per_repeat", tail="latency",
-                partial_floor="count_floor"),
-    "scalar": dict(head=ISSUE_CYCLES, slope="scalar_per_repeat", tail="latency"),
-    "unary": dict(head=ISSUE_CYCLES, slope="unary_per_repeat", tail="latency"),
-    "transcendental": dict(head=ISSUE_CYCLES, slope="transcendental_per_repeat",
-                           tail="latency"),
-    "reduce": dict(head=ISSUE_CYCLES, slope="reduce_per_repeat", tail="latency"),
-    "convert": dict(head=ISSUE_CYCLES, slope="convert_per_repeat", tail="latency"),
-    "fill": dict(head=ISSUE_CYCLES, slope=FILL_SLOPE, tail="fill_latency"),
-    "copy": dict(head="copy_issue", slope="copy_per_block", tail=0.0),
-}  # fmt: skip
-
-PARAMS = (
-    "latency",
-    "fill_latency",
-    "count_floor",
-    "binary_per_repeat",
-    "div_per_repeat",
-    "scalar_per_repeat",
-    "unary_per_repeat",
-    "transcendental_per_repeat",
-    "reduce_per_repeat",
-    "convert_per_repeat",
-    "copy_issue",
-    "copy_per_block",
-)
-
-
-def class_of(t, op: str) -> str:
-    """The cost class an intrinsic resolves to in the config (``op`` may be a prefix match)."""
-    for name, cost in t.vector.classes.items():
-        if cost is vector_cost(t, op):
-            return name
-    raise KeyError(f"{op} does not resolve to a cost class")
-
-
-def _add(row: np.ndarray, value, scale: float) -> float:
-    """Add ``scale`` x ``value`` (a parameter name or a fixed number) to ``row``; return the
-    constant part."""
-    if isinstance(value, str):
-        row[PARAMS.index(value)] += scale
-        return 0.0
-    return float(value) * scale
-
-
-def _value(spec, p: dict) -> float:
-    return p[spec] if isinstance(spec, str) else float(spec)
-
-
-def design_row(t, case: Case, p: dict) -> tuple[np.ndarray, float]:
-    """The case's cycles as ``row @ params + const``; ``p`` (current parameters) decides which
-    count-mode calls sit on their floor."""
-    row, const = np.zeros(len(PARAMS)), 0.0
-    seq = case.sequence
-    for k, item in enumerate(seq):
-        if isinstance(item, Barrier):
-            const += t.scalar.barrier_cycles
-        elif isinstance(item, ScalarRead):
-            const += scalar_read_cycles(t)
-        else:
-            op, n = (UB_COPY, item.blocks) if isinstance(item, Copy) else (item.op, item.repeats)
-            spec = FIT_CLASSES[class_of(t, op)]
-            floor = spec.get("partial_floor")
-            issue = _value(spec["head"], p) + _value(spec["slope"], p) * n
-            if isinstance(item, Call) and item.partial and floor and _value(floor, p) > issue:
-                const += _add(row, floor, 1.0)
-            else:
-                const += _add(row, spec["head"], 1.0) + _add(row, spec["slope"], n)
-            if isinstance(item, Copy) or _drains(seq, k):
-                const += _add(row, spec["tail"], 1.0)
-    return row, const
-
-
-def fit(t, cases=CASES) -> dict:
-    """Least-squares fit of PARAMS to the measured cycles, minimising the relative errors.
-
-    The floor of count-mode calls makes the model piecewise linear: start from the vendor's
-    16-cycle floor, fit, re-decide which calls sit on the floor, refit until stable.
-    """
-    p = {name: 1.0 for name in PARAMS} | {"count_floor": 16.0, "latency": 14.0}
-    for _ in range(10):
-        rows, rhs = [], []
-        for c in cases:
-            row, const = design_row(t, c, p)
-            rows.append(row / c.measured)
-            rhs.append((c.measured - const) / c.measured)
-        x, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
-        new = dict(zip(PARAMS, (float(v) for v in x)))
-        if all(abs(new[k] - p[k]) < 1e-9 for k in PARAMS):
-            break
-        p = new
-    return new
-
-
-def model_cycles(t, case: Case, p: dict) -> float:
-    """The fitted (unrounded) model's cycles for ``case``."""
-    row, const = design_row(t, case, p)
-    return float(row @ np.array([p[k] for k in PARAMS]) + const)
-
-
-def configured_params(t) -> dict:
-    """The config's value of each fitted parameter (read from the first class that uses it)."""
-    out = {}
-    for cls, spec in FIT_CLASSES.items():
-        for field, value in spec.items():
-            if isinstance(value, str) and value not in out:
-                out[value] = getattr(t.vector.classes[cls], field)
-    return out

@@ -42,6 +42,19 @@ ROWEXPAND_INTRINSICS = {
 }
 
 
+def address_step(s, label: str) -> Step:
+    """An address constant set in a register (TASSIGN, a view): one scalar op, priced like a
+    control intrinsic (the vendor cost model's 1 cycle), no data."""
+    return Step(
+        Pipe.PIPE_S,
+        StepKind.SCALAR,
+        s.op_cycles,
+        label,
+        data=False,
+        args={"cost": "control", "source": s.control_source},
+    )
+
+
 def plan_sync(instr, ctx) -> list[Step] | None:
     """Steps of set_flag / wait_flag / pipe_barrier / TASSIGN, or None for other instructions."""
     s = ctx.config.timing.scalar
@@ -68,7 +81,7 @@ def plan_sync(instr, ctx) -> list[Step] | None:
     if isinstance(instr, WaitFlagDev):
         return [cross_wait_step(instr, s.flag_cycles)]
     if isinstance(instr, TAssign):  # an address constant in a register
-        return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, "TASSIGN", data=False)]
+        return [address_step(s, "TASSIGN")]
     return None
 
 

@@ -21,6 +21,11 @@ from ptosim.memory import SPACE_OF_LOC
 from ptosim.plan import Region, Step, StepKind
 
 
+def dtype_name(dtype) -> str | None:
+    """The name of an element type given as a DType or its name (None stays None)."""
+    return dtype if dtype is None or isinstance(dtype, str) else dtype.name
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -77,31 +82,31 @@ def dma_step(
 
 
 def vector_cost(t: TimingConfig, op: str) -> VectorOpCost:
-    """The cost entry of intrinsic ``op``: its exact name, else the longest ``prefix*`` key
-    (``vconv_*`` for ``vconv_f322f16r``), else ``other``; a class name resolves to the class."""
-    ops = t.vector.ops
-    cost = ops.get(op)
-    if cost is None:
-        best = max(
-            (k for k in ops if k.endswith("*") and op.startswith(k[:-1])), key=len, default=None
-        )
-        cost = ops[best if best is not None else "other"]
-    return t.vector.classes[cost] if isinstance(cost, str) else cost
+    """The cost entry of intrinsic ``op`` (``VectorConfig.cost``: exact name, longest
+    ``prefix*`` key, else ``other``)."""
+    return t.vector.cost(op)
 
 
 def vector_cycles(
-    t: TimingConfig, op: str, repeats: int, *, last: bool = True, partial: bool = False
+    t: TimingConfig,
+    op: str,
+    repeats: int,
+    *,
+    last: bool = True,
+    partial: bool = False,
+    dtype: str | None = None,
 ) -> int:
     """Cycles of one vector intrinsic with ``repeats`` repeats (docs/calibration.md).
 
-    The call issues for ``head + slope * repeats`` cycles, at least ``partial_floor`` in count
-    mode or under a partial lane mask; ``last``: the vector stream drains after it (a barrier,
-    a handshake or the end of the instruction follows), which adds the pipeline latency
-    ``tail``. Count-mode calls pass the repeats they really execute, ``ceil(N / E)``. For
-    ``copy_ubuf_to_ubuf`` the repeats are the 32-byte blocks moved (see ``ub_copy_step``).
+    The call issues for ``head + slope * repeats`` cycles (the slope of ``dtype``, the element
+    type's name, where the class has one), at least ``partial_floor`` in count mode or under a
+    partial lane mask; ``last``: the vector stream drains after it (a barrier, a handshake or
+    the end of the instruction follows), which adds the pipeline latency ``tail``. Count-mode
+    calls pass the repeats they really execute, ``ceil(N / E)``. For ``copy_ubuf_to_ubuf`` the
+    repeats are the 32-byte blocks moved (see ``ub_copy_step``).
     """
     cost = vector_cost(t, op)
-    issue = cost.head + cost.slope * repeats
+    issue = cost.head + cost.slope_for(dtype) * repeats
     if partial:
         issue = max(issue, cost.partial_floor)
     cycles = issue + (cost.tail if last else 0)
@@ -119,11 +124,12 @@ def vector_step(
     reads=(),
     writes=(),
     data: bool = True,
+    dtype: str | None = None,
 ) -> Step:
     return Step(
         Pipe.PIPE_V,
         StepKind.VECTOR,
-        vector_cycles(t, op, repeats, last=last, partial=partial),
+        vector_cycles(t, op, repeats, last=last, partial=partial, dtype=dtype),
         label or f"{op} x{repeats}",
         reads=tuple(reads),
         writes=tuple(writes),
@@ -242,7 +248,8 @@ def gm_region(gref, offsets) -> Region:
 
 
 def control_step(ctx, name: str) -> Step:
-    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access."""
-    return scalar_step(
-        ctx.config.timing.scalar.op_cycles, name, data=False, args={"intrinsic": name}
-    )
+    """A scalar control intrinsic (``set_atomic_*``...): one scalar op, no data access, priced
+    like the other control intrinsics (the vendor cost model's 1 cycle)."""
+    s = ctx.config.timing.scalar
+    args = {"intrinsic": name, "cost": "control", "source": s.control_source}
+    return scalar_step(s.op_cycles, name, data=False, args=args)

@@ -9,6 +9,7 @@ from pkgutil import iter_modules
 
 from ..common import dispatch
 from .spec import SPEC
+from .timing_sources import USES as TIMING_USES
 
 # Every module of this package that defines PLANS (instruction class -> plan function) adds
 # them; a new instruction family is one new module, nothing to register here.
@@ -17,7 +18,7 @@ for _info in sorted(iter_modules(__path__), key=lambda m: m.name):
     PLANS.update(getattr(import_module(f"{__name__}.{_info.name}"), "PLANS", {}))
 
 
-__all__ = ["PLANS", "SPEC", "plan"]
+__all__ = ["PLANS", "SPEC", "TIMING_USES", "plan"]
 
 
 def plan(instr, ctx) -> list:

@@ -22,7 +22,7 @@ from .vec import REPEAT_BYTES, REPEAT_MAX, VecStream
 def plan_colexpand(instr: TColExpand, ctx):
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     sz = d.dtype.size_bytes
     E = REPEAT_BYTES // sz
     end = padded_cols(d, C)
@@ -36,7 +36,7 @@ def plan_colexpand(instr: TColExpand, ctx):
 def plan_colexpand_binary(instr: TColExpandBinary, ctx):
     d = instr.dst
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return vs.steps()
     f_name, r_name = instr.roles(ctx.arch)

@@ -30,7 +30,7 @@ def _span(ref, first_byte: int, n_bytes: int) -> Region:
 def plan_cmp(instr, ctx) -> list:
     d, s0, s1 = instr.dst, instr.src0, instr.src1
     R, C = s0.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     sz = s0.dtype.size_bytes
     E = REPEAT_BYTES // sz
     mode = instr.effective_mode(ctx.arch)
@@ -77,7 +77,7 @@ def _control(st: VecStream, name: str, reads=()) -> None:
 def plan_tsel(instr: TSel, ctx) -> list:
     d, m, tmp = instr.dst, instr.mask, instr.tmp
     R, C = d.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     sz = d.dtype.size_bytes
     E = REPEAT_BYTES // sz
     mpitch = m.cols * m.dtype.size_bytes
@@ -104,7 +104,7 @@ def plan_tsel(instr: TSel, ctx) -> list:
 def plan_tsels(instr: TSelS, ctx) -> list:
     d, m, tmp = instr.dst, instr.mask, instr.tmp
     R, C = d.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     E = REPEAT_BYTES // d.dtype.size_bytes
     tmp_reg = _span(tmp, 0, d.dtype.size_bytes) if tmp is not None else None
     # The scalar store only fills tmp: not the instruction's data window (which the vsel opens;

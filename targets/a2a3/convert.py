@@ -82,7 +82,7 @@ def plan_tcvt(instr: TCvt, ctx) -> list:
     conv = instr.conv or instr.conversion(ctx.spec.convert)
     d, s = instr.dst, instr.src
     R, C = d.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     before: list[Step] = []
     if instr.need_set_ctrl:
         before += [
@@ -148,7 +148,7 @@ def plan_tquant(instr: TQuant, ctx) -> list:
     i32->f16 into src, f16->i8/u8 into dst, a barrier after each step."""
     d, s, t = instr.dst, instr.src, instr.tmp
     R, C = d.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return st.steps()
     params = [("vmul", instr.scale)]
@@ -186,7 +186,7 @@ class _HalfView:
 def plan_tdequant(instr: TDequant, ctx) -> list:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return st.steps()
     if s.dtype is D.int8:  # s8 -> f16 (in dst's bytes) -> f32
@@ -214,7 +214,7 @@ def plan_tdequant(instr: TDequant, ctx) -> list:
 def plan_tci(instr: TCi, ctx) -> list:
     d = instr.dst
     C = d.valid_col if d.valid_row else 0
-    st = VecStream(ctx)
+    st = VecStream(ctx, d.dtype)
     t = ctx.config.timing.scalar
     if C == 0:
         return st.steps()

@@ -26,11 +26,18 @@ from .scatter import ATOMIC_TYPE
 
 
 def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
-    """Burst start offsets (GM elements) per DMA instruction, and the burst length."""
+    """Burst start offsets (GM elements) per DMA instruction, and the burst length.
+
+    A2/A3 issues one DMA instruction per (shape0, shape1, shape2) block (ND: shape3 bursts, DN:
+    shape4 bursts) and per shape0 for NZ (shape1 bursts). The 950 DMA loops over shape1 and
+    shape2 in hardware (the loop registers the reference a5 TLOAD/TSTORE set), so it issues one
+    DMA instruction per shape0 for every layout."""
     g = instr.gm
     b = instr.bursts(ctx.spec.dma)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
+    if ctx.target == "a5" and g.layout is not Layout.NZ:
+        per_dma *= s1 * s2
     n = max(per_dma, 1)
     groups = [b.gm_start[i : i + n] for i in range(0, b.gm_start.size, n)]
     return groups, b.length
@@ -136,36 +143,62 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
     return steps
 
 
+def tmov_copies(d, s) -> tuple[int, int]:
+    """(copies, 32-byte blocks per copy) of ``TMovToVec``, the reference a2a3 lowering, for
+    any layout (it reads only Rows, Cols and the valid shapes): one copy of ``Cols x validRow``
+    elements when dst's static ValidCol is its Cols or the copied valid width is, else one copy
+    per valid row of the blocks covering ``validCol`` (so a partial-valid ColMajor TMOV is a
+    copy per valid row, as measured: 63 x (5 + 16) cycles)."""
+    rows = min(d.valid_row, s.valid_row)
+    cols = min(d.valid_col, s.valid_col)
+    sz = d.dtype.size_bytes
+    same_pitch = d.cols == s.cols or d.rows == 1
+    whole_rows = (d.static_valid and d.valid_col == d.cols) or cols == d.cols
+    if same_pitch and whole_rows:
+        return 1, ceil_div(d.cols * rows * sz, BLOCK_BYTES)
+    return rows, ceil_div(cols * sz, BLOCK_BYTES)
+
+
 def plan_tmov(instr: TMov, ctx) -> list[Step]:
-    """``copy_ubuf_to_ubuf`` on PIPE_V (``TMovToVec``): one copy of every block when whole rows
-    are valid, else one copy per valid row of the blocks covering ``validCol``. Each copy costs
-    its issue plus one cycle per 32-byte block, and copies serialise (timing.md V1, V2)."""
+    """``copy_ubuf_to_ubuf`` on PIPE_V (``TMovToVec``), as ``tmov_copies`` counts them. Each
+    copy costs its issue plus one cycle per 32-byte block, and copies serialise (timing.md V1,
+    V2). The bytes each copy touches: the rows of an ND tile; the valid region through the
+    layout for DN/NZ tiles (D16), all of it on the one copy or spread over the per-row copies."""
     d, s = instr.dst, instr.src
     t = ctx.config.timing
     rows, cols = tmov_copied_elements(d, s)
     if rows == 0 or cols == 0:
         return []
+    copies, blocks = tmov_copies(d, s)
     sz = d.dtype.size_bytes
-    row_bytes = ceil_div(cols * sz, BLOCK_BYTES) * BLOCK_BYTES
     if d.geom.layout_name == s.geom.layout_name and not d.geom.is_nd:
-        # DN/NZ: the valid region through the layout (D16); charged as one copy of its blocks
-        blocks = ceil_div(rows * cols * sz, BLOCK_BYTES)
-        return [ub_copy_step(t, blocks, reads=(tile_region(s),), writes=(tile_region(d),))]
-    if min(d.valid_col, s.valid_col) == d.cols:  # whole rows: one copy, one burst
+        # DN/NZ: the valid region through the layout (D16)
+        reads, writes = (tile_region(s),), (tile_region(d),)
+        if copies == 1:
+            return [ub_copy_step(t, blocks, reads=reads, writes=writes)]
+        return [
+            ub_copy_step(
+                t, blocks, f"copy_ubuf_to_ubuf row {r}", reads=reads, writes=writes,
+                args={"row": r},
+            )
+            for r in range(copies)
+        ]  # fmt: skip
+    if copies == 1:  # whole rows: one copy, one burst
         n = rows * cols * sz
         return [
             ub_copy_step(
                 t,
-                ceil_div(n, BLOCK_BYTES),
+                blocks,
                 reads=(Region("UB", s.address, s.address + n),),
                 writes=(Region("UB", d.address, d.address + n),),
             )
         ]
+    row_bytes = blocks * BLOCK_BYTES
     pitch = d.cols * sz
     return [
         ub_copy_step(
             t,
-            row_bytes // BLOCK_BYTES,
+            blocks,
             f"copy_ubuf_to_ubuf row {r}",
             reads=(Region("UB", s.address + r * pitch, s.address + r * pitch + row_bytes),),
             writes=(Region("UB", d.address + r * pitch, d.address + r * pitch + row_bytes),),

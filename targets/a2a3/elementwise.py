@@ -171,7 +171,7 @@ def _bitwise(vs: VecStream, op: str, d, s0, s1, tmp, R: int, C: int) -> None:
 def plan_binary(instr: TBinary, ctx) -> list[Step]:
     d, s0, s1 = instr.dst, instr.src0, instr.src1
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     if instr.op in SHIFTS:
@@ -186,7 +186,7 @@ def plan_binary(instr: TBinary, ctx) -> list[Step]:
 def plan_scalar(instr: TBinaryScalar, ctx) -> list[Step]:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     if instr.op == "DIV":
@@ -227,7 +227,7 @@ def _axpy_mixed_chunks(d, s, R: int, C: int) -> list[Chunk]:
 def plan_axpy(instr: TAxpy, ctx) -> list[Step]:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     if not instr.mixed:

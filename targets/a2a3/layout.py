@@ -46,8 +46,9 @@ from ptosim.isa.vector.layout import (
 )
 from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
-from ptosim.plan import Region, Step, StepKind
+from ptosim.plan import Region, Step
 
+from ..common import address_step
 from ..costs import BLOCK_BYTES, ceil_div, rows_region, tile_region
 from ..costs import ub_copy_step as copy_blocks
 from .vec import REPEAT_MAX, Chunk, VecStream
@@ -85,8 +86,7 @@ def scalar_copy_cycles(ctx, n: int) -> int:
 # -- views ------------------------------------------------------------------------------------
 def plan_view(instr, ctx) -> list[Step]:
     """An address in a register: no data moves."""
-    s = ctx.config.timing.scalar
-    return [Step(Pipe.PIPE_S, StepKind.SCALAR, s.op_cycles, instr.opcode, data=False)]
+    return [address_step(ctx.config.timing.scalar, instr.opcode)]
 
 
 # -- TFILLPAD ---------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ def plan_fillpad(instr: TFillPad, ctx) -> list[Step]:
     Rs, Cs = s.valid
     Rd, sz = d.valid_row, d.dtype.size_bytes
     E = ctx.config.timing.vector.repeat_bytes // sz
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if instr.mode != "InPlace":
         for r0 in range(0, Rs, REPEAT_MAX):
             n = min(REPEAT_MAX, Rs - r0)
@@ -155,7 +155,7 @@ def plan_trans(instr: TTrans, ctx) -> list[Step]:
     d, s, t = instr.dst, instr.src, instr.tmp
     R, C = s.valid
     sz = s.dtype.size_bytes
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     if instr.a2a3_scalar():
@@ -214,7 +214,7 @@ def plan_tri(instr: TTri, ctx) -> list[Step]:
     d = instr.dst
     R, C = d.valid
     E = ctx.config.timing.vector.repeat_bytes // d.dtype.size_bytes
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if C == 0:
         return []
     for i in range(R):
@@ -235,7 +235,7 @@ def plan_extract(instr: TExtract, ctx) -> list[Step]:
     sz = d.dtype.size_bytes
     if R == 0 or C == 0:
         return []
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     src_reg = rows_region(s, r0, R, c0, c0 + C) if _is_nd(s) else tile_region(s)
     dst_reg = rows_region(d, 0, R, 0, C) if _is_nd(d) else tile_region(d)
     if instr.a2a3_scalar():
@@ -283,7 +283,7 @@ def plan_gather(instr: TGather, ctx) -> list[Step]:
     R, C = d.valid
     sz = d.dtype.size_bytes
     rb = ctx.config.timing.vector.repeat_bytes
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     for i in range(R):
         off_ref = d if sz == 4 else t
         off_reg = rows_region(off_ref, i, 1, 0, C, d.cols) if sz == 4 else _off_region(t, d, i, C)
@@ -354,7 +354,7 @@ def plan_gather_mask(instr: TGatherMask, ctx) -> list[Step]:
     d, s = instr.dst, instr.src
     sz = d.dtype.size_bytes
     E = ctx.config.timing.vector.repeat_bytes // sz
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if instr.axis == "GATHER_ROW":
         R, C = s.valid
         n_out = instr.row_count()
@@ -392,7 +392,7 @@ def plan_gatherb(instr: TGatherB, ctx) -> list[Step]:
     R, C = d.valid
     sz = d.dtype.size_bytes
     rb = ctx.config.timing.vector.repeat_bytes
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     for i in range(R):
         vs.call(
             "vgatherb",

@@ -5,9 +5,9 @@ source inside it (``part.npu_split``; src0 and src1 swapped when src0 is the sma
 
 * rows-smaller (the small source has dst's valid columns C): ``vadd/vmul/vmax/vmin(dst, full,
   small)`` over the small source's r rows and C columns, planned with skeleton A
-  (``elementwise_chunks("binary")``: count mode per row or the row-repeat form), then one
-  ``copy_ubuf_to_ubuf`` of the remaining ``R - r`` rows of the full source (one burst per row
-  of ``ceil(C * sizeof(T) / 32)`` blocks);
+  (``elementwise_chunks("binary")``: count mode per row or the row-repeat form), then the
+  ``copy_ubuf_to_ubuf`` of the remaining ``R - r`` rows of the full source: one copy of whole
+  rows when dst and the full source have the same Cols, else one copy per row;
 * cols-smaller: ``copy_ubuf_to_ubuf`` of the full source's R rows into dst, ``pipe_barrier(V)``,
   then ``op(dst, small, dst)`` over the small region (skeleton A).
 
@@ -33,21 +33,27 @@ def _rows_region(ref, r0: int, r1: int, nbytes: int) -> Region:
 
 
 def _copy_rows(vs: VecStream, d, full, r0: int, r1: int, C: int) -> None:
-    """One copy_ubuf_to_ubuf of rows [r0, r1): nBurst = rows, whole 32-byte blocks per row."""
+    """The copy_ubuf_to_ubuf of rows [r0, r1) (``TPartOp.hpp``): one copy of ``Cols x rows``
+    elements when both tiles have the same Cols, else one copy per row of the blocks covering
+    C elements (each copy pays its issue)."""
     if r1 <= r0:
         return
-    per_row = ceil_div(C * d.dtype.size_bytes, BLOCK_BYTES)
-    blocks = (r1 - r0) * per_row
-    nbytes = per_row * BLOCK_BYTES
-    vs.call(
-        UB_COPY,
-        Chunk(blocks, 1, per_repeat=1),
-        reads=[_rows_region(full, r0, r1, nbytes)],
-        writes=[_rows_region(d, r0, r1, nbytes)],
-        label=f"{UB_COPY} rows {r0}..{r1 - 1} ({blocks} blocks)",
-        blocks=blocks,
-        nBurst=r1 - r0,
-    )
+    sz = d.dtype.size_bytes
+    if d.cols == full.cols:
+        spans = [(r0, r1, ceil_div(d.cols * (r1 - r0) * sz, BLOCK_BYTES))]
+    else:
+        spans = [(r, r + 1, ceil_div(C * sz, BLOCK_BYTES)) for r in range(r0, r1)]
+    per_row = ceil_div(C * sz, BLOCK_BYTES) * BLOCK_BYTES
+    for a, b, blocks in spans:
+        vs.call(
+            UB_COPY,
+            Chunk(blocks, 1, per_repeat=1),
+            reads=[_rows_region(full, a, b, per_row)],
+            writes=[_rows_region(d, a, b, per_row)],
+            label=f"{UB_COPY} rows {a}..{b - 1} ({blocks} blocks)",
+            blocks=blocks,
+            nBurst=1,
+        )
 
 
 def _op(vs: VecStream, intrinsic: str, out, ins, R: int, C: int) -> None:
@@ -64,7 +70,7 @@ def _op(vs: VecStream, intrinsic: str, out, ins, R: int, C: int) -> None:
 def plan_part(instr: TPart, ctx) -> list[Step]:
     d = instr.dst
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if R == 0 or C == 0:
         return []
     _, full, _, small, path = npu_split(instr, d, instr.src0, instr.src1)

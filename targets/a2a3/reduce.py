@@ -191,7 +191,7 @@ def _row_blocks(vs: VecStream, instr: TRowReduce, ctx) -> None:
 
 
 def plan_row_reduce(instr: TRowReduce, ctx):
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, instr.src.dtype)
     if a2a3_blocks_path(instr.op, instr.src.dtype):
         _row_blocks(vs, instr, ctx)
     else:
@@ -208,7 +208,7 @@ def plan_row_arg(instr: TRowArg, ctx):
     pairs = rows_region(t, 0, 1, 0, 2 * R * chunks, 2 * R * chunks)
     outs = [instr.dst_idx] + ([instr.dst_val] if instr.dst_val is not None else [])
     dsts = tuple(column_region(o, R) for o in outs)
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, instr.src.dtype)
     for k in range(chunks):
         w = min(E, C - k * E)
         for r0 in range(0, R, REPEAT_MAX):
@@ -241,7 +241,7 @@ def _blocks(C: int, sz: int) -> int:
 def plan_col_reduce(instr: TColReduce, ctx):
     s, d, t, op = instr.src, instr.dst, instr.tmp, instr.op
     R, C = s.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, instr.src.dtype)
     if R == 0 or C == 0:
         return vs.steps()
     sz = s.dtype.size_bytes
@@ -296,7 +296,7 @@ def plan_col_reduce(instr: TColReduce, ctx):
 def plan_col_arg(instr: TColArg, ctx):
     s, t = instr.src, instr.tmp
     R, C = s.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, instr.src.dtype)
     if R == 0 or C == 0:
         return vs.steps()
     sz = s.dtype.size_bytes

@@ -300,7 +300,7 @@ def plan_rowexpand(instr: TRowExpand, ctx) -> list[Step]:
     per_repeat = t.vector.repeat_bytes // lanes
     c_written = n * lanes // sz  # an odd 1-byte width writes one padding byte
     src_at = s.address + s.offsets(np.arange(R), np.zeros(R, dtype=np.int64)) * s.dtype.size_bytes
-    stream = VecStream(ctx)
+    stream = VecStream(ctx, d.dtype)
     for i in range(R):
         stream.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
         a = int(src_at[i])

@@ -17,7 +17,7 @@ from .vec import VecStream
 def plan_sort32(instr: TSort32, ctx) -> list:
     d, s, x = instr.dst, instr.src, instr.idx
     R, C = s.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     rec = record_elems(d.dtype)
     for i in range(R):
         reps = C // SORT_BLOCK
@@ -32,7 +32,7 @@ def plan_sort32(instr: TSort32, ctx) -> list:
 
 
 def plan_mrgsort(instr: TMrgSort, ctx) -> list:
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, instr.dst.dtype)
     vs.call(
         "vmrgsort4",
         rows_chunk(1, 4, 4, count_mode=False),

@@ -88,7 +88,7 @@ def _calls(vs: VecStream, op: str, chunks, reads, writes, **args) -> None:
 def plan_unary(instr: TUnary, ctx) -> list:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     op = INTRINSIC[instr.op]
     if instr.a2a3_chain():
         _rsqrt_high_precision(vs, instr, R, C)
@@ -144,7 +144,7 @@ def _per_elem(ctx, loads: int, ops: int) -> int:
 def plan_recip(instr: TRecip, ctx) -> list:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     if d.dtype.is_int:
         _scalar_loop(vs, ctx, [s], d, R, C, _per_elem(ctx, 1, 1), "1/src")
         return vs.steps()
@@ -173,7 +173,7 @@ def plan_math(instr: TMathBinary, ctx) -> list:
     b = instr.src1  # None for the scalar forms
     t = instr.tmp
     R, C = d.valid
-    vs = VecStream(ctx)
+    vs = VecStream(ctx, d.dtype)
     dt = d.dtype
     E = REPEAT_BYTES // dt.size_bytes
     if R == 0 or C == 0:

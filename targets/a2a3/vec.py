@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from ptosim.enums import Pipe
 from ptosim.plan import Region, Step, StepKind, handshake
 
-from ..costs import ceil_div, scalar_step, vector_step
+from ..costs import ceil_div, dtype_name, scalar_step, vector_step
 
 REPEAT_BYTES = 256
 BLOCK_BYTES = 32
@@ -210,16 +210,24 @@ def _skeleton(skeleton: str, tiles: list, R: int, C: int, sz: int) -> list[Chunk
 
 @dataclass
 class VecStream:
-    """The vector calls, barriers and scalar work of one a2a3 instruction, in program order."""
+    """The vector calls, barriers and scalar work of one a2a3 instruction, in program order.
+
+    ``dtype``: the element type the calls work on (a DType or its name; per call ``dtype=``
+    overrides it): some cost classes charge a repeat by element type (docs/calibration.md).
+    """
 
     ctx: object
+    dtype: object = None
     items: list = field(default_factory=list)
 
-    def call(self, op: str, chunk: Chunk, *, reads=(), writes=(), label: str = "", **args) -> None:
+    def call(
+        self, op: str, chunk: Chunk, *, reads=(), writes=(), label: str = "", dtype=None, **args
+    ) -> None:
         """One intrinsic call covering ``chunk`` (regions: the bytes it reads and writes)."""
         mask = "count" if chunk.count_mode else ("partial" if chunk.partial else "full")
+        dt = dtype_name(self.dtype if dtype is None else dtype)
         self.items.append(
-            ("call", op, chunk, tuple(reads), tuple(writes), label, {"mask": mask, **args})
+            ("call", op, chunk, tuple(reads), tuple(writes), label, {"mask": mask, **args}, dt)
         )
 
     def barrier(self) -> None:
@@ -256,7 +264,7 @@ class VecStream:
                 _, cycles, label, reads, writes, args = it
                 out.append(scalar_step(cycles, label, reads=reads, writes=writes, args=args))
             else:
-                _, op, ch, reads, writes, label, args = it
+                _, op, ch, reads, writes, label, args, dt = it
                 nxt = next((x for x in items[k + 1 :] if x[0] != "scalar"), None)
                 drains = nxt is None or nxt[0] != "call"
                 step = vector_step(
@@ -268,6 +276,7 @@ class VecStream:
                     partial=ch.partial,
                     reads=reads,
                     writes=writes,
+                    dtype=dt,
                 )
                 step.args.update(args, lanes=ch.lanes, count_mode=ch.count_mode)
                 out.append(step)

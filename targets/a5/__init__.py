@@ -13,6 +13,7 @@ from ptosim.isa.data import TLoad, TStore
 from ..a2a3.data import plan_transfer
 from ..common import dispatch
 from .spec import SPEC
+from .timing_sources import USES as TIMING_USES
 
 # TLOAD/TSTORE share the A2/A3 DMA plan (with the 950 config); every module of this package
 # that defines PLANS adds them, so a new instruction family is one new module.
@@ -21,7 +22,7 @@ for _info in sorted(iter_modules(__path__), key=lambda m: m.name):
     PLANS.update(getattr(import_module(f"{__name__}.{_info.name}"), "PLANS", {}))
 
 
-__all__ = ["PLANS", "SPEC", "plan"]
+__all__ = ["PLANS", "SPEC", "TIMING_USES", "plan"]
 
 
 def plan(instr, ctx) -> list:

@@ -15,7 +15,7 @@ from .vf import VectorFunction
 
 def _plan(ctx, d, full, rowv, ops):
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     if R == 0 or C == 0:
         return vf.steps()
     chunks = ceil_div(C * d.dtype.size_bytes, vf.vl)

@@ -25,7 +25,7 @@ def _row(ref, i: int, n_bytes: int, pitch_bytes: int | None = None) -> Region:
 def plan_cmp(instr, ctx) -> list[Step]:
     d, s0, s1 = instr.dst, instr.src0, instr.src1
     R, C = s0.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     sz = s0.dtype.size_bytes
     vle = vf.vl // sz
     vectors = ceil_div(C, vle)
@@ -47,7 +47,7 @@ def plan_cmp(instr, ctx) -> list[Step]:
 def plan_sel(instr, ctx) -> list[Step]:
     d, m = instr.dst, instr.mask
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     sz = d.dtype.size_bytes
     vectors = ceil_div(C, vf.vl // sz)
     if instr.opcode == "TSELS":

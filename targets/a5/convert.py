@@ -33,7 +33,7 @@ def _rows(ref, r0: int, n: int, cols: int) -> Region:
 def plan_tcvt(instr: TCvt, ctx) -> list[Step]:
     d, s = instr.dst, instr.src
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     per_vec = vf.vl // max(d.dtype.size_bytes, s.dtype.size_bytes)
     if R == 0 or C == 0:
         return vf.steps()
@@ -62,7 +62,7 @@ def _per_row(ctx, d, src, ops: tuple[str, ...], *, params=0) -> list[Step]:
     """Per row: ``params`` broadcast loads, ``vlds`` src, the ops, ``vsts`` dst (a vector =
     256 bytes of the wider type)."""
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     per_vec = vf.vl // max(d.dtype.size_bytes, src.dtype.size_bytes)
     n = ceil_div(C, per_vec)
     for i in range(R if C > 0 else 0):
@@ -89,7 +89,7 @@ def plan_tdequant(instr: TDequant, ctx) -> list[Step]:
 def plan_tci(instr: TCi, ctx) -> list[Step]:
     d = instr.dst
     C = d.valid_col if d.valid_row else 0
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n = ceil_div(C, vf.vl // d.dtype.size_bytes)
     vf.op("vci", n, "indices", elements=C)
     vf.op("vsts", n, "dst", writes=(_rows(d, 0, 1, C),), elements=C)

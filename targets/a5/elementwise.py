@@ -68,7 +68,7 @@ def one_d(tiles) -> bool:
 def _vf(ctx, op: str, d, ins, *, dup: bool = False) -> list[Step]:
     """The loops of one element-wise VF: ``len(ins)`` vlds, ``op``, vsts per vector."""
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     if R == 0 or C == 0:
         return vf.steps()
     vle = vf.vl // d.dtype.size_bytes

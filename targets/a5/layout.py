@@ -39,7 +39,7 @@ def _vecs(n: int, sz: int, vl: int) -> int:
 
 def plan_fillpad(instr: TFillPad, ctx) -> list:
     d, s = instr.dst, instr.src
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     sz = d.dtype.size_bytes
     Rs, Cs = s.valid
     vf.op("vdup", 1, "pad")
@@ -52,7 +52,7 @@ def plan_trans(instr: TTrans, ctx) -> list:
     d, s = instr.dst, instr.src
     R, C = s.valid
     sz = s.dtype.size_bytes
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     vf.op("vlds", R * _vecs(C, sz, vf.vl), "src rows", reads=(rows_region(s, 0, R, 0, C),))
     n = C * _vecs(R, sz, vf.vl)
     vf.op("vgather2", n, "transpose")
@@ -63,7 +63,7 @@ def plan_trans(instr: TTrans, ctx) -> list:
 def plan_tri(instr: TTri, ctx) -> list:
     d = instr.dst
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n = R * _vecs(C, d.dtype.size_bytes, vf.vl)
     vf.op("vdup", 2, "0 and 1")
     vf.op("vsel", n, "triangle")
@@ -85,7 +85,7 @@ def _plan_window(instr, ctx, R: int, C: int, src_reg, dst_reg) -> list:
     aligned = (instr.index_col * sz) % 32 == 0 and (C * sz) % 32 == 0
     if aligned or not _is_nd(d):
         return [ub_copy_step(ctx, R * C * sz, instr.opcode, (src_reg,), (dst_reg,))]
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n = R * _vecs(C, sz, vf.vl)
     vf.op("vlds", n, "rows", reads=(src_reg,))
     vf.op("vsts", n, "rows", writes=(dst_reg,))
@@ -113,7 +113,7 @@ def plan_insert(instr: TInsert, ctx) -> list:
 def plan_gather(instr: TGather, ctx) -> list:
     d, s, x = instr.dst, instr.src0, instr.idx
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n = R * _vecs(C, x.dtype.size_bytes, vf.vl)
     m = R * _vecs(C, d.dtype.size_bytes, vf.vl)
     vf.op("vlds", n, "indices", reads=(rows_region(x, 0, R, 0, C),))
@@ -125,7 +125,7 @@ def plan_gather(instr: TGather, ctx) -> list:
 def plan_gather_mask(instr: TGatherMask, ctx) -> list:
     d, s = instr.dst, instr.src
     sz = d.dtype.size_bytes
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     if instr.axis == "GATHER_ROW":
         R, C = s.valid
         n_in = R * _vecs(C, sz, vf.vl)
@@ -144,7 +144,7 @@ def plan_gather_mask(instr: TGatherMask, ctx) -> list:
 def plan_gatherb(instr: TGatherB, ctx) -> list:
     d, s, o = instr.dst, instr.src, instr.offset
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n = R * _vecs(C, d.dtype.size_bytes, vf.vl)
     vf.op("vlds", R, "offsets", reads=(tile_region(o),))
     vf.op("vgatherb", n, "blocks", reads=(tile_region(s),))

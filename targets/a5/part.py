@@ -27,11 +27,11 @@ def plan_part(instr: TPart, ctx) -> list[Step]:
     R, C = d.valid
     op = BINARY_INTRINSICS[instr.op]
     if R == 0 or C == 0:
-        return VectorFunction(ctx).steps()
+        return VectorFunction(ctx, d.dtype).steps()
     _, full, _, small, _ = npu_split(instr, d, instr.src0, instr.src1)
     if small.valid == d.valid:
         return _vf(ctx, op, d, [full, small])
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     vle = vf.vl // d.dtype.size_bytes
     r, c = small.valid
     per_row, small_vecs = ceil_div(C, vle), ceil_div(c, vle)

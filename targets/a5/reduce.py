@@ -27,7 +27,7 @@ OP = {"SUM": "vadd", "MAX": "vmax", "MIN": "vmin", "PROD": "vmul"}
 def plan_row_reduce(instr: TRowReduce, ctx):
     s, d, op = instr.src, instr.dst, instr.op
     R, C = s.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, s.dtype)
     vle = vf.vl // s.dtype.size_bytes
     chunks = ceil_div(C, vle)
     pitch = 1 if not d.geom.is_row_major else d.cols
@@ -47,7 +47,7 @@ def plan_row_reduce(instr: TRowReduce, ctx):
 def plan_col_reduce(instr: TColReduce, ctx):
     s, d, t, op = instr.src, instr.dst, instr.tmp, instr.op
     R, C = s.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, s.dtype)
     if R == 0 or C == 0:
         return vf.steps()
     vle = vf.vl // s.dtype.size_bytes

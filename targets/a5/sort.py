@@ -17,7 +17,7 @@ from .vf import VectorFunction
 def plan_sort32(instr: TSort32, ctx) -> list:
     d, s, x = instr.dst, instr.src, instr.idx
     R, C = s.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     sz = s.dtype.size_bytes
     loads = R * (ceil_div(C * sz, vf.vl) + ceil_div(C * 4, vf.vl))
     vf.op("vlds", loads, "scores and indices",
@@ -29,7 +29,7 @@ def plan_sort32(instr: TSort32, ctx) -> list:
 
 
 def plan_mrgsort(instr: TMrgSort, ctx) -> list:
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, instr.dst.dtype)
     n = sum(ceil_div(s.valid_col * 4, vf.vl) for s in instr.srcs)
     vf.op("vlds", n, "lists", reads=tuple(tile_region(s) for s in instr.srcs))
     vf.op("vmrgsort4", 1, "merge")

@@ -52,7 +52,7 @@ def _span(ref, first: int, end: int) -> Region:
 def elementwise_vf(ctx, d, srcs, ops, *, scalars: int = 0) -> list[Step]:
     """The VF of an element-wise instruction over dst's valid region (module docstring)."""
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     if R == 0 or C == 0:
         return vf.steps()
     if scalars:

@@ -136,7 +136,7 @@ def plan_tmov(instr, ctx) -> list[Step]:
     """TMOV (and TSCATTER<P1111>): ``vlds`` + ``vsts`` per VL chunk of the copied region."""
     d, s = instr.dst, instr.src
     rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n, lines = _chunked(vf, rows, cols, s, d)
     info = {"rows": rows, "cols": cols, "lines": lines}
     vf.op("vlds", n, "src", reads=(_extent(s, rows, cols),), **info)
@@ -147,7 +147,7 @@ def plan_tmov(instr, ctx) -> list[Step]:
 def plan_texpands(instr: TExpandS, ctx) -> list[Step]:
     d = instr.dst
     rows, cols = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     n, lines = _chunked(vf, rows, cols, d)
     if n:
         vf.op("vdup", 1, "scalar")
@@ -173,7 +173,7 @@ def plan_tscatter_index(instr: TScatterIndex, ctx) -> list[Step]:
     d, src, x = instr.dst, instr.src, instr.idx
     ri, ci = x.valid
     sz = d.dtype.size_bytes
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     if sz == 8:  # Int64Scatter: u32 words, one vector of 64 index lanes per row
         _zero_fill(vf, d, 2 * d.numel, 4)
         for i in range(ri if ci else 0):
@@ -225,7 +225,7 @@ def plan_tscatter_mask(instr: TScatterMask, ctx) -> list[Step]:
     times, pos = instr.mask.times, instr.mask.pos
     vr, vc = src.valid
     sz = d.dtype.size_bytes
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     _zero_fill(vf, d, d.numel, sz)
     chunks = ceil_div(vc * sz, vf.vl)
     rows = vr if chunks else 0
@@ -265,7 +265,7 @@ def _rowexpand(
     (mode 1: one element per row; mode 2: one 32-byte block per row) at ``e_pitch`` elements
     per row (None: a boxed tile, its whole storage is the read region)."""
     R, C = d.valid
-    vf = VectorFunction(ctx)
+    vf = VectorFunction(ctx, d.dtype)
     vle = vf.vl // d.dtype.size_bytes
     per_row = ceil_div(C, vle)
     e_cols = 1 if mode == 1 else d.dtype.c0

@@ -187,7 +187,7 @@ def test_cli_all_devices_tiny_sweep_is_quick(tmp_path):
     lines = table.splitlines()[3:]
     devices = {line.split()[0] for line in lines}
     assert devices == {"a2", "a3", "950pr", "950dt"}
-    speedups = [float(line.split()[-1].rstrip("x")) for line in lines if " Elem " in line]
+    speedups = [float(line.split()[8].rstrip("x")) for line in lines if " Elem " in line]
     assert len(speedups) == 8 and all(s > 1 for s in speedups)
     assert np.isfinite(speedups).all()
     # one crossover line per device and op (one row size only: Row wins there or it does not)

@@ -23,7 +23,7 @@ def test_config_prints_the_resolved_config_as_json():
     res = _ptosim("config", "950dt")
     assert res.returncode == 0
     cfg = json.loads(res.stdout)
-    assert cfg["target"] == "a5" and cfg["memory"]["ub_size_bytes"] == 256 * 1024
+    assert cfg["target"] == "a5" and cfg["memory"]["ub_size_bytes"] == 248 * 1024
 
 
 def test_unknown_device_is_one_clear_line_and_exit_code_2():

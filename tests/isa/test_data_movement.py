@@ -297,7 +297,7 @@ def test_tassign_alignment_and_capacity():
     with pytest.raises(pto.MemoryLayoutError) as e:
         dev.run(overflow)
     assert e.value.rule == "fits-in-memory" and "196608" in str(e.value)
-    pto.Device("950pr").run(overflow)  # 256 KiB UB: fits
+    pto.Device("950pr").run(overflow)  # 248 KiB usable UB: fits
 
 
 def test_allocator_places_unassigned_tiles_apart_from_assigned_ones():

@@ -177,11 +177,12 @@ def test_configs_load_and_reject_unknown_keys(tmp_path):
         ("cpu", "cpu", 512),
         ("a2", "a2a3", 192),
         ("a3", "a2a3", 192),
-        ("950pr", "a5", 256),
-        ("950dt", "a5", 256),
+        ("950pr", "a5", 248),  # usable: 256 KiB physical less the 8 KiB reserved region
+        ("950dt", "a5", 248),
     ]:
         cfg = pto.load_config(name)
         assert cfg.target == target and cfg.memory.ub_size_bytes == ub * 1024
+    assert pto.load_config("950pr").memory.ub_physical_bytes == 256 * 1024
     assert pto.load_config("950pr").simt_max_dyn_ubuf_bytes == 216 * 1024
     text = (pto.load_config.__globals__["CONFIG_DIR"] / "a2.toml").read_text()
     bad = tmp_path / "bad.toml"

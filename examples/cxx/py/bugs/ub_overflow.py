@@ -1,12 +1,12 @@
-"""Bug: ping-pong buffers sized for the 950's 256 KiB UB overflow the a2's 192 KiB (PTO200).
+"""Bug: ping-pong buffers sized for the 950's 248 KiB usable UB overflow the a2's 192 KiB (PTO200).
 
 The Python twin of ``examples/cxx/bugs/ub_overflow.cpp``. A double-buffered row scaling (as
 ``examples/pingpong_row_scale.py``) of a 384 x 64 float32 activation whose author picked 192
 rows per step: two input and two output buffers of 48 KiB each fill 192 KiB, and the two
-[192, 1] scale columns are TASSIGNed after them, at 192 KiB and up. That fits the 256 KiB UB of
-950pr/950dt, where ``buggy`` is exact and finding-free, but on a2/a3 the scale tiles lie past
-the end of UB: the TASSIGN stops the run with ``MemoryLayoutError`` (PTO200), naming the tile,
-its address and the UB size::
+[192, 1] scale columns are TASSIGNed after them, at 192 KiB and up. That fits the 248 KiB
+usable UB of 950pr/950dt, where ``buggy`` is exact and finding-free, but on a2/a3 the scale
+tiles lie past the end of UB: the TASSIGN stops the run with ``MemoryLayoutError`` (PTO200),
+naming the tile, its address and the UB size::
 
     [PTO200] TASSIGN #2 (ub_overflow.py:...) on target a2a3: operand 'address' violates rule
     'fits-in-memory': expected address + 768 bytes <= UB size 196608, given 0x30000 + 768 =

@@ -1,0 +1,76 @@
+"""The cost entries each instruction's 950 lowering uses (for ``ptosim instructions -v``).
+
+Keys: a vector-function op (priced by ``timing.vector.vf``; ``vf`` is the function's startup
+and drain), ``copy_ubuf_to_ubuf``, ``mte2`` / ``mte3`` (the DMA engines), ``simt`` (the SIMT
+model of MGATHER/MSCATTER), ``scalar`` and ``control``. Flags and barriers inside an
+instruction are control costs, not listed. The main lowering path of each instruction; the
+source kind of every key comes from the device config (ptosim/sources.py).
+"""
+
+from __future__ import annotations
+
+from ..common import ROWEXPAND_INTRINSICS
+from .elementwise import BINARY_INTRINSICS, SCALAR_INTRINSICS
+
+_SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag",
+         "wait_flag_dev")  # fmt: skip
+_LS = ("vf", "vlds", "vsts")
+_MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor", "vcmps",
+         "vsel", "vexp", "vln", "vabs", "vmuls")  # fmt: skip
+_REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
+           "PROD": ("vmul",)}  # fmt: skip
+
+USES: dict[str, tuple[str, ...]] = {
+    "GetValue": ("scalar"),
+    "SetValue": ("scalar"),
+    "TASSIGN": ("control",),
+    "TEXPANDS": ("vf", "vdup", "vsts"),
+    "TLOAD": ("mte2",),
+    "TSTORE": ("mte3"),
+    "TMOV": _LS,
+    **{name: ("control",) for name in _SYNC},
+    "MGATHER": ("simt", "scalar"),
+    "MSCATTER": ("simt", "scalar"),
+    "TGATHER": (*_LS, "vgather2", "vsqz"),
+    "TGATHERB": (*_LS, "vgatherb"),
+    "TSCATTER": (*_LS, "vdup", "vscatter", "vintlv", "vadd"),
+    "TROWEXPAND": ("vf", "vbr", "vsts"),
+    **{f"TROWEXPAND{op}": (*_LS, "vbr", "vdup", *i) for op, i in ROWEXPAND_INTRINSICS.items()},
+    "TCOLEXPAND": _LS,
+    **{f"TCOLEXPAND{op}": (*_LS, *i) for op, i in ROWEXPAND_INTRINSICS.items()},
+    **{f"T{op}": (*_LS, i) for op, i in BINARY_INTRINSICS.items()},
+    **{f"TPART{op}": (*_LS, BINARY_INTRINSICS[op]) for op in ("ADD", "MUL", "MAX", "MIN")},
+    **{name: _MATH for name in ("TFMOD", "TREM", "TPOW", "TPRELU", "TFMODS", "TREMS", "TPOWS")},
+    **{name: (*_LS, i, "vdup") for name, (i, _) in SCALAR_INTRINSICS.items()},
+    "TAXPY": (*_LS, "vaxpy"),
+    "TABS": (*_LS, "vabs"),
+    "TEXP": (*_LS, "vexp"),
+    "TLOG": (*_LS, "vln"),
+    "TSQRT": (*_LS, "vsqrt"),
+    "TRSQRT": (*_LS, "vsqrt", "vdiv", "vdup"),
+    "TRELU": (*_LS, "vrelu"),
+    "TNOT": (*_LS, "vnot"),
+    "TNEG": (*_LS, "vmuls"),
+    "TRECIP": (*_LS, "vdup", "vdiv"),
+    **{f"TROW{op}": (*_LS, "vdup", *i) for op, i in _REDUCE.items()},
+    **{f"TCOL{op}": (*_LS, *i[-1:]) for op, i in _REDUCE.items()},
+    "TCVT": (*_LS, "vcvt", "vbr"),
+    "TQUANT": (*_LS, "vcvt", "vbr", "vmul", "vadd"),
+    "TDEQUANT": (*_LS, "vcvt", "vbr", "vmul", "vsub"),
+    "TCI": ("vf", "vci", "vsts"),
+    "TCMP": (*_LS, "vcmp", "psts"),
+    "TCMPS": (*_LS, "vdup", "vcmps", "psts"),
+    "TSEL": (*_LS, "plds", "vsel"),
+    "TSELS": (*_LS, "plds", "vdup", "vsel"),
+    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar"),
+    "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar"),
+    "TFILLPAD": (*_LS, "vdup"),
+    "TFILLPAD_EXPAND": (*_LS, "vdup"),
+    "TFILLPAD_INPLACE": (*_LS, "vdup"),
+    "TRESHAPE": ("control",),
+    "TSUBVIEW": ("control",),
+    "TTRANS": (*_LS, "vgather2"),
+    "TTRI": ("vf", "vdup", "vsel", "vsts"),
+    "TMRGSORT": (*_LS, "vmrgsort4"),
+    "TSORT32": (*_LS, "vbitsort"),
+}

@@ -43,6 +43,7 @@ from .cxx.testdir import folder_devices, print_reports, run_test_dir
 from .demo import run_demo
 from .isa.registry import dtype_list, specs
 from .kernelfile import load, load_all
+from .sourcepatch import patch_text, unified_diff
 from .sources import SHORT, instruction_sources
 from .sweep import default_output, load_spec, run_sweep
 from .targets import spec_of
@@ -259,26 +260,86 @@ def _cmd_test(args) -> int:
     return 0 if reports and all(r.ok for r in reports) else 1
 
 
+def _check_specs(args) -> list:
+
+    if getattr(args, "entry", None) is not None or args.file.lower().endswith(
+        (".cpp", ".cc", ".cxx", ".c++")
+    ):  # a C++ kernel file (ptosim/cxx/cli.py)
+        return [CxxRunSpec(args.file, args.entry, args.arg, None, args.compiler, args.block_dim)]
+    return load_all(args.file)
+
+
+def _finding_tree(f) -> dict:
+    out = {"code": f.code, "kind": f.kind, "message": f.message,
+           "instructions": list(f.instructions)}  # fmt: skip
+    if f.patch:
+        out["patch"] = [e.__dict__ for e in f.patch]
+    if f.fix:
+        out["fix"] = [e.__dict__ for e in f.fix]
+    out["consequences"] = [_finding_tree(c) for c in f.consequences]
+    return out
+
+
 def _cmd_check(args) -> int:
-    if args.file.lower().endswith((".cpp", ".cc", ".cxx", ".c++")):
-        raise KernelError(
-            "ptosim check takes Python kernel files; for a C++ kernel use "
-            "ptosim run K.cpp --entry NAME --arg ... --strict (findings are listed, exit 1)"
-        )
+    """`ptosim check FILE`: causes first, each with its count of consequences; ``--fix``
+    prints the repairs as a unified diff of the kernel file, ``--apply`` writes them."""
     devices = _devices(args.device)
     status = 0
-    for spec in load_all(args.file):
+    edits: list = []
+    report: list[dict] = []
+    path = args.file.split(".py:", 1)[0] + ".py" if ".py:" in args.file else args.file
+    for spec in _check_specs(args):
         for device in devices:
-            dev, _, run, _ = _execute(spec, device, args)
-            name = f"{spec.kernel.name} on {dev.name}"
-            if not run.findings:
+            stopped = None
+            try:
+                dev, _, run, _ = _execute(spec, device, args)
+                findings = run.findings
+            except DeadlockError as exc:  # a hang is the verdict; its causes still come first
+                stopped, findings = exc, list(exc.findings)
+                dev = None
+            name = f"{spec.kernel.name} on {dev.name if dev else device}"
+            report.append({"kernel": spec.kernel.name, "device": device,
+                           "deadlock": stopped is not None,
+                           "findings": [_finding_tree(f) for f in findings]})  # fmt: skip
+            if stopped is None and not findings:
                 print(f"{name}: no findings")
                 continue
             status = 1
-            print(f"{name}: {len(run.findings)} finding(s)")
-            for f in run.findings:
+            if stopped is not None:
+                print(f"{name}: {stopped}")
+            total = sum(1 + len(f.consequences) for f in findings)
+            if total == len(findings):
+                print(f"{name}: {total} finding(s)")
+            else:
+                print(f"{name}: {len(findings)} cause(s), {total} finding(s) in all")
+            for f in findings:
                 print(f"  - {f}")
+                if f.consequences:
+                    print(f"    {len(f.consequences)} consequence(s) (--json lists them)")
+                edits += [e for e in f.patch if e not in edits]
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=1)
+        print(f"findings written to {args.json}")
+    if args.fix or args.apply:
+        _print_fix(path, edits, args.apply)
     return status
+
+
+def _print_fix(path: str, edits: list, apply: bool) -> None:
+    with open(path) as fh:
+        old = fh.read()
+    new, skipped = patch_text(old, path, edits)
+    for e in skipped:
+        print(f"fix not applied (its line is not in {path}): {e.describe()}", file=sys.stderr)
+    if new == old:
+        print("no fix to apply")
+        return
+    print(unified_diff(old, new, path), end="")
+    if apply:
+        with open(path, "w") as fh:
+            fh.write(new)
+        print(f"fixes applied to {path}")
 
 
 def _cmd_bench_embedding(args) -> int:
@@ -487,6 +548,19 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="override a config value, e.g. timing.simt.gm_latency_cycles=400",
         )
+        if cmd == "check":
+            r.add_argument("--fix", action="store_true", help="print the fixes as a unified diff")
+            r.add_argument("--apply", action="store_true", help="write the fixes into the file")
+            r.add_argument("--json", help="write the findings (causes and consequences) here")
+        # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
+        r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
+        r.add_argument(
+            "--arg",
+            action="append",
+            metavar="NAME=VALUE",
+            help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
+        )
+        r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         if cmd == "run":
             r.add_argument("--trace", help="write the Chrome trace JSON here")
             r.add_argument("--csv", help="write the per-pipe summary CSV here")
@@ -496,16 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="add one summary line per executed instruction",
             )
-            # C++ kernel files (KERNEL.cpp): see ptosim/cxx/cli.py
-            r.add_argument("--entry", help='C++: the kernel function (extern "C" or kern<T, N>)')
-            r.add_argument(
-                "--arg",
-                action="append",
-                metavar="NAME=VALUE",
-                help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
-            )
             r.add_argument("--out", help="C++: directory for the zero buffers after the run")
-            r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
         r.set_defaults(func=fn)
     t = sub.add_parser("test", help="run a C++ test folder (kernel.cpp, main.cpp, gen_data.py)")
     t.add_argument("dir", help="the test folder")

@@ -145,6 +145,16 @@ class Topology:
             hit = self._rounds[key] = self._round(core, mode)
         return hit
 
+    def posters_to(self, core: int, mode: int) -> tuple[int, ...]:
+        """The posters of the round of ``mode`` whose receivers include ``core`` (the cores a
+        ``wait_flag_dev`` on ``core`` waits for)."""
+        role = self.roles[core]
+        if mode != 2 or role.kind == VEC:
+            return self.round_of(core, mode)[0]
+        if role.kind == AIC:
+            return (self._core(role.block, AIV, 0), self._core(role.block, AIV, 1))
+        return (self._core(role.block, AIC),)
+
     def _round(self, core: int, mode: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         role = self.roles[core]
         if mode == 0:

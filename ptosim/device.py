@@ -146,12 +146,15 @@ class Device:
         dyn_ubuf_size: int | None = None,
         block_dim: int = 1,
         progress=None,
+        max_steps: int | None = None,
         **kwargs,
     ) -> RunResult:
         """Record the kernel (once per block) and run it on this device.
 
         Args:
-            kernel: a ``@pto.kernel`` function (a plain function is accepted too).
+            kernel: a ``@pto.kernel`` function (a plain function is accepted too), or a
+                recorded Program (a list of them, one per block), such as the one
+                ``ptosim.checks.fixes.apply_fixes`` returns.
             *args, **kwargs: passed to the kernel body (GM buffers, sizes ...).
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
@@ -162,11 +165,17 @@ class Device:
                 (``total`` is None for a block that reads values: its length is not known
                 until it ends); if it also has a ``phase(name)`` method, that is called as
                 each phase starts (recording each block, simulating, analysing).
+            max_steps: instructions one block may record before the run stops it with a
+                KernelError naming the line it reached (a body that never ends); default
+                ``ptosim.program.DEFAULT_MAX_STEPS``.
 
         Raises:
             PtoSimError: constraint violations, placement errors, out-of-bounds accesses,
                 and (strict) findings.
         """
+        recorded = _recorded(kernel)
+        if recorded is not None:
+            return self._run_recorded(recorded, args, kwargs, strict, block_dim, progress)
         if not isinstance(kernel, Kernel):
             if not callable(kernel):
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
@@ -181,6 +190,8 @@ class Device:
         )
         if dyn_ubuf_size is not None:
             dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
+        if max_steps is not None:
+            max_steps = as_int(max_steps, "run: max_steps (instructions per block)", lo=1)
         if not isinstance(strict, (bool, np.bool_)):
             raise KernelError(f"run: strict must be True or False, got {strict!r}")
         if progress is not None and not callable(progress):
@@ -189,7 +200,8 @@ class Device:
         with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
             try:
                 programs = self._record(kernel, launch or "vec", block_dim, args, kwargs,
-                                        dyn_ubuf_size, phase, probe=launch is None)  # fmt: skip
+                                        dyn_ubuf_size, phase, max_steps,
+                                        probe=launch is None)  # fmt: skip
             except NeedsCube:  # undeclared, and the body uses a cube buffer: a cube kernel
                 if block_dim > self.config.cube_cores:
                     raise KernelError(
@@ -198,7 +210,15 @@ class Device:
                         f"{block_dim}"
                     ) from None
                 programs = self._record(
-                    kernel, "cube", block_dim, args, kwargs, dyn_ubuf_size, phase, probe=False
+                    kernel,
+                    "cube",
+                    block_dim,
+                    args,
+                    kwargs,
+                    dyn_ubuf_size,
+                    phase,
+                    max_steps,
+                    probe=False,
                 )
             result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
@@ -206,7 +226,17 @@ class Device:
         return result
 
     def _record(
-        self, kernel, launch, block_dim, args, kwargs, dyn_ubuf_size, phase, *, probe: bool
+        self,
+        kernel,
+        launch,
+        block_dim,
+        args,
+        kwargs,
+        dyn_ubuf_size,
+        phase,
+        max_steps,
+        *,
+        probe: bool,
     ) -> list[Program]:
         """The program of every core of a launch (``probe``: the kernel did not declare its
         cores: the first core's recording raises NeedsCube when the body uses a cube buffer)."""
@@ -228,13 +258,47 @@ class Device:
                     dyn_ubuf_size=dyn_ubuf_size,
                     seen=seen,
                     role=role,
+                    max_steps=max_steps,
                     probe_cube=probe and n == 0,
                 )
             )
         return programs
 
+    def _run_recorded(self, programs, args, kwargs, strict, block_dim, progress) -> RunResult:
+        """Run recorded programs (one per block), e.g. ``apply_fixes``' repaired program."""
+        if args or kwargs:
+            raise KernelError(
+                "run(program): a recorded program takes no kernel arguments (its GM tensors "
+                "were bound when it was recorded)"
+            )
+        if block_dim not in (1, len(programs)):
+            raise KernelError(
+                f"run(program): block_dim is the number of programs ({len(programs)}), "
+                f"got {block_dim}"
+            )
+        for p in programs:
+            if p.arch.device != self.arch.device:
+                raise KernelError(
+                    f"run(program): the program of {p.kernel_name!r} was recorded for "
+                    f"{p.arch.device}, not {self.arch.device}; record it on this device"
+                )
+        with gc_paused():
+            result = run_blocks(list(programs), self.config, self.gm, progress)
+        if strict and result.findings:
+            raise FindingsError(result.findings)
+        return result
+
     def __repr__(self) -> str:
         return f"Device({self.name!r}, target={self.target})"
+
+
+def _recorded(kernel) -> list | None:
+    """The programs of a recorded kernel (a Program, or one per block), else None."""
+    if isinstance(kernel, Program):
+        return [kernel]
+    if isinstance(kernel, (list, tuple)) and kernel and all(isinstance(p, Program) for p in kernel):
+        return list(kernel)
+    return None
 
 
 def block_program(
@@ -247,6 +311,7 @@ def block_program(
     block_num: int = 1,
     dyn_ubuf_size: int | None = None,
     seen: dict | None = None,
+    max_steps: int | None = None,
     role: CoreRole | None = None,
     probe_cube: bool = False,
 ) -> Program:
@@ -263,6 +328,8 @@ def block_program(
         NeedsCube: see ``probe_cube``.
     """
     like = header(kernel, arch, block_idx, block_num, dyn_ubuf_size, role)
+    if max_steps is not None:
+        like.max_steps = max_steps
     if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
         return session.SessionProgram.of_kernel(kernel, like, args, kwargs)
     try:
@@ -274,6 +341,7 @@ def block_program(
             block_idx=block_idx,
             block_num=block_num,
             dyn_ubuf_size=dyn_ubuf_size,
+            max_steps=max_steps,
             role=role,
             probe_cube=probe_cube,
         )

@@ -62,6 +62,9 @@ class Finding:
         instructions: kernel positions involved.
         fix: the suggested fix as edits of the recorded program (``ptosim.checks.fixes``
             applies them); empty when there is no mechanical fix.
+        patch: for a cause, its fix as ``LineEdit``s of the kernel's source lines (applied
+            to every instruction recorded from those lines, as a patch of the file is).
+        consequences: for a cause, the findings its fix removes.
     """
 
     code: str
@@ -69,9 +72,22 @@ class Finding:
     message: str
     instructions: tuple[int, ...] = ()
     fix: tuple[Edit, ...] = ()
+    # causes first (ptosim.checks.causes): the repair as edits of source lines, and the
+    # findings this one causes (they go away with its fix)
+    patch: tuple = ()
+    consequences: tuple[Finding, ...] = ()
 
     def __str__(self) -> str:
         return f"[{self.code} {self.kind}] {self.message}"
+
+
+def flatten(findings) -> list[Finding]:
+    """Every finding of a causes-first list: each cause, then its consequences."""
+    out: list[Finding] = []
+    for f in findings:
+        out.append(f)
+        out += flatten(f.consequences)
+    return out
 
 
 _CODES: dict[str, FindingCode] = {}
@@ -202,7 +218,7 @@ FLAG_UNCONSUMED = FindingCode(
     "`cross-flag-unconsumed`: a cross-core round (`ffts_cross_core_sync`) no `wait_flag_dev` "
     "consumed by the end of the run, or one a core of its group never completed",
     "wait for it before the kernel ends (`wait_flag`, `wait_flag_dev(flag)`)",
-    kinds=("flag-unconsumed", "cross-flag-unconsumed"),
+    kinds=("flag-unconsumed", "cross-flag-unconsumed", "missing-wait", "stray-set", "wrong-event"),
 )
 FLAG_MISUSE = FindingCode(
     "F202",
@@ -219,7 +235,7 @@ RACE = FindingCode(
     "two pipes of one core access overlapping UB/L1/GM bytes (one writes) with nothing "
     "ordering them; names both instructions, pipes and bytes",
     "the set_flag/wait_flag pair the finding names (`finding.fix`)",
-    kinds=("race-raw", "race-war", "race-waw"),
+    kinds=("race-raw", "race-war", "race-waw", "missing-handshake", "wrong-pipe-pair"),
 )
 LIVE_OVERLAP = FindingCode(
     "F204",
@@ -249,4 +265,27 @@ VECTOR_ORDER = FindingCode(
     "and cpu only",
     "`pipe_barrier(PIPE_V)` between them",
     kinds=("vector-raw", "vector-waw"),
+)
+FLAG_REUSED = FindingCode(
+    "F208",
+    "event-reused",
+    "a kernel `set_flag` on an event whose earlier post is not waited yet (program order); "
+    'names both sets and the next wait (the reference\'s "Event ID still occupied")',
+    "wait before setting again, or give the second set and its wait a free id",
+    kinds=("event-reused", "reused-event"),
+)
+FLAG_NEVER_POSTED = FindingCode(
+    "F209",
+    "wait-never-posted",
+    "a wait never passes: nothing posts it, its post comes after it, or a cross-core round "
+    "never completes; a hang (`DeadlockError`) on every target, cpu included",
+    "add the missing set, correct the event, or move the wait after its post",
+    kinds=(
+        "wait-never-posted",
+        "wait-before-post",
+        "cross-wait-never-posted",
+        "missing-set",
+        "wrong-event",
+        "stray-wait",
+    ),
 )

@@ -20,6 +20,10 @@ from .memory import CORE_SPACES, SPACE_OF_LOC
 from .recording import ACTIVE, OUTSIDE_A_RUN
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+# Instructions one block may record before the run stops it as a body that never ends: far
+# beyond any kernel this simulator runs in reasonable time (a 10,000-iteration double-buffered
+# pipeline records 110,007), and small enough to stop before the recording exhausts memory.
+DEFAULT_MAX_STEPS = 20_000_000
 
 
 @dataclass
@@ -34,6 +38,8 @@ class Program:
     instructions: list[Instruction] = field(default_factory=list)
     # default tile names in order of first use: Tile.id -> name
     tile_names: dict[int, str] = field(default_factory=dict, repr=False)
+    # recording stops with a KernelError past this many instructions (a body that never ends)
+    max_steps: int = field(default=DEFAULT_MAX_STEPS, repr=False)
     role: CoreRole | None = None  # the core it runs on (ptosim/cores.py); None: core block_idx
 
     def __iter__(self):
@@ -104,7 +110,9 @@ class Recorder:
             SPACE_OF_LOC[t.loc] not in CORE_SPACES["vec"] for t in instr.tile_operands().values()
         ):
             raise NeedsCube
-        instr.position = len(self.program.instructions)
+        instr.position = n = len(self.program.instructions)
+        if n >= self.program.max_steps:
+            self.runaway(instr)
         instr.source = self.source or _caller_source()
         try:
             instr.check(self.program.arch)
@@ -112,6 +120,15 @@ class Recorder:
             raise exc.locate(instr.position, instr.source) from None
         self.accept(instr)
         return instr
+
+    def runaway(self, instr: Instruction) -> None:
+        p = self.program
+        where = self.source or _caller_source()
+        raise KernelError(
+            f"kernel {p.kernel_name!r} block {p.block_idx}: the body goes on past max_steps="
+            f"{p.max_steps} instructions ({instr.opcode} #{instr.position} at {where}): a loop "
+            "that never ends? If the kernel is that long, pass Device.run(..., max_steps=N)"
+        )
 
     def accept(self, instr: Instruction) -> None:
         """Add a validated instruction to the program (a session also places and runs it)."""
@@ -156,16 +173,20 @@ def record(
     block_idx=0,
     block_num=1,
     dyn_ubuf_size=None,
+    max_steps: int | None = None,
     role: CoreRole | None = None,
     probe_cube: bool = False,
 ) -> Program:
-    """Run the kernel body once under a recorder and return the Program.
+    """Run the kernel body once under a recorder and return the Program (``max_steps``: the
+    instructions it may record, default ``DEFAULT_MAX_STEPS``).
 
     Raises:
         NeedsSession: the body read a value (GetValue): it cannot be recorded ahead.
         NeedsCube: ``probe_cube`` and the body used a cube buffer.
     """
     program = header(kernel, arch, block_idx, block_num, dyn_ubuf_size, role)
+    if max_steps is not None:
+        program.max_steps = max_steps
     token = ACTIVE.set(Recorder(program, probe_cube=probe_cube))
     try:
         kernel.func(*args, **kwargs)

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import targets
 from .argcheck import check_output_path
+from .checks.causes import group
 from .checks.hazards import analyse
 from .checks.structural import structural_issued
 from .checks.tiles import live_overlap_findings
@@ -20,8 +21,8 @@ from .engine.effects import TrackedContext, TrackedScratchpad
 from .engine.locate import RunIndex
 from .engine.simt import simulate_launch
 from .enums import TileType
-from .errors import ConstraintError, KernelError, UbBudgetError
-from .findings import Finding
+from .errors import ConstraintError, DeadlockError, KernelError, UbBudgetError
+from .findings import FLAG_NEVER_POSTED, Finding, flatten
 from .isa.base import Arch
 from .memory import CORE_SPACES, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from .program import Program
@@ -298,6 +299,10 @@ class RunResult:
     instructions: list = field(default_factory=list)  # per-instruction timing (timed runs)
     pipes: dict = field(default_factory=dict)  # (core, pipe name) -> pipe statistics
 
+    def all_findings(self) -> list[Finding]:
+        """Every finding: each cause of ``findings``, then its consequences."""
+        return flatten(self.findings)
+
     @property
     def pipe_busy(self) -> dict[str, int]:
         """Busy cycles per pipe, summed over cores (timed runs)."""
@@ -451,11 +456,25 @@ def run_blocks(
         findings += [f for f, _ in overlaps]
         if progress is not None and getattr(progress, "phase", None) is not None:
             progress.phase("analysing")
-        cores = [(n, structural_issued(p)) for n, p in enumerate(programs)]  # no plans on cpu
+        settled = targets.v_settled(config.target)
+        # no plans on cpu: each instruction on its nominal pipe
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(programs)]
         findings += analyse(
             cores, config.sync.event_ids, topology=topology, **_sync_options(config)
         )
-        return RunResult(config.name, config, blocks, findings)
+        findings = causes_first(findings, programs, config)
+        result = RunResult(config.name, config, blocks, findings)
+        hangs = [f for f in findings if f.code == FLAG_NEVER_POSTED.code]
+        if hangs:  # the verdict of the timed targets: a hang is an error, not a finding
+            err = DeadlockError(
+                f"deadlock on {config.name} (from the kernel's structure; the cpu target runs "
+                "the data in program order): " + "; ".join(f.message for f in hangs)
+            )
+            err.findings = list(findings)
+            err.partial_run = result
+            raise err
+        return result
+
     phase = getattr(progress, "phase", None)
     if phase is not None:
         phase("simulating")
@@ -492,9 +511,22 @@ def run_blocks(
     finished = sim.deadlock is None
     reported += [(f, None) for f in issued_findings(sim.cores, config, complete=finished)]
     result = _timed_result(config, blocks, programs, sim, reported)
+    result.findings = causes_first(result.findings, programs, config)
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> list[Finding]:
+    """The findings as causes with their consequences beneath (ptosim/checks/causes.py); the
+    candidate repairs are judged by the structural analysis of the repaired programs."""
+    settled = targets.v_settled(config.target)
+
+    def structural(progs, notes: dict) -> list[Finding]:
+        cores = [(n, structural_issued(p, settled)) for n, p in enumerate(progs)]
+        return analyse(cores, config.sync.event_ids, notes=notes, **_sync_options(config))
+
+    return group(findings, programs, structural, config.sync.event_ids)
 
 
 def _sync_options(config: DeviceConfig) -> dict:

@@ -180,7 +180,7 @@ class SessionProgram(Program):
     @classmethod
     def of_kernel(cls, kernel: Kernel, like: Program, args, kwargs) -> SessionProgram:
         """The session program of one block of ``kernel`` (``like``: its Program header)."""
-        return cls(
+        program = cls(
             lambda: kernel.func(*args, **kwargs),
             like.kernel_name,
             like.arch,
@@ -189,6 +189,8 @@ class SessionProgram(Program):
             like.dyn_ubuf_size,
             like.role,
         )
+        program.max_steps = like.max_steps
+        return program
 
     def __init__(
         self, body, kernel_name, arch, block_idx=0, block_num=1, dyn_ubuf_size=None, role=None

@@ -603,7 +603,15 @@ def run_sweep(
         _format(path)  # a bad suffix or a missing pyarrow fails before any simulation
     done: dict[str, dict] = {}
     if path is not None and path.exists():
-        done = {row["point_id"]: row for row in read_table(path)}
+        rows = read_table(path)
+        missing = [c for c in INPUT_COLUMNS if rows and c not in rows[0]]
+        if missing:
+            raise KernelError(
+                f"sweep: output {path} exists and is not a sweep table (no column "
+                f"{', '.join(repr(c) for c in missing)}): give another -o path, or remove the "
+                "file; an existing sweep table is resumed"
+            )
+        done = {row["point_id"]: row for row in rows}
     todo = [
         p
         for p in grid

@@ -40,6 +40,12 @@ def planner(target: str):
     return getattr(_package(target), "plan", None)
 
 
+def v_settled(target: str):
+    """For the structural (cpu) view: a predicate telling the instructions whose lowering ends
+    with pipe_barrier(PIPE_V) (the A2/A3 fact, with the A2/A3 vector-barrier rule cpu uses)."""
+    return import_module(f"{__name__}.a2a3.unary").ends_with_v_barrier
+
+
 def timing_uses(target: str) -> dict[str, tuple[str, ...]]:
     """Instruction name -> the cost entries its lowering uses on a timed target family (its
     package's ``TIMING_USES``; empty for an untimed one): what ``ptosim instructions -v``

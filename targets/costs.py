@@ -52,15 +52,18 @@ def dma_step(
     label: str,
     n_burst: int,
     len_bytes: int,
-    gm: Region,
+    gm: Region | tuple[Region, ...],
     ub: Region,
     *,
     to_ub: bool,
     gm_starts_bytes=None,
     args: dict | None = None,
 ) -> Step:
-    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM)."""
-    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(gm), "ub": str(ub)}
+    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM). ``gm`` is one
+    region or the exact byte runs of a strided transfer (the trace shows their bounding range)."""
+    gms = gm if isinstance(gm, tuple) else (gm,)
+    shown = Region("GM", min(r.start for r in gms), max(r.end for r in gms)) if gms else gm
+    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(shown), "ub": str(ub)}
     # the chip's shared memory system needs the fixed latency apart from the transfer time
     # (engine/chip.py): the charged bytes move at the core's rate after the latency
     info["latency_cycles"] = cfg.latency_cycles
@@ -75,8 +78,8 @@ def dma_step(
         dma_cycles(cfg, n_burst, len_bytes),
         label,
         bytes=n_burst * len_bytes,
-        reads=(gm,) if to_ub else (ub,),
-        writes=(ub,) if to_ub else (gm,),
+        reads=gms if to_ub else (ub,),
+        writes=(ub,) if to_ub else gms,
         args=info,
     )
 

@@ -13,7 +13,7 @@ a2``, which exits 1)::
     [F207 vector-raw] TADDS #6 (missing_v_barrier.py:49) reads UB[0x1000, 0x2000), which
     TMULS #5 (missing_v_barrier.py:47) writes, with no pipe_barrier(PIPE_V) between them: the
     vector pipe is pipelined and does not wait for a write before a later read; fix:
-    pipe_barrier(PIPE_V) before TADDS #6
+    pipe_barrier(PIPE_V) after TMULS #5 (missing_v_barrier.py:47)
 
 On the 950 the reference gives no rule for the visibility of one vector function's stores to
 the next one's loads, so ptosim reports F207 on a2/a3 (and on cpu, which judges portability by

@@ -1,4 +1,4 @@
-"""Bug: one event id for two loads that the vector unit consumes in the other order (F203).
+"""Bug: one event id for two loads that the vector unit consumes in the other order (F208).
 
 The kernel clamps a 16 x 64 float32 activation from below by per-row floors in mode 2: TLOAD
 brings ``x`` and then the [16, 1] ColMajor floors into UB on PIPE_MTE2, TROWEXPAND broadcasts
@@ -8,16 +8,19 @@ Each load posts ``set_flag(PIPE_MTE2, PIPE_V, ...)`` and the vector unit waits b
 but ``buggy`` uses EVENT_ID0 for both loads. Events count: the n-th ``wait_flag`` of an event
 consumes its n-th post. The first wait, meant for the floors, therefore consumes the post of the
 *first* load (``x``), and TROWEXPAND reads the floors while the second DMA may still be writing
-them. (Reusing an id is not wrong by itself: a double-buffered loop whose waits come in the order
-of its sets is correctly paired by the counting, and ptosim reports nothing for it.) The finding
-(a2 and 950pr, whatever the simulated timing) names the race and the wait that is late::
+them. Setting an event whose earlier post is not waited yet is what the reference library's CPU
+simulator stops on ("Event ID still occupied - likely missing Wait()"); ptosim reports it on
+every target (F208) and keeps counting, so the race it causes is found too and listed beneath
+it as its consequence. The finding (a2, 950pr and cpu)::
 
-    [F203 race-raw] RAW race on UB[0x1000, 0x1040): TLOAD #6 (reused_event_id.py:57)
-    writes it on PIPE_MTE2 and TROWEXPAND #9 (reused_event_id.py:60) reads it on PIPE_V, and
-    nothing orders them; fix: move the wait for EVENT_ID0, wait_flag(PIPE_MTE2, PIPE_V,
-    EVENT_ID0) at WAIT_FLAG #11 (reused_event_id.py:62), before TROWEXPAND #9: it consumes
-    the post of SET_FLAG #7 (reused_event_id.py:58) after TLOAD #6, but only after TROWEXPAND
-    #9 has run
+    [F208 reused-event] core 0: SET_FLAG #7 (reused_event_id.py:61) sets (PIPE_MTE2, PIPE_V,
+    EVENT_ID0) again while the post of SET_FLAG #5 (reused_event_id.py:59) is not waited yet;
+    the next wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) is WAIT_FLAG #8 (reused_event_id.py:62):
+    the event is taken from its set to its wait (the reference library's CPU simulator stops
+    here: "Event ID still occupied - likely missing Wait()"), and counted pairing hands each
+    wait the oldest post, which may not be the data it means; fix: make the set_flag at
+    reused_event_id.py:61 set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1); make the wait_flag at
+    reused_event_id.py:62 wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1)
 
 The fix (``fixed``): one id per load, EVENT_ID0 for ``x`` and EVENT_ID1 for the floors, and each
 wait names the load it waits for. (Moving the second wait up, as the finding's mechanical fix
@@ -29,7 +32,7 @@ import numpy as np
 import ptosim as pto
 
 DEVICES = ("a2", "950pr")
-EXPECTED = {"a2": ["F203"], "950pr": ["F203"]}
+EXPECTED = {"a2": ["F208"], "950pr": ["F208"]}
 R, C, BLOCK = 16, 64, 8
 MTE2, V, MTE3 = pto.PIPE_MTE2, pto.PIPE_V, pto.PIPE_MTE3
 

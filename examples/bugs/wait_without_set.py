@@ -6,15 +6,20 @@ forgot the producer half after the TLOAD. On hardware PIPE_V then waits forever 
 event that has not been signaled causes the consumer pipeline to wait indefinitely"), and
 everything queued behind it waits too. ptosim stops the run when no pipe can make progress and
 raises ``pto.DeadlockError``, which names every stuck pipe, the instruction it is blocked in and
-the flag it waits for; ``ptosim run``/``check`` exit 2. On a2 (the cycle number depends on the
-device)::
+the flag it waits for, and first among its findings the cause: the wait that nothing posts and
+where the set belongs (``ptosim check`` prints it and exits 1; the cpu target raises the same
+error from the kernel's structure). On a2 (the cycle number depends on the device)::
 
-    [PTO400] deadlock at cycle 301: core 0 PIPE_V blocked in wait_flag(PIPE_MTE2, PIPE_V,
-    EVENT_ID0) of WAIT_FLAG #6 (wait_without_set.py:57): no set_flag(PIPE_MTE2, PIPE_V,
+    [PTO400] deadlock at cycle 302: core 0 PIPE_V blocked in wait_flag(PIPE_MTE2, PIPE_V,
+    EVENT_ID0) of WAIT_FLAG #6 (wait_without_set.py:62): no set_flag(PIPE_MTE2, PIPE_V,
     EVENT_ID0) is pending and no queued or unissued work will post it; 4 more step(s) queued
     behind it; core 0 PIPE_MTE3 blocked in wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) of
-    WAIT_FLAG #9 (wait_without_set.py:60): no set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) is
-    pending and no queued or unissued work will post it; 1 more step(s) queued behind it
+    WAIT_FLAG #9 (wait_without_set.py:65): no set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0) is
+    pending and no queued or unissued work will post it; 1 more step(s) queued behind it;
+    other findings (1): [F209 missing-set] WAIT_FLAG #6 (wait_without_set.py:62) waits for
+    (PIPE_MTE2, PIPE_V, EVENT_ID0), which nothing posts; the work it waits for is TLOAD #5
+    (wait_without_set.py:60); fix: insert set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after
+    wait_without_set.py:60
 
 PIPE_V is stuck on the missing event; PIPE_MTE3 is stuck behind it, on the V -> MTE3 event
 that PIPE_V would have posted after the vector op.

@@ -9,13 +9,14 @@ TROWEXPANDMAX on PIPE_V still races with the DMA. The event identity is the full
 (src, dst, id) triple; the direction and both pipes must be those of the real producer and
 consumer.
 
-The finding (a2 and 950pr, ``python -m ptosim check examples/bugs/wrong_pipe_pair.py:buggy
---device a2``)::
+The finding (a2, 950pr and cpu, ``python -m ptosim check examples/bugs/wrong_pipe_pair.py:buggy
+--device a2``) names the pair and the two instructions it should order::
 
-    [F203 race-raw] RAW race on UB[0x0, 0x1000): TLOAD #5 (wrong_pipe_pair.py:52) writes it
-    on PIPE_MTE2 and TROWEXPANDMAX #8 (wrong_pipe_pair.py:56) reads it on PIPE_V, and
-    nothing orders them; fix: set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) after TLOAD #5 and
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) before TROWEXPANDMAX #8
+    [F203 wrong-pipe-pair] SET_FLAG #6 (wrong_pipe_pair.py:55) and WAIT_FLAG #7
+    (wrong_pipe_pair.py:56) order PIPE_MTE2 -> PIPE_MTE3, but TLOAD #5 (wrong_pipe_pair.py:53)
+    and TROWEXPANDMAX #8 (wrong_pipe_pair.py:57) need PIPE_MTE2 -> PIPE_V; fix: make the
+    set_flag at wrong_pipe_pair.py:55 set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); make the
+    wait_flag at wrong_pipe_pair.py:56 wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)
 
 The fix (``fixed``): name the pipes of the dependency, MTE2 (TLOAD writes ``x``) -> V
 (TROWEXPANDMAX reads it): ``set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)`` after the TLOAD and

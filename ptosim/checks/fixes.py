@@ -15,6 +15,7 @@ Program with renumbered positions), so tests can re-run it.
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 
@@ -23,6 +24,7 @@ from ..findings import Edit, Finding
 from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import StepKind
 from ..program import Program
+from .lineedits import apply_line_edits
 
 
 class FlagBook:
@@ -90,11 +92,22 @@ def barrier_before(instr, pipe: Pipe = Pipe.PIPE_ALL) -> tuple[Edit, ...]:
 
 
 def apply_fixes(program, findings: list[Finding]):
-    """A copy of ``program`` with every edit of ``findings`` applied (positions renumbered).
+    """A copy of ``program`` with every fix of ``findings`` applied (positions renumbered);
+    ``program`` itself is not changed. ``Device.run`` runs the result.
 
-    Inserted instructions keep the order of the findings at one anchor; a moved wait_flag
-    leaves its place and goes to its anchor.
+    A cause's ``patch`` (edits of source lines, checks/lineedits.py) acts on every instruction
+    recorded from its lines, as the patched file would; the other findings' ``fix`` edits act
+    on kernel positions. Inserted instructions keep the order of the findings at one anchor; a
+    moved wait_flag leaves its place and goes to its anchor.
     """
+    line_edits = [e for f in findings for e in f.patch]
+    program = _apply_positions(program, [f for f in findings if not f.patch])
+    if line_edits:
+        program, _ = apply_line_edits(program, line_edits)
+    return program
+
+
+def _apply_positions(program, findings: list[Finding]):
     before: dict[int, list] = defaultdict(list)
     after: dict[int, list] = defaultdict(list)
     moved: set[int] = set()
@@ -128,11 +141,11 @@ def apply_fixes(program, findings: list[Finding]):
             clone.source = instr.source
             out.append(clone)
         else:
-            out.append(instr)
+            out.append(copy.copy(instr))  # positions are renumbered: never the original's
         out += after.get(instr.position, [])
     for n, instr in enumerate(out):
         instr.position = n
-    return Program(
+    fixed = Program(
         program.kernel_name,
         program.arch,
         program.block_idx,
@@ -141,6 +154,9 @@ def apply_fixes(program, findings: list[Finding]):
         out,
         role=program.role,
     )
+    fixed.tile_names = program.tile_names
+    fixed.max_steps = program.max_steps
+    return fixed
 
 
 def _clone_flag(instr):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from ..cores import Topology
-from ..findings import FLAG_MISUSE, FLAG_UNCONSUMED, Edit, Finding
+from ..findings import FLAG_MISUSE, FLAG_NEVER_POSTED, FLAG_REUSED, FLAG_UNCONSUMED, Edit, Finding
 from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
 from . import clocks as C
@@ -50,13 +50,62 @@ def flag_findings(view, event_ids: int, flag_depth: int | None, complete: bool) 
             sets.setdefault(step.flag, []).append(i)
         elif kind is wait_kind:
             waits.setdefault(step.flag, []).append(i)
-    out: list[Finding] = []
+    reused: set[tuple] = set()
+    out: list[Finding] = _reused(view, sets, waits, reused)
     if complete:
         out += _unconsumed(view, sets, waits)
     out += _collisions(view, sets, waits, event_ids)
     if flag_depth is not None:
-        out += _depth(view, sets, waits, flag_depth)
+        # an event already reported as reused (F208) is not reported again for its depth
+        out += _depth(view, {k: v for k, v in sets.items() if k not in reused}, waits, flag_depth)
     return out
+
+
+def _reused(view, sets: dict, waits: dict, reported: set) -> list[Finding]:
+    """A kernel's set_flag on an event that an earlier set of the kernel still occupies (no
+    wait consumed it yet, in program order). The reference library's CPU simulator and cost
+    model stop on it for ``Event<>`` ids ("still occupied - likely missing Wait()"): an event is
+    taken from its set to its wait. The engine keeps counting (the n-th wait consumes the n-th
+    post), so the run goes on and its other findings are still found. Works on the issued
+    indices of each event's sets and waits (``sets``, ``waits``), not on every step."""
+    issued = view.issued
+    out: list[Finding] = []
+    for key, posts in sets.items():
+        if len(posts) < 2:
+            continue
+        mine = [i for i in posts if _user(issued[i][1])]
+        theirs = [i for i in waits.get(key, ()) if _user(issued[i][1])]
+        k = 0  # waits issued so far
+        pending: list[int] = []
+        for s in mine:
+            while k < len(theirs) and theirs[k] < s:
+                k += 1
+                if pending:
+                    pending.pop(0)
+            if pending:
+                reported.add(key)
+                out.append(_reused_finding(view, key, issued[pending[0]][1], issued[s][1]))
+                break
+            pending.append(s)
+    return out
+
+
+def _reused_finding(view, key, first, second) -> Finding:
+    """F208 naming both sets and the wait that consumes the first post (if any)."""
+    waits = [i for st, i in view.issued if st.kind is StepKind.WAIT_FLAG and st.flag == key]
+    after = [w for w in waits if w.position > second.position and _user(w)]
+    wait = after[0] if after else None
+    waited = f"; the next wait_flag{_text(key)} is {_label(wait)}" if wait else ""
+    return FLAG_REUSED.make(
+        "event-reused",
+        f"core {view.core}: {_label(second)} sets {_text(key)} again while the post of "
+        f"{_label(first)} is not waited yet{waited}: the event is taken from its set to its "
+        "wait (the reference library's CPU simulator stops here: \"Event ID still occupied - "
+        'likely missing Wait()"), and counted pairing hands each wait the oldest post, which '
+        "may not be the data it means; fix: wait for the first post before setting again, or "
+        "give the second set (and its wait) a free event id",
+        tuple(i.position for i in (first, second, wait) if i is not None),
+    )
 
 
 def _unconsumed(view, sets, waits) -> list[Finding]:
@@ -224,4 +273,150 @@ def cross_unconsumed(cores: list[tuple[int, list]], topology: Topology) -> list[
                 ),  # fmt: skip
             )
         )
+    return out
+
+
+def _never_ran(view, i: int) -> bool:
+    return view.clocks.vcs[i][0] == C.NEVER
+
+
+def producer_before(issued, i: int, pipe) -> object | None:
+    """The last instruction before issued step ``i`` (program order) that works on ``pipe``
+    and is not a flag: where a set_flag on ``pipe`` would post its work."""
+    pos = issued[i][1].position
+    for step, instr in reversed(issued[:i]):
+        if instr.position >= pos or step.kind in (StepKind.SET_FLAG, StepKind.WAIT_FLAG):
+            continue
+        if step.pipe is pipe and (step.reads or step.writes):
+            return instr
+    return None
+
+
+def stuck_findings(view) -> list[Finding]:
+    """F209: waits the logical execution never passes (a hang on every target, cpu included).
+    A wait_flag whose event has fewer posts than waits up to it is never posted (the root);
+    a wait whose post exists but comes after it in its own pipe's order waits before its post.
+    One finding per event; waits stuck only behind another stuck wait are not repeated."""
+    if len(view.clocks.order) == len(view.issued):
+        return []  # every step ran: nothing is stuck
+    issued = view.issued
+    out: list[Finding] = []
+    posts: dict[tuple, int] = {}
+    for step, _ in issued:
+        if step.kind is StepKind.SET_FLAG:
+            posts[step.flag] = posts.get(step.flag, 0) + 1
+    seen: dict[tuple, int] = {}
+    done: set[tuple] = set()
+    for i, (step, instr) in enumerate(issued):
+        if step.kind is not StepKind.WAIT_FLAG:
+            continue
+        key = step.flag
+        n = seen[key] = seen.get(key, 0) + 1
+        if key in done or not _never_ran(view, i):
+            continue
+        done.add(key)
+        src, dst, eid = key
+        if posts.get(key, 0) >= n:
+            sets = [j for j, (st, _) in enumerate(issued) if st.kind is StepKind.SET_FLAG
+                    and st.flag == key]  # fmt: skip
+            s_instr = issued[sets[n - 1]][1]
+            if s_instr.position < instr.position:
+                continue  # its post is there: it is stuck behind another stuck wait
+            out.append(
+                FLAG_NEVER_POSTED.make(
+                    "wait-before-post",
+                    f"core {view.core}: {_label(instr)} waits for {_text(key)}, whose post is "
+                    f"{_label(s_instr)}, later in the program: {dst.name} blocks before "
+                    f"{src.name} can post it (a hang on every target); fix: move the wait after "
+                    f"{s_instr.label}, or set the event before waiting",
+                    (instr.position, s_instr.position),
+                    (
+                        Edit(
+                            "move",
+                            "wait_flag",
+                            "after",
+                            s_instr.position,
+                            s_instr.source,
+                            src.name,
+                            dst.name,
+                            eid,
+                            position=instr.position,
+                        ),
+                    ),  # fmt: skip
+                )
+            )
+            continue
+        prod = producer_before(issued, i, src)
+        fix: tuple = ()
+        advice = f"add set_flag{_text(key)} on {src.name} before it"
+        if prod is not None:
+            fix = (
+                Edit("insert", "set_flag", "after", prod.position, prod.source, src.name,
+                     dst.name, eid),
+            )  # fmt: skip
+            advice = f"add set_flag{_text(key)} after {_label(prod)}"
+        out.append(
+            FLAG_NEVER_POSTED.make(
+                "wait-never-posted",
+                f"core {view.core}: {_label(instr)} waits for {_text(key)}, which no set_flag "
+                f"posts (wait {n}, posts {posts.get(key, 0)}): {dst.name} blocks forever (a "
+                f"hang on every target); fix: {advice}, or correct the event of the wait or of "
+                "the set meant for it",
+                (instr.position,) + ((prod.position,) if prod is not None else ()),
+                fix,
+            )
+        )
+    return out
+
+
+def cross_stuck(views, topology: Topology) -> list[Finding]:
+    """F209 for wait_flag_dev steps the logical execution never passes: the FFTS round they
+    wait for never completes (a member of the group never posts it, or is not launched), or
+    the core's own post comes after the wait (a wait before its post)."""
+    if all(len(v.clocks.order) == len(v.issued) for v in views):
+        return []  # every step of every core ran
+    posted: dict[tuple[int, int], list] = {}  # (core, flag) -> its ffts_cross_core_sync instrs
+    modes: dict[int, int] = {}
+    for v in views:
+        for step, instr in v.issued:
+            if step.kind is StepKind.CROSS_SET:
+                _, mode, flag = step.flag
+                posted.setdefault((v.core, flag), []).append(instr)
+                modes[flag] = mode
+    out: list[Finding] = []
+    for v in views:
+        for i, (step, instr) in enumerate(v.issued):
+            if step.kind is not StepKind.CROSS_WAIT or not _never_ran(v, i):
+                continue
+            flag = step.flag[2]
+            mode = modes.get(flag, 0)
+            members = topology.posters_to(v.core, mode)
+            absent = [m for m in members if not posted.get((m, flag))]
+            own = posted.get((v.core, flag), [])
+            if absent:
+                missing = [m for m in absent if m >= len(topology)]
+                note = f" ({topology.names(missing, 'core(s)')} not launched)" if missing else ""
+                why = (
+                    f"{topology.names(absent, 'core(s)')}{note} of the group "
+                    f"{topology.names(members, 'of cores')} never post "
+                    f"ffts_cross_core_sync(flag {flag}), so the round never completes; post it "
+                    "on every core of the group (SyncAll must be reached by every block)"
+                )
+            elif own and all(p.position > instr.position for p in own):
+                why = (
+                    f"this core posts flag {flag} only later ({_label(own[0])}): the wait "
+                    "comes before its own post; post first, then wait"
+                )
+            else:
+                why = f"every round of flag {flag} is consumed before it: one wait too many"
+            out.append(
+                FLAG_NEVER_POSTED.make(
+                    "cross-wait-never-posted",
+                    f"{topology.names([v.core], 'core')}: {_label(instr)} waits for cross-core "
+                    f"flag {flag}, which "
+                    f"never completes (a hang on every target): {why}",
+                    (instr.position,),
+                )
+            )
+            break  # the rest of the core is stuck behind it
     return out

@@ -34,7 +34,7 @@ from ..isa.sync import WaitFlag
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
 from .fixes import FlagBook, barrier_before, insert_pair
-from .flags import cross_unconsumed, flag_findings
+from .flags import cross_stuck, cross_unconsumed, flag_findings, stuck_findings
 from .intervals import IntervalMap
 
 # Pipes whose queue may complete two DMAs out of order (same-pipe GM ordering needs a barrier).
@@ -222,10 +222,12 @@ def analyse(
     target: str = "",
     flag_depth: int | None = None,
     complete: bool = True,
+    notes: dict | None = None,
     topology: Topology | None = None,
 ) -> list[Finding]:
     """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
-    ``complete`` is False for the partial record of a run that stopped early (no F201 then);
+    ``complete`` is False for the partial record of a run that stopped early (no F201 then).
+    ``notes``, when given, receives ``id(finding) -> core`` (for checks/causes.py);
     ``topology``: the launch's cores (ptosim/cores.py; default a vector-only launch)."""
     if topology is None:
         topology = Topology.vector(max((core for core, _ in cores), default=-1) + 1)
@@ -257,18 +259,29 @@ def analyse(
     books: dict[int, FlagBook] = {}  # built for the cores with races only
     moved: set[tuple] = set()
     for view in views:
-        findings += flag_findings(view, event_ids, flag_depth, complete)
+        findings += _noted(notes, view.core, stuck_findings(view))
+    findings += cross_stuck(views, topology)
+    for view in views:
+        findings += _noted(notes, view.core, flag_findings(view, event_ids, flag_depth, complete))
     if complete:
         findings += cross_unconsumed(cores, topology)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
         if core not in books:
             books[core] = FlagBook(by_core[core].issued, event_ids)
-        findings.append(_race_finding(group, by_core[core], books[core], moved))
+        findings += _noted(notes, core, [_race_finding(group, by_core[core], books[core], moved)])
     for key, pair in reorders.items():
-        findings.append(_reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair))
+        found = _reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair)
+        findings += _noted(notes, key[1], [found])
     for pair in crosses.values():
         findings.append(_cross_finding(pair, topology))
     return findings
+
+
+def _noted(notes: dict | None, core: int, found: list[Finding]) -> list[Finding]:
+    if notes is not None:
+        for f in found:
+            notes[id(f)] = core
+    return found
 
 
 def _widen(table: dict, key: tuple, first: Access, second: Access, lo: int, hi: int) -> None:

@@ -15,7 +15,8 @@ its data cache.
 
 from __future__ import annotations
 
-from ..enums import Coalesce
+from ..enums import Coalesce, Pipe
+from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..memory import SPACE_OF_LOC
@@ -31,24 +32,23 @@ from ..plan import (
 from ..tensors import GmRef, TileRef
 
 
-def _region(value) -> Region | None:
+def _region(value) -> tuple[Region, ...]:
     if isinstance(value, TileRef):
         space = SPACE_OF_LOC[value.loc]
-        return Region(space, value.address, value.address + value.size_bytes)
+        return (Region(space, value.address, value.address + value.size_bytes),)
     if isinstance(value, GmRef):
-        last = value.offset + sum((n - 1) * s for n, s in zip(value.shape, value.stride) if n)
-        if any(n == 0 for n in value.shape):
-            last = value.offset - 1
-        return Region("GM", value.byte_address(value.offset), value.byte_address(last + 1))
-    return None
+        # the exact bytes of a strided view (footprint.py), not its bounding range
+        base = value.byte_address(0)
+        return gm_regions(
+            view_runs(base, value.offset, value.shape, value.stride, value.dtype.size_bytes)
+        )
+    return ()
 
 
 def _regions(instr, names) -> tuple[Region, ...]:
     out = []
     for name in dict.fromkeys(names):
-        reg = _region(getattr(instr, name, None))
-        if reg is not None and reg.end > reg.start:
-            out.append(reg)
+        out += [r for r in _region(getattr(instr, name, None)) if r.end > r.start]
     return tuple(out)
 
 
@@ -60,8 +60,10 @@ def _portable_atomic(instr) -> str | None:
     return instr.atomic_op
 
 
-def structural_issued(program) -> list[list]:
-    """[step, instruction] pairs in program order (PIPE_S issues in program order)."""
+def structural_issued(program, settled=None) -> list[list]:
+    """[step, instruction] pairs in program order (PIPE_S issues in program order).
+    ``settled(instr)``: the instruction's lowering ends with pipe_barrier(PIPE_V) (its vector
+    results are complete when it ends), so a barrier step follows it."""
     issued: list[list] = []
     for instr in program:
         if isinstance(instr, SetFlag):
@@ -87,4 +89,6 @@ def structural_issued(program) -> list[list]:
                 atomic=_portable_atomic(instr),
             )
         issued.append([step, instr])
+        if settled is not None and step.pipe is Pipe.PIPE_V and settled(instr):
+            issued.append([Step(Pipe.PIPE_V, StepKind.BARRIER, 0, "pipe_barrier(PIPE_V)"), instr])
     return issued

@@ -16,7 +16,7 @@ from ..enums import QUEUE_PIPES, Pipe
 from ..errors import ExecutionError, PtoSimError
 from ..findings import FLAG_UNCONSUMED, Finding
 from ..isa.base import ExecContext, Instruction
-from ..plan import Deferred, Step, StepKind
+from ..plan import Deferred, Region, Step, StepKind
 from ..program import Program
 from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
@@ -332,7 +332,9 @@ class CoreEngine:
                 return step.cycles, args
             nbytes = int(args.get("charged_bytes", step.bytes))
             # same-address lines only for dense transfers: a strided DMA's bounding range
-            # would claim lines it never touches
+            # would claim lines it never touches (its exact runs are judged by that range too)
+            if len(gm) > 1:
+                gm = [Region("GM", min(r.start for r in gm), max(r.end for r in gm))]
             dense = [(r.start, r.end) for r in gm if r.end - r.start <= 2 * max(step.bytes, 1)]
             latency = int(args.get("latency_cycles", 0))
             cycles = chip.transfer(self.core, start, step.cycles, latency, nbytes, dense)

@@ -7,6 +7,7 @@ gives them their meaning (DESIGN.md section 4).
 
 from __future__ import annotations
 
+from ..argcheck import as_int, is_int
 from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
 from ..program import emit
@@ -86,13 +87,19 @@ class PipeBarrier(Instruction):
         """No data effect."""
 
 
-def _event(event_id) -> int:
+def _event(event_id, what: str) -> int:
+    """An event id: an integer or ``'EVENT_IDn'`` (a float such as 2.5 is refused, not cut)."""
+    given = event_id
     if isinstance(event_id, str) and event_id.upper().startswith("EVENT_ID"):
         event_id = event_id[8:]
-    try:
+        if event_id.isdigit():
+            return int(event_id)
+    if is_int(event_id):
         return int(event_id)
-    except (TypeError, ValueError):
-        raise KernelError(f"event id must be an integer or 'EVENT_IDn', got {event_id!r}") from None
+    raise KernelError(
+        f"{what}: operand 'event_id' must be an integer or 'EVENT_IDn', got {given!r} "
+        f"({type(given).__name__})"
+    )
 
 
 @instruction(family="synchronisation", summary="post an event from SRC to DST")
@@ -102,7 +109,7 @@ def set_flag(src_pipe, dst_pipe, event_id) -> None:
         SetFlag(
             Pipe.parse(src_pipe, "set_flag src"),
             Pipe.parse(dst_pipe, "set_flag dst"),
-            _event(event_id),
+            _event(event_id, "set_flag"),
         )
     )
 
@@ -114,7 +121,7 @@ def wait_flag(src_pipe, dst_pipe, event_id) -> None:
         WaitFlag(
             Pipe.parse(src_pipe, "wait_flag src"),
             Pipe.parse(dst_pipe, "wait_flag dst"),
-            _event(event_id),
+            _event(event_id, "wait_flag"),
         )
     )
 
@@ -140,8 +147,11 @@ SYNC_ALL_FLAG = 14  # the flag id AscendC's SyncAll uses for vector-only kernels
 
 
 def ffts_config(mode: int, flag_id: int) -> int:
-    """The ``config`` operand of ffts_cross_core_sync (AscendC ``GetffstMsg``)."""
-    return 1 | (int(mode) << 4) | (int(flag_id) << 8)
+    """The ``config`` operand of ffts_cross_core_sync (AscendC ``GetffstMsg``): both fields
+    are 4 bits wide (the FFTS unit reads ``(config >> 4) & 15`` and ``(config >> 8) & 15``)."""
+    mode = as_int(mode, "ffts_config: operand 'mode' (0 all cores, 1 the core pair)", lo=0, hi=15)
+    flag_id = as_int(flag_id, "ffts_config: operand 'flag_id'", lo=0, hi=15)
+    return 1 | (mode << 4) | (flag_id << 8)
 
 
 class FftsCrossCoreSync(Instruction):
@@ -226,10 +236,7 @@ class WaitFlagDev(Instruction):
 
 
 def _int(value, what: str) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise KernelError(f"{what} must be an integer, got {value!r}") from None
+    return as_int(value, what)
 
 
 @instruction(

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from ptosim.enums import AtomicType, Layout, Pipe
+from ptosim.footprint import bounding, gm_regions, merged_runs
 from ptosim.isa.data import TExpandS, TLoad, TMov, TStore, tmov_copied_elements
 from ptosim.plan import Region, Step
 
@@ -17,7 +18,6 @@ from ..costs import (
     ceil_div,
     control_step,
     dma_step,
-    gm_region,
     tile_region,
     ub_copy_step,
     vector_step,
@@ -102,14 +102,14 @@ def _moved(steps: list[Step], delta: int, load: bool) -> list[Step]:
         return list(steps)
     out = []
     for st in steps:
-        old = st.reads[0] if load else st.writes[0]
-        gm = Region("GM", old.start + delta, old.end + delta)
+        old = st.reads if load else st.writes
+        gm = tuple(Region("GM", r.start + delta, r.end + delta) for r in old)
         args = dict(st.args)
-        args["gm"] = str(gm)
+        args["gm"] = str(Region("GM", *bounding(gm)))
         out.append(
             Step(
                 st.pipe, st.kind, st.cycles, st.label, bytes=st.bytes,
-                reads=(gm,) if load else st.reads, writes=st.writes if load else (gm,),
+                reads=gm if load else st.reads, writes=st.writes if load else gm,
                 args=args,
             )
         )  # fmt: skip
@@ -124,9 +124,9 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
     ub = tile_region(t)
     steps = []
     for n, starts in enumerate(groups):
-        # the bounding range of the bursts' elements: their first and last element suffice
-        gm = gm_region(g, np.array([starts.min(), starts.max() + max(length, 1) - 1]))
         gm_bytes = g.buffer.address + starts * sz
+        # the exact bytes of the bursts (a strided view touches one run per row, footprint.py)
+        gm = gm_regions(merged_runs(gm_bytes, max(length, 1) * sz))
         steps.append(
             dma_step(
                 pipe,

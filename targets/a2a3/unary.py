@@ -245,3 +245,16 @@ def plan_math(instr: TMathBinary, ctx) -> list:
 
 
 PLANS = {TUnary: plan_unary, TRecip: plan_recip, TMathBinary: plan_math}
+
+
+def ends_with_v_barrier(instr) -> bool:
+    """Whether the instruction's lowering ends with ``pipe_barrier(PIPE_V)`` after its last
+    vector write (plan_math's per-stage chain: TFMOD(S), TREM(S), float TPOW(S)), so the next
+    vector instruction needs no barrier of its own to read its result. The cpu target's
+    structural view takes the A2/A3 vector-barrier rule (checks/hazards.py) and this fact
+    with it."""
+    if not isinstance(instr, TMathBinary):
+        return False
+    if instr.op in ("FMOD", "FMODS", "REM", "REMS"):
+        return True
+    return instr.op in ("POW", "POWS") and not instr.dst.dtype.is_int

@@ -124,10 +124,16 @@ def test_deadlock_reports_other_findings_and_keeps_the_partial_run(tmp_path):
     msg = str(err)
     assert err.code == "PTO400"
     assert "PIPE_MTE3 blocked in wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0)" in msg
-    # the unconsumed post of the mistyped id is reported with the deadlock
-    (post,) = [f for f in err.findings if f.code == "F201"]
+    # the cause, reported with the deadlock: the mistyped id (the wait and the set name each
+    # other); the unconsumed post of the mistyped id is one of its consequences
+    from ptosim.findings import flatten
+
+    cause = err.findings[0]
+    assert cause.kind == "wrong-event" and cause.message in msg
+    assert "posts (PIPE_MTE2, PIPE_MTE3, EVENT_ID1)" in cause.message
+    (post,) = [f for f in flatten(err.findings) if f.code == "F201"]
+    assert post in cause.consequences
     assert "set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1) posted by #1" in post.message
-    assert post.message in msg
     # the partial run: the trace up to the stuck state
     part = err.partial_run
     assert part is not None and part.findings == err.findings

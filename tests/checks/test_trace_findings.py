@@ -196,7 +196,7 @@ def test_per_core_races_and_the_cross_core_race_sit_on_their_cores(tmp_path):
         dev.gm_zeros((16, 16), "float32"),
         block_dim=2,
     )
-    assert sorted(f.code for f in run.findings) == ["F203", "F203", "F205"]
+    assert sorted(f.code for f in run.all_findings()) == ["F203", "F203", "F205"]
     run.write_trace(tmp_path / "two.json")
     found = _validate(json.loads((tmp_path / "two.json").read_text()))
     cores = {

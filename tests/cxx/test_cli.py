@@ -86,5 +86,5 @@ def test_strict_run_of_a_cpp_kernel_with_findings_exits_1_and_check_points_to_ru
     ])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 1 and "errors.cpp:" in out and "race" in out
-    assert main(["check", str(src)]) == 2
-    assert "ptosim run K.cpp --entry NAME" in capsys.readouterr().err
+    assert main(["check", str(src)]) == 2  # check takes C++ files, with their entry
+    assert "needs --entry NAME" in capsys.readouterr().err

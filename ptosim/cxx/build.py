@@ -33,14 +33,47 @@ from ..errors import CxxBuildError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "12"
+SHIM_VERSION = "13"
 
-# Macros the device compiler predefines, per ptosim target family.
+# Macros the device compiler predefines, per ptosim target family ...
 TARGET_DEFINES = {
-    "a2a3": ["__NPU_ARCH__=2201", "__CCE_AICORE__=220", "__DAV_C220_VEC__", "__DAV_VEC__"],
-    "a5": ["__NPU_ARCH__=3101", "__CCE_AICORE__=310", "__DAV_C310_VEC__", "__DAV_VEC__"],
+    "a2a3": ["__NPU_ARCH__=2201", "__CCE_AICORE__=220"],
+    "a5": ["__NPU_ARCH__=3101", "__CCE_AICORE__=310"],
     "cpu": ["__CPU_SIM"],
 }
+# ... and per core a build is for (reference/cube_isa.md 1.1: a mixed kernel is compiled once
+# for the cube core and once for the vector cores). The CPU simulator defines both halves in one
+# build (its arch_macro.hpp); ptosim does so for a vector-only or cube-only kernel on cpu, and
+# builds the halves apart for a mixed one, as on the devices, so each core runs its own half.
+CORE_DEFINES = {
+    ("a2a3", "cube"): ["__DAV_C220_CUBE__", "__DAV_CUBE__"],
+    ("a2a3", "vec"): ["__DAV_C220_VEC__", "__DAV_VEC__"],
+    ("a5", "cube"): ["__DAV_C310_CUBE__", "__DAV_CUBE__"],
+    ("a5", "vec"): ["__DAV_C310_VEC__", "__DAV_VEC__"],
+    ("cpu", "cube"): ["__DAV_CUBE__"],
+    ("cpu", "vec"): ["__DAV_VEC__"],
+    ("cpu", "both"): ["__DAV_CUBE__", "__DAV_VEC__"],
+}
+FLAVOURS = ("vec", "cube", "both")
+
+
+def flavour(target: str, launch: str, core_kind: str) -> str:
+    """Which build of a kernel file a core runs (``CORE_DEFINES``): the cube half on a cube
+    core, the vector half on a vector core; on cpu one build with both halves for a kernel that
+    is not mixed."""
+    if target == "cpu" and launch != "mix":
+        return "both"
+    return "cube" if core_kind == "aic" else "vec"
+
+
+def target_defines(target: str, kind: str = "vec") -> list[str]:
+    """The predefined macros of a build of ``target`` for cores of ``kind`` (``FLAVOURS``; a
+    device target has no ``both`` build: its vector half stands in)."""
+    if kind == "both" and target != "cpu":
+        kind = "vec"
+    return TARGET_DEFINES[target] + CORE_DEFINES[(target, kind)]
+
+
 FLAGS = ["-std=c++20", "-O0", "-g", "-fPIC", "-w"]
 INSTALL_HINT = (
     'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), '
@@ -376,15 +409,17 @@ def build(
     compiler: str | None = None,
     defines: list[str] = (),
     include_dirs: list = (),
+    kind: str = "vec",
 ) -> Library:
-    """Build (or fetch from the cache) the shared object for ``source`` and ``entries``.
+    """Build (or fetch from the cache) the shared object for ``source`` and ``entries``, the
+    half of ``kind`` (``FLAVOURS``: the cores it runs on).
 
     Raises:
         CxxBuildError: missing compiler, compilation errors (with the user's file:line).
     """
     source = _existing(source)
     units = [(source, wrapper_source(source, entries), entries)]
-    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs)
+    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs, kind)
 
 
 def build_test(
@@ -394,16 +429,18 @@ def build_test(
     compiler: str | None = None,
     defines: list[str] = (),
     include_dirs: list = (),
+    kind: str = "vec",
 ) -> Library:
     """Build a test folder's sources (kernel.cpp, main.cpp ...) with the ACL / gtest stand-ins
-    and the test runner (``ptosim_shim/testmain.hpp``) into one shared object."""
+    and the test runner (``ptosim_shim/testmain.hpp``) into one shared object (the half of
+    ``kind``)."""
     sources = [_existing(s) for s in sources]
     if not sources:
         raise CxxBuildError("no .cpp sources to build")
     units = [(s, f'#include "{s}"\n', []) for s in sources]
     runner = '#include "ptosim_shim/testmain.hpp"\n'
     units.append((sources[0], runner, []))
-    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs)
+    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs, kind)
 
 
 def _existing(source) -> Path:
@@ -413,15 +450,19 @@ def _existing(source) -> Path:
     return source
 
 
-def _build_units(main, units, entries, target, compiler, defines, include_dirs) -> Library:
+def _build_units(
+    main, units, entries, target, compiler, defines, include_dirs, kind="vec"
+) -> Library:
     """Preprocess each unit (source, wrapper text), rewrite, hash, compile and link them."""
     if target not in TARGET_DEFINES:
         raise CxxBuildError(f"unknown target {target!r}")
+    if kind not in FLAVOURS:
+        raise CxxBuildError(f"unknown core kind {kind!r} (one of {', '.join(FLAVOURS)})")
     cmd = compiler_command(compiler)
     sources = sorted({u[0] for u in units})
     incs = [INCLUDE_DIR, *sorted({s.parent for s in sources})]
     incs += [Path(d).resolve() for d in include_dirs]
-    flags = FLAGS + [f"-D{d}" for d in TARGET_DEFINES[target] + list(defines)]
+    flags = FLAGS + [f"-D{d}" for d in target_defines(target, kind) + list(defines)]
     flags += [f"-I{i}" for i in incs]
     user_files = {os.path.realpath(s) for s in sources}
     out_dir = cache_dir()

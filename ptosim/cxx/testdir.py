@@ -48,6 +48,23 @@ class CaseReport:
         return self.verdict == "pass"
 
 
+# the CMake functions of the reference library's test folders that say which cores a folder's
+# kernels run on (tests/npu/*/src/st/testcase/CMakeLists.txt: pto_vec_st, pto_cube_st,
+# pto_mix_st build for dav-c220-vec, dav-c220-cube and dav-c220)
+_CMAKE_CORES = re.compile(r"^\s*pto_(vec|cube|mix)_st\s*\(", re.M)
+
+
+def folder_cores(test_dir: Path) -> str | None:
+    """``"vec"``, ``"cube"`` or ``"mix"`` as the folder's CMakeLists.txt builds its kernel;
+    None when it does not say (the kernel's body decides, ``@pto.kernel(cores=None)``)."""
+    cmake = test_dir / "CMakeLists.txt"
+    try:
+        m = _CMAKE_CORES.search(cmake.read_text(errors="replace"))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
 def folder_devices(test_dir: Path) -> list[str]:
     """The devices a folder's target allows (``--device all``): by the path's target name."""
     parts = {p.lower() for p in test_dir.resolve().parts}
@@ -88,9 +105,13 @@ class _Host:
     """Serves the requests of one test case: ACL calls on the host side, launches, and (while
     a launch is being recorded) the kernel's instructions through a Dispatcher."""
 
-    def __init__(self, loaded: _Loaded, dev: Device):
+    def __init__(self, loaded: _Loaded, dev: Device, cores: str | None = None, halves=None):
         self.loaded = loaded
         self.dev = dev
+        self.cores = cores  # the folder's launch kind (folder_cores)
+        # build.FLAVOURS half -> the library of that half (the host's, and for a mixed folder
+        # the other half, which runs the host's launches through ptosim_run_launch)
+        self.halves: dict[str, _Loaded] = halves or {}
         self.block: Dispatcher | None = None
         self.error: BaseException | None = None
         self.runs: list = []
@@ -157,7 +178,10 @@ class _Host:
             n = min(int(req["n"]), buf.nbytes - off)
             buf.data[off : off + n] = req["value"] & 0xFF
         elif op == "launch":
-            self.launch(int(req["blocks"]), req.get("kernel") or "kernel")
+            self.launch(
+                int(req["blocks"]), req.get("kernel") or "kernel", req.get("key"),
+                req.get("words"),
+            )  # fmt: skip
         else:
             raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
 
@@ -197,31 +221,57 @@ class _Host:
 
         self.runs.append(self.dev.run(Kernel(implicit_launch), block_dim=1))
 
-    def launch(self, blocks: int, symbol: str) -> None:
+    def launch(self, blocks: int, symbol: str, key: str | None, words) -> None:
         host = self
 
         def body():
             rec = _program.current()
-            host.block = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
-            host.loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
+            arch = rec.program.arch
+            half = _build.flavour(arch.target, arch.launch, arch.core_kind)
+            lib = host.halves.get(half, host.loaded)
+            host.block = Dispatcher(lib, rec, list(host.dev.gm.buffers))
+            lib.set_core(rec.program)
             try:
-                rc = host.loaded.dll.ptosim_run_pending()
+                if lib is host.loaded:
+                    rc = lib.dll.ptosim_run_pending()
+                else:  # the same kernel in the other half's library, with the launch's words
+                    rc = _run_in(lib, symbol, key, words)
             finally:
                 err = host.block.error
                 host.block = None
                 rec.source = None
+                lib.dll.ptosim_set_core(0, 1)
             if rc == 1 and err is not None:
                 raise err
             if rc == 3:
-                raise _fault_error(host.loaded)
+                raise _fault_error(lib)
+            if rc == 4:
+                raise CxxError(
+                    f"{symbol}: the {half} half of the kernel could not run the launch (its "
+                    "arguments are not all pointers and integers)"
+                )
             if rc != 0:
                 raise CxxError(f"{symbol}: the kernel ended with a C++ exception (code {rc})")
 
         body.__name__ = _demangle(symbol)
         try:
-            self.runs.append(self.dev.run(Kernel(body), block_dim=blocks))
+            self.runs.append(self.dev.run(Kernel(body, cores=self.cores), block_dim=blocks))
         finally:  # host code after the launch (and plain calls) is block 0 of 1 again
             self.loaded.dll.ptosim_set_block(0, 1)
+
+
+def _run_in(lib: _Loaded, symbol: str, key: str | None, words) -> int:
+    """Run a launch the host library stored in another half's library: the kernel ``symbol``
+    there, of function type ``key``, with the launch's argument words (entry.hpp
+    ptosim_run_launch); 4 when it cannot."""
+    if key is None or words is None:
+        return 4
+    try:
+        fn = ctypes.cast(lib.dll[symbol], ctypes.c_void_p).value
+    except AttributeError:
+        return 4
+    argv = (ctypes.c_uint64 * max(len(words), 1))(*[int(w) & (2**64 - 1) for w in words])
+    return lib.dll.ptosim_run_launch(fn, key.encode(), argv)
 
 
 def _demangle(name: str) -> str:
@@ -260,12 +310,24 @@ def run_test_dir(
         if proc.returncode != 0:
             raise KernelError(f"ptosim test: gen_data.py failed:\n{proc.stderr[-2000:]}")
     reports = []
+    cores = folder_cores(test_dir)
     for device in devices:
         target = Device(device).target
+        incs = _common_includes(test_dir)
+        # the host code runs in the build of the vector half (the cube half for a cube-only
+        # folder); a mixed folder's cube core runs the cube half's build of the same kernel
+        host = _build.flavour(target, cores or "vec", "aic" if cores == "cube" else "vec")
         lib = _build.build_test(
-            sources, target=target, compiler=compiler, include_dirs=_common_includes(test_dir)
+            sources, target=target, compiler=compiler, include_dirs=incs, kind=host
         )
         loaded = _Loaded(lib)
+        halves = {host: loaded}
+        if cores == "mix":
+            other = _build.flavour(target, "mix", "aic")
+            cube = _build.build_test(
+                sources, target=target, compiler=compiler, include_dirs=incs, kind=other
+            )
+            halves[other] = _Loaded(cube, adopt_gm_base=loaded.gm_base)
         loaded.dll.ptosim_test_count.restype = ctypes.c_int
         loaded.dll.ptosim_test_name.restype = ctypes.c_char_p
         loaded.dll.ptosim_test_name.argtypes = [ctypes.c_int]
@@ -275,14 +337,18 @@ def run_test_dir(
             name = loaded.dll.ptosim_test_name(i).decode()
             if case_filter and case_filter not in name:
                 continue
-            reports.append(_run_case(loaded, i, name, device, data))
+            reports.append(_run_case(loaded, i, name, device, data, cores, halves))
     return reports
 
 
-def _run_case(loaded: _Loaded, index: int, name: str, device: str, data: Path) -> CaseReport:
-    host = _Host(loaded, Device(device))
+def _run_case(
+    loaded: _Loaded, index: int, name: str, device: str, data: Path, cores=None, halves=None
+) -> CaseReport:
+    host = _Host(loaded, Device(device), cores, halves)
     cb = _CALLBACK(host.handle)
-    loaded.dll.ptosim_set_callback(cb)
+    libs = list({id(lib): lib for lib in [loaded, *(halves or {}).values()]}.values())
+    for lib in libs:  # the other half's kernel calls back too (a mixed folder)
+        lib.dll.ptosim_set_callback(cb)
     loaded.dll.ptosim_set_block(0, 1)
     cwd = os.getcwd()
     os.chdir(data / "bin")  # the vendor tests read ../<Suite>.<case>/input.bin
@@ -295,7 +361,8 @@ def _run_case(loaded: _Loaded, index: int, name: str, device: str, data: Path) -
                 host.error, rc = exc, 2
     finally:
         os.chdir(cwd)
-        loaded.dll.ptosim_set_callback(_CALLBACK(0))
+        for lib in libs:
+            lib.dll.ptosim_set_callback(_CALLBACK(0))
     error = None
     if rc == 2:
         error = str(host.error) if host.error is not None else "stopped by ptosim"

@@ -64,6 +64,7 @@ from .errors import (
     UnsupportedError,
 )
 from .findings import Finding
+from .isa.cube.aliases import TileAcc, TileLeft, TileMatNZ, TileMatZN, TileRight
 from .isa.data import TASSIGN, TEXPANDS, TLOAD, TMOV, TSTORE
 from .isa.gather import MGATHER
 from .isa.rowexpand import (
@@ -113,6 +114,11 @@ __all__ = [
     "get_subblockid",
     "get_subblockdim",
     "is_cube",
+    "TileLeft",
+    "TileRight",
+    "TileAcc",
+    "TileMatNZ",
+    "TileMatZN",
     "is_vec",
     "Tile",
     "GlobalTensor",

@@ -16,7 +16,7 @@ import numpy as np
 from .argcheck import INT64_MAX, as_int, as_shape
 from .dtypes import DType, check_scalar_fits
 from .dtypes import dtype as as_dtype
-from .enums import BLayout, Layout, PadValue, SLayout, TileType
+from .enums import BLayout, CompactMode, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
 from .layout import GmGeom, TileGeom, packed_strides
 from .memory import GmBuffer
@@ -81,6 +81,8 @@ class Tile:
         fractal: fractal box size in bytes (512, 1024 or 32).
         pad: PadValue (``"Null"``, ``"Zero"``, ``"Max"``, ``"Min"``) or a float (custom pad).
         name: label used in messages and traces.
+        compact: CompactMode (``"Null"``, ``"Normal"``): a cube tile (Left, Right, Acc) stored at
+            its valid extent rounded up to fractals (``TileLeftCompact`` ...).
 
     Raises:
         ConstraintError: the static tile rules (32-byte rows, fractal divisibility, valid <= shape).
@@ -98,6 +100,7 @@ class Tile:
         fractal: int = 512,
         pad="Null",
         name: str | None = None,
+        compact="Null",
     ):
         self.id = next(_tile_ids)  # identity only: never printed (messages must be reproducible)
         dt = as_dtype(dtype)
@@ -111,6 +114,7 @@ class Tile:
             BLayout.parse(blayout, "Tile blayout"),
             SLayout.parse(slayout, "Tile slayout"),
             as_int(fractal, "Tile fractal (bytes)", lo=1),
+            CompactMode.parse(compact, "Tile compact"),
         )
         self.pad = _pad(pad)
         if isinstance(self.pad, float):  # a custom pad value must fit T exactly

@@ -29,6 +29,7 @@ from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from . import base as isa_base
 from .atomic import atomic_update
 from .base import Arch, ExecContext, Instruction
+from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
 from .spec import DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
 
@@ -693,9 +694,14 @@ def TASSIGN(tile: Tile, address: int) -> None:
     tile.placement = placement
 
 
-@instruction(family="data movement", summary="GM -> UB/L1 (ND, DN, NZ): DMA bursts on MTE2")
+@instruction(
+    family="data movement", summary="GM -> UB/L1 (ND, DN, NZ; ND2NZ, DN2ZN into L1) on MTE2"
+)
 def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
-    """GM -> tile (MTE2): load the tile's valid region from ``gm``."""
+    """GM -> tile (MTE2): load the tile's valid region from ``gm``; into a Mat tile also with
+    the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
+    if cube_load(tile, gm):
+        return
     emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
 
 
@@ -703,20 +709,36 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     family="data movement",
     summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3; AtomicAdd accumulates",
 )
-def TSTORE(gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone) -> None:
-    """Tile -> GM (MTE3): store the tile's valid region into ``gm``.
+def TSTORE(
+    gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone, relu="NoRelu",
+    phase="Unspecified", quant=None,
+) -> None:  # fmt: skip
+    """Tile -> GM (MTE3): store the tile's valid region into ``gm``. From an Acc tile it is the
+    fixpipe (PIPE_FIX): ND or NZ output, dtype conversion, ReLU (docs/guide-cube.md).
 
     Args:
         atomic: ``AtomicType.AtomicNone`` (plain store) or ``AtomicType.AtomicAdd`` (GM += tile;
             also ``"none"``/``"add"``), C++ ``TSTORE<Tile, Gm, AtomicType::AtomicAdd>``.
+        relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
+        phase: the ``STPhase`` of an Acc store (no effect on data).
+        quant: names a quantised fixpipe form (not modelled: stops with UnsupportedError).
     """
+    if cube_store(gm, tile, atomic, relu, quant):
+        return
     mode = AtomicType.parse(atomic, "TSTORE atomic")
     emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
 
 
-@instruction(family="data movement", summary="Vec -> Vec tile copy")
-def TMOV(dst: Tile, src: Tile) -> None:
-    """Copy ``src`` into ``dst`` (Vec -> Vec)."""
+@instruction(
+    family="data movement",
+    summary="Vec -> Vec copy; Mat -> Left/Right/Bias (MTE1), Acc -> Mat (fixpipe)",
+)
+def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None) -> None:
+    """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
+    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant`` names a quantised form,
+    which stops with UnsupportedError)."""
+    if cube_move("TMOV", dst, src, relu=relu, quant=quant):
+        return
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
 
 

@@ -20,10 +20,12 @@ from .engine import stops
 from .engine.effects import TrackedContext, TrackedScratchpad
 from .engine.locate import RunIndex
 from .engine.simt import simulate_launch
-from .enums import TileType
+from .enums import CompactMode, TileType
 from .errors import ConstraintError, DeadlockError, KernelError, UbBudgetError
 from .findings import FLAG_NEVER_POSTED, Finding, flatten
 from .isa.base import Arch
+from .isa.cube.geometry import stored
+from .isa.spec import CubeAddressing
 from .memory import CORE_SPACES, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from .program import Program
 from .session import SessionProgram, body_race_error
@@ -46,13 +48,21 @@ class _Slot:
         return SPACE_OF_LOC[self.loc]
 
 
+def tile_bytes(arch, ref) -> int:
+    """The bytes a tile occupies in its buffer: Rows x Cols, or on the NPU a compact cube tile's
+    valid extent in whole fractals (ptosim/isa/cube/geometry.py)."""
+    if ref.geom.compact is CompactMode.Null or arch.spec.cube.addressing is CubeAddressing.LOGICAL:
+        return ref.size_bytes
+    return stored(ref).size_bytes
+
+
 def _slots(program: Program) -> list[_Slot]:
     seen: dict[int, _Slot] = {}
     for instr in program:
         for ref in instr.tile_operands().values():
             # a view (AliasPlacement) occupies its root tile's slot, up to the view's end
             pl = getattr(ref.placement, "root", ref.placement)
-            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            size = getattr(ref.placement, "offset", 0) + tile_bytes(program.arch, ref)
             slot = seen.get(id(pl))
             if slot is None:
                 seen[id(pl)] = _Slot(pl, size, ref.name, ref.loc, instr)
@@ -239,7 +249,7 @@ class TilePlacer:
             check = [s for s in self.slots if s.space == "UB"]
         for ref in instr.tile_operands().values():
             pl = getattr(ref.placement, "root", ref.placement)
-            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            size = getattr(ref.placement, "offset", 0) + tile_bytes(arch, ref)
             slot = self._by_root.get(id(pl))
             if slot is None:
                 slot = _Slot(pl, size, ref.name, ref.loc, instr)

@@ -103,6 +103,7 @@ class Tile:
         compact="Null",
     ):
         self.id = next(_tile_ids)  # identity only: never printed (messages must be reproducible)
+        self.mad_tf32: str | None = None  # SetMadTF32Mode
         dt = as_dtype(dtype)
         if name is not None and not isinstance(name, str):
             raise KernelError(f"Tile name must be a str, got {name!r}")
@@ -179,8 +180,21 @@ class Tile:
             self.placement = Placement(None, auto=True)
         name = tile_name(self) if self.auto_name else self.name
         return TileRef(
-            self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id
-        )
+            self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id,
+            self.mad_tf32,
+        )  # fmt: skip
+
+    def SetMadTF32Mode(self, mode="CAST_ROUND") -> None:  # noqa: N802 - the C++ spelling
+        """Round the float inputs of the cube's mad that reads this Left / Right tile to an
+        8-bit exponent and 11-bit mantissa first (``"CAST_RINT"``: ties to even,
+        ``"CAST_ROUND"``: ties away), as ``Tile::SetMadTF32Mode`` (ptosim/isa/cube)."""
+        if mode not in ("CAST_RINT", "CAST_ROUND"):
+            raise KernelError(f"SetMadTF32Mode: mode must be CAST_RINT or CAST_ROUND, got {mode!r}")
+        self.mad_tf32 = mode
+
+    def ResetMadMode(self) -> None:  # noqa: N802
+        """Back to plain fp32 inputs (``Tile::ResetMadMode``)."""
+        self.mad_tf32 = None
 
     # -- scalar access (ptosim/isa/scalar_access.py) --------------------------------------
     def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
@@ -208,6 +222,7 @@ class TileRef:
     placement: Placement
     name: str
     tile_id: int
+    mad_tf32: str | None = None  # SetMadTF32Mode: the cube's fp32 input rounding
 
     rows = property(lambda self: self.geom.rows)
     cols = property(lambda self: self.geom.cols)

@@ -110,6 +110,7 @@ class Dispatcher:
             vc = d["svc"] if d["svc"] > 0 else d["vc"]
             if t.static_valid or t.valid != (vr, vc):
                 t.set_valid(vr, vc)
+        t.mad_tf32 = d.get("tf32") or None  # SetMadTF32Mode (the cube's fp32 input rounding)
         placed = t.placement.address if t.placement is not None else None
         if d["as"] and placed != d["addr"]:  # a copy of an assigned tile: same storage
             pto.TASSIGN(t, d["addr"])

@@ -29,9 +29,10 @@ from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from . import base as isa_base
 from .atomic import atomic_update
 from .base import Arch, ExecContext, Instruction
+from .cube.geometry import stored
 from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -526,6 +527,9 @@ class TAssign(Instruction):
         t = self.tile
         mem = space_of(t.loc)
         cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
+        size = t.size_bytes
+        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
+            size = stored(t).size_bytes
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -538,13 +542,13 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or (cap is not None and self.address + t.size_bytes > cap):
+        if self.address < 0 or (cap is not None and self.address + size > cap):
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
                 "fits-in-memory",
-                f"address + {t.size_bytes} bytes <= {mem} size {cap}",
-                f"{self.address:#x} + {t.size_bytes} = {self.address + t.size_bytes:#x}",
+                f"address + {size} bytes <= {mem} size {cap}",
+                f"{self.address:#x} + {size} = {self.address + size:#x}",
                 target=arch.target,
                 source=self.source,
                 position=self.position,

@@ -454,6 +454,7 @@ class CubeRules:
     acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
+    tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
 
 
 @dataclass(frozen=True, eq=False)

@@ -307,5 +307,6 @@ SPEC = S.TargetSpec(
         acc_store_layouts=frozenset({"ND", "NZ"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
+        tf32_mode=True,  # the a5 mode rounds to e8m10 (not modelled: a5 cube refused)
     ),
 )

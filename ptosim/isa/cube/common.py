@@ -37,6 +37,18 @@ class CubeInstruction(Instruction):
             self.fail(operand, "fractal-layout", names, ref.geom.layout_name, detail)
 
 
+class Unmodelled(CubeInstruction):
+    """A cube form ptosim does not model yet: it stops the run at the kernel's line with an
+    UnsupportedError naming the form (rule ``form``)."""
+
+    def __init__(self, opcode: str, form: str, pipe):
+        self.opcode, self.form, self.nominal_pipe = opcode, form, pipe
+
+    def validate(self, arch: Arch) -> None:
+        self.unsupported("instruction", "form", "a modelled form", self.form,
+                         "not modelled yet (docs/guide-cube.md)")  # fmt: skip
+
+
 def _layout_text(b: BLayout, s: SLayout) -> str:
     return {NZ: "NZ", ZN: "ZN", ZZ: "ZZ"}.get((b, s), f"{b.name}+{s.name}")
 
@@ -49,11 +61,19 @@ def geom_of(ctx: ExecContext, ref: TileRef):
     return ref.geom
 
 
+def storage(ctx: ExecContext, ref: TileRef) -> np.ndarray:
+    """A tile's storage: Rows x Cols elements, or a compact tile's stored extent on the NPU."""
+    g = geom_of(ctx, ref)
+    if g is ref.geom:
+        return ctx.tile_storage(ref)
+    return ctx.memory_of(ref).typed(ref.address, ref.dtype, g.numel, what=ref.name)
+
+
 def read_block(ctx: ExecContext, ref: TileRef, rows: int, cols: int, r0: int = 0, c0: int = 0):
     """Logical block [r0:r0+rows, c0:c0+cols] of a tile, through its stored geometry."""
     g = geom_of(ctx, ref)
     r, c = np.meshgrid(np.arange(r0, r0 + rows), np.arange(c0, c0 + cols), indexing="ij")
-    return ctx.tile_storage(ref)[g.offsets(r, c)]
+    return storage(ctx, ref)[g.offsets(r, c)]
 
 
 def write_block(ctx: ExecContext, ref: TileRef, values, r0: int = 0, c0: int = 0) -> None:
@@ -64,7 +84,7 @@ def write_block(ctx: ExecContext, ref: TileRef, values, r0: int = 0, c0: int = 0
         return
     g = geom_of(ctx, ref)
     r, c = np.meshgrid(np.arange(r0, r0 + rows), np.arange(c0, c0 + cols), indexing="ij")
-    ctx.tile_storage(ref)[g.offsets(r, c)] = values.astype(ref.dtype.np, copy=False)
+    storage(ctx, ref)[g.offsets(r, c)] = values.astype(ref.dtype.np, copy=False)
 
 
 def tile_arg(value, what: str) -> TileRef:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...dtypes import DType
-from ...enums import BLayout, CompactMode
+from ...enums import CompactMode
 from ...layout import TileGeom
 
 ACC_FRACTAL_BYTES = 1024  # one L0C fractal: 16 x 16 elements of 4 bytes (fractalCSize)
@@ -30,16 +30,17 @@ def c0(dt: DType) -> int:
 
 
 def stored(ref) -> TileGeom:
-    """The geometry a tile's bytes are laid out at: its own, or for a compact NZ tile (an Acc
-    or NZ Mat / Left) the valid rows rounded up to 16 as the column-of-fractals stride, for a
-    compact ZZ / ZN tile the valid columns rounded up to the fractal width as the row stride."""
+    """The geometry a tile's bytes are laid out at: its own, or for a compact tile its valid
+    extent rounded up to whole fractals in both dimensions (the column-of-fractals stride of
+    an NZ tile follows the valid rows, the row-of-fractals stride of a ZZ / ZN tile the valid
+    columns, and the tile occupies only that extent of its buffer)."""
     g = ref.geom
     if g.compact is not CompactMode.Normal or not g.is_boxed:
         return g
     ir, ic = g.inner
-    if g.blayout is BLayout.ColMajor:
-        return replace(g, rows=ceil_to(max(ref.valid_row, 1), ir))
-    return replace(g, cols=ceil_to(max(ref.valid_col, 1), ic))
+    rows = min(g.rows, ceil_to(max(ref.valid_row, 1), ir))
+    cols = min(g.cols, ceil_to(max(ref.valid_col, 1), ic))
+    return replace(g, rows=rows, cols=cols)
 
 
 def layout_text(g: TileGeom) -> str:

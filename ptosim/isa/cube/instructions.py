@@ -5,12 +5,11 @@ cube forms when an operand is a cube tile."""
 from __future__ import annotations
 
 from ...argcheck import as_int
-from ...enums import AtomicType, ReluPreMode, TileType
-from ...errors import KernelError
+from ...enums import AtomicType, Pipe, ReluPreMode, TileType
 from ...program import emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
-from .common import gm_arg, tile_arg
+from .common import Unmodelled, gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
 from .matmul import MatMul
@@ -28,13 +27,11 @@ def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None) -
     )  # fmt: skip
 
 
-def _acc_args(name: str, args: tuple) -> tuple:
+def _acc_args(name: str, c_in, a, b) -> tuple:
     """(c_in, a, b) of ``NAME(c_out, c_in, a, b)`` or of the 3-operand ``NAME(c, a, b)``."""
-    if len(args) == 2:
-        return None, args[0], args[1]
-    if len(args) == 3:
-        return args
-    raise KernelError(f"{name}: expected (c, a, b) or (c_out, c_in, a, b)")
+    if b is None:
+        return None, c_in, a
+    return c_in, a, b
 
 
 @instruction(family="cube", summary="C = A x B into an Acc tile (mad on PIPE_M)")
@@ -44,9 +41,10 @@ def TMATMUL(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
 
 
 @instruction(family="cube", summary="C += A x B (in place on the NPU; cIn + A x B on cpu)")
-def TMATMUL_ACC(dst: Tile, *args, phase="Unspecified") -> None:
+def TMATMUL_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
+                phase="Unspecified") -> None:  # fmt: skip
     """``TMATMUL_ACC(c, a, b)`` or ``TMATMUL_ACC(c_out, c_in, a, b)``: accumulate the product."""
-    c_in, a, b = _acc_args("TMATMUL_ACC", args)
+    c_in, a, b = _acc_args("TMATMUL_ACC", c_in, a, b)
     _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in if c_in is not None else dst)
 
 
@@ -63,9 +61,10 @@ def TGEMV(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
 
 
 @instruction(family="cube", summary="c += a x B for one row")
-def TGEMV_ACC(dst: Tile, *args, phase="Unspecified") -> None:
+def TGEMV_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
+              phase="Unspecified") -> None:  # fmt: skip
     """``TGEMV_ACC(c, a, b)`` or ``TGEMV_ACC(c_out, c_in, a, b)``."""
-    c_in, a, b = _acc_args("TGEMV_ACC", args)
+    c_in, a, b = _acc_args("TGEMV_ACC", c_in, a, b)
     _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in if c_in is not None else dst)
 
 
@@ -109,6 +108,9 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     c = as_int(index_col, f"{opcode} index_col")
     if s.loc is TileType.Acc:
         emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
+    elif d.loc is TileType.Scaling:
+        emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",
+                        Pipe.PIPE_MTE1))  # fmt: skip
     elif d.loc is TileType.Bias and opcode == "TMOV":
         emit(MatToBias(d, s))
     elif d.loc in (TileType.Left, TileType.Right):

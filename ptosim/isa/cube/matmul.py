@@ -4,6 +4,8 @@
 ``n = b.validCol`` (TGEMV: m = 1, k and n from b). TMATMUL starts from zero, TMATMUL_ACC from
 the accumulator, TMATMUL_BIAS from ``bias[j]``. The targets differ (``CubeRules``):
 
+- TGEMV on the NPU reads its vector from the first k elements of the Left tile's storage (the
+  GEMV operand path of TEXTRACT lays it there contiguously);
 - a2a3 issues m == 1 as 16 rows (``m1_as_16``), so rows 1-15 of the accumulator are written
   too, from rows 1-15 of the Left tile (the Left tile must have them: rule ``acc-extent``);
 - TMATMUL_ACC: the NPU accumulates in place at the destination (cIn is not read,
@@ -22,8 +24,8 @@ from ...enums import Pipe, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..spec import AccInput, BiasOrder, CubeAddressing
-from .common import NZ, ZN, ZZ, CubeInstruction, read_block, write_block
-from .numerics import mad_sum
+from .common import NZ, ZN, ZZ, CubeInstruction, read_block, storage, write_block
+from .numerics import mad_sum, round_hf32
 
 KINDS = ("plain", "acc", "bias")
 
@@ -122,8 +124,14 @@ class MatMul(CubeInstruction):
         d = self.dst
         m, k, n = self.mkn()
         rows = self.rows_written(ctx.spec)
-        a = read_block(ctx, self.a, rows, k)
+        if self.gemv and cube.addressing is CubeAddressing.FRACTALS:  # the vector in L0A
+            a = storage(ctx, self.a)[:k].reshape(1, k)
+        else:
+            a = read_block(ctx, self.a, rows, k)
         b = read_block(ctx, self.b, k, n)
+        tf32 = self.a.mad_tf32 or self.b.mad_tf32
+        if tf32 and cube.tf32_mode and a.dtype == np.float32:
+            a, b = round_hf32(a, tf32), round_hf32(b, tf32)
         init = None
         if self.kind == "acc":
             src = d if cube.acc_input is AccInput.IN_PLACE else self.c_in

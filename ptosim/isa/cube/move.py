@@ -19,9 +19,9 @@ from ...dtypes import names
 from ...enums import CompactMode, Pipe, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
-from ..spec import ExtractBounds
-from .common import NZ, ZN, ZZ, CubeInstruction, layout_of, read_block, write_block
-from .geometry import ceil_to
+from ..spec import CubeAddressing, ExtractBounds
+from .common import NZ, ZN, ZZ, CubeInstruction, layout_of, read_block, storage, write_block
+from .geometry import stored
 
 
 class MatToL0(CubeInstruction):
@@ -36,6 +36,29 @@ class MatToL0(CubeInstruction):
         self.dst, self.src, self.index_row, self.index_col = dst, src, index_row, index_col
 
     @property
+    def is_vector(self) -> bool:
+        """The GEMV operand path: a one-row ND Mat tile into a Left tile, copied as raw
+        512-byte fractals (``load_cbuf_to_ca``, cube_isa.md 3.2): L0A then holds the vector
+        contiguously, as TGEMV reads it."""
+        s = self.src
+        return self.dst.loc is TileType.Left and s.rows == 1 and s.geom.is_nd
+
+    def _vector_rules(self, arch: Arch) -> None:
+        s = self.src
+        self.require(self.index_row == 0, "index_row", "vector-index", "0", self.index_row)
+        if arch.spec.cube.fractal_checks:
+            nbytes = s.cols * s.dtype.size_bytes
+            self.require(
+                nbytes % 512 == 0, "src", "vector-512B", "Cols*sizeof(T) % 512 == 0",
+                f"{nbytes} B",
+            )  # fmt: skip
+        self.require(
+            s.cols - self.index_col <= self.dst.numel, "dst", "window-within-src",
+            f"the {s.cols - self.index_col} elements inside the dst's {self.dst.numel}",
+            self.dst.numel,
+        )  # fmt: skip
+
+    @property
     def transposes(self) -> bool:
         """The fractals are transposed on the way (source and destination SLayouts differ)."""
         return self.src.geom.slayout is not self.dst.geom.slayout
@@ -47,6 +70,9 @@ class MatToL0(CubeInstruction):
         self.require_kind("dst", d, TileType.Left, TileType.Right)
         self.require_dtype("dst", d.dtype, tuple(cube.mad_pairs), "dtype")
         self.require_same_dtype("dst", d, "src", s)
+        if self.is_vector:
+            self._vector_rules(arch)
+            return
         self.require_layout("src", s, NZ, ZN, detail="an L1 panel in NZ or ZN fractals")
         if d.loc is TileType.Left:
             lefts = (NZ, ZZ) if cube.left_any_blayout else ((cube.left_blayout, NZ[1]),)
@@ -110,13 +136,16 @@ class MatToL0(CubeInstruction):
         if ctx.spec.cube.extract_bounds is ExtractBounds.VALID:
             return d.valid
         if d.geom.compact is CompactMode.Normal:
-            ir, ic = d.geom.inner
-            if self.transposes:
-                ir = ic = max(ir, ic)
-            return min(ceil_to(d.valid_row, ir), d.rows), min(ceil_to(d.valid_col, ic), d.cols)
+            g = stored(d)  # the valid extent in whole fractals
+            return g.rows, g.cols
         return d.rows, d.cols
 
     def execute(self, ctx: ExecContext) -> None:
+        if self.is_vector and ctx.spec.cube.addressing is CubeAddressing.FRACTALS:
+            n = self.src.cols - self.index_col
+            src = storage(ctx, self.src)[self.index_col :]
+            storage(ctx, self.dst)[:n] = src
+            return
         rows, cols = self.region(ctx)
         if rows == 0 or cols == 0:
             return

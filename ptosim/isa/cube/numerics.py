@@ -64,3 +64,22 @@ def mad_sum(a, b, acc: DType, init=None, after=None, *, sequential: bool) -> np.
     if after is not None:  # a float addition of two floats (float64 then float: exact rounding)
         out = (out.astype(np.float64) + np.asarray(after).astype(np.float64)).astype(np.float32)
     return out
+
+
+def round_hf32(x: np.ndarray, mode: str) -> np.ndarray:
+    """float32 -> the cube's TF32 / HF32 input format (8-bit exponent, 11-bit mantissa), kept
+    in float32: the low 12 mantissa bits dropped with ``CAST_RINT`` (ties to even) or
+    ``CAST_ROUND`` (ties away from zero), subnormals flushed to signed zero, NaN / inf kept
+    (reference/cube_isa.md 3.4; the rounding the a2a3 tmatmul golden applies)."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    exp = (bits >> 23) & 0xFF
+    lost = bits & 0xFFF
+    keep = bits & ~np.uint64(0xFFF)
+    if mode == "CAST_RINT":
+        up = (lost > 0x800) | ((lost == 0x800) & (((bits >> 12) & 1) == 1))
+    else:
+        up = lost >= 0x800
+    out = keep + np.where(up, np.uint64(0x1000), np.uint64(0))  # a carry bumps the exponent
+    out = np.where(exp == 0, bits & np.uint64(0x80000000), out)  # subnormals -> signed zero
+    out = np.where(exp == 0xFF, bits, out)
+    return out.astype(np.uint32).view(np.float32)

@@ -256,8 +256,11 @@ struct Tile : detail::TileIdentity {
     }
     bool GetKAligned() const { return kAligned_; }
     void SetKAligned(bool k) { kAligned_ = k; }
-    void SetMadTF32Mode(RoundMode = RoundMode::CAST_ROUND) {}
-    void ResetMadMode() {}
+    // the cube's fp32 input rounding (TF32 / HF32 mode): sent with the tile (describe.hpp)
+    void SetMadTF32Mode(RoundMode m = RoundMode::CAST_ROUND) { ptosim_tf32 = true; ptosim_tf32_mode = m; }
+    void ResetMadMode() { ptosim_tf32 = false; }
+    bool ptosim_tf32 = false;
+    RoundMode ptosim_tf32_mode = RoundMode::CAST_ROUND;
 
     int RowMaskInternal = ValidRow > 0 ? ValidRow : Rows;
     int ColMaskInternal = ValidCol > 0 ? ValidCol : Cols;

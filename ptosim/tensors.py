@@ -251,7 +251,9 @@ class TileRef:
 
 
 def _five(values, what: str) -> tuple[int, ...]:
-    return as_shape(values, f"GlobalTensor {what}", max_dims=5)
+    # a stride is a step, not a count: the product of the strides may exceed int64 (the
+    # GlobalTensor checks its extent instead)
+    return as_shape(values, f"GlobalTensor {what}", max_dims=5, count=what != "stride")
 
 
 class GlobalTensor:

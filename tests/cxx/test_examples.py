@@ -56,6 +56,7 @@ EXAMPLES = [
     ("row_argmax.cpp", "row_argmax", "examples/row_argmax.py:row_argmax"),
     ("row_topk.cpp", "row_topk", "examples/row_topk.py:row_topk"),
     ("colsum_atomic.cpp", "colsum_atomic", "examples/colsum_atomic.py:colsum_atomic"),
+    ("gemm.cpp", "gemm", "examples/gemm.py:gemm"),
 ]
 GALLERY = ROOT / "examples" / "bugs"
 # C++ bug (examples/cxx/bugs/<stem>.cpp) -> its Python twin

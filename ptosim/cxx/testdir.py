@@ -306,7 +306,16 @@ def run_test_dir(
     (data / "bin").mkdir(parents=True, exist_ok=True)
     gen = test_dir / "gen_data.py"
     if gen.is_file():
-        proc = subprocess.run([sys.executable, str(gen)], cwd=data, capture_output=True, text=True)
+        # the vendor's run scripts put the suite's shared helpers (tests/cpu/st/utils.py) on
+        # the path: the folder and its ancestors up to the suite's root
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(test_dir), str(test_dir.parent), str(test_dir.parent.parent)]
+            + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        )
+        proc = subprocess.run(
+            [sys.executable, str(gen)], cwd=data, capture_output=True, text=True, env=env
+        )
         if proc.returncode != 0:
             raise KernelError(f"ptosim test: gen_data.py failed:\n{proc.stderr[-2000:]}")
     reports = []

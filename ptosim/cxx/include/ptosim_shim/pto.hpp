@@ -449,3 +449,10 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 
 #include "describe.hpp"
 #include "instr.hpp"
+
+// The CPU simulator's headers declare the host runtime (aclInit, aclrtMalloc ...) that its test
+// folders' main.cpp files call without including acl/acl.h (test_common.h leaves it out under
+// __CPU_SIM): the shim's own ACL declarations stand in for them.
+#if defined(__CPU_SIM)
+#include "acl/acl.h"
+#endif

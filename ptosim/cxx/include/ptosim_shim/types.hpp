@@ -50,6 +50,7 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
 
 // bfloat16: storage + conversions (round to nearest even)
 struct bfloat16_t {

@@ -5,21 +5,28 @@ check the result exactly (benchmarks/cxx/gemm_performance_1536.cpp instantiates 
 
 Needs the reference library (for the kernel file); prints the wall time of the simulation, the
 simulated time and the summary with the per-pipe busy ratios. The expected C follows the NPU
-rule of decision D17, computed here with numpy: the kernel issues one mad per 64-wide K slice
+rule of decision D18, computed here with numpy: the kernel issues one mad per 64-wide K slice
 (TMATMUL, then TMATMUL_ACC in place), each adds the float64 product of its half inputs to the
 float32 accumulator and rounds once to float32.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
-from pathlib import Path
+import os
 
-import numpy as np
+# one BLAS thread: the simulation issues thousands of small float64 products (one per mad);
+# BLAS threads contending for a shared 2-core machine made them 4x slower (measured: 110 s
+# against 27 s wall at load average 14). Set before numpy loads the library.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import ptosim as pto
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import ptosim as pto  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = "kernels/manual/a2a3/gemm_performance"

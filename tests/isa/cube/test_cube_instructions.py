@@ -1,6 +1,6 @@
 """The cube instructions on a2 (the NPU rules) and cpu (the CPU simulator's), against numpy
 formulations written here, independent of ptosim/isa/cube: the fractal offsets by hand, the
-sums as decision D17 states them (NPU: float64 sum rounded once; CPU: one float32 fused
+sums as decision D18 states them (NPU: float64 sum rounded once; CPU: one float32 fused
 multiply-add per k, checked with a float32 loop that is exact for half inputs)."""
 
 from __future__ import annotations

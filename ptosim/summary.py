@@ -165,6 +165,9 @@ def busy_ratios(result) -> list[tuple[str, int, list[tuple[str, float]]]]:
 
 
 def _write_busy_ratios(out, result) -> None:
+    """The busy ratios of a launch with cube cores (a vector-only run's busy line says it)."""
+    if not any(b.role.kind == "aic" for b in result.blocks):
+        return
     for name, n, rows in busy_ratios(result):
         if rows:
             shown = ", ".join(f"{p} {100 * r:.1f}%" for p, r in rows)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import dtypes as D
-from ..enums import AtomicType, Layout, PadValue, Pipe, ScatterAtomicOp, TileType
+from ..enums import AtomicType, Layout, PadValue, Pipe, ReluPreMode, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH
 from ..layout import BLOCK_BYTES
@@ -739,6 +739,10 @@ def TSTORE(
     """
     if cube_store(gm, tile, atomic, relu, quant):
         return
+    if quant or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
+        what = f"relu={relu}" if not quant else f"quant ({quant})"
+        loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
+        raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
     emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
 

@@ -74,6 +74,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.bench_embedding",
             "ptosim.demo",
             "ptosim.sourcepatch",
+            "ptosim.docgen",
             "ptosim.cli",
             "ptosim.__main__",
         ),

@@ -12,7 +12,7 @@ the accumulator, TMATMUL_BIAS from ``bias[j]``. The targets differ (``CubeRules`
   ``AccInput.IN_PLACE``); the CPU simulator computes ``cIn + product`` (one more rounding);
 - TMATMUL_BIAS: the NPU starts the sum at the bias (``BiasOrder.INITIAL_VALUE``); the CPU adds
   the bias to the finished product (``ADDED_AFTER``);
-- the order and rounding of the sum: ``numerics`` (decision D18 of docs/reference.md).
+- the order and rounding of the sum: ``numerics`` (decision D18 of docs/decisions.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The arithmetic of one ``mad`` (decision D18 of docs/reference.md).
+"""The arithmetic of one ``mad`` (decision D18 of docs/decisions.md).
 
 - Integer inputs (int8): exact products summed in int32 with two's-complement wrap-around (the
   int32 accumulator of every target).

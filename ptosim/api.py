@@ -64,6 +64,7 @@ from .errors import (
     UnsupportedError,
 )
 from .findings import Finding
+from .isa.cube.aliases import TileAcc, TileLeft, TileMatNZ, TileMatZN, TileRight
 from .isa.data import TASSIGN, TEXPANDS, TLOAD, TMOV, TSTORE
 from .isa.gather import MGATHER
 from .isa.rowexpand import (
@@ -88,7 +89,16 @@ from .isa.sync import (
 )
 from .isa.tscatter import TSCATTER
 from .memory import GmBuffer
-from .program import Kernel, get_block_idx, get_block_num, kernel
+from .program import (
+    Kernel,
+    get_block_idx,
+    get_block_num,
+    get_subblockdim,
+    get_subblockid,
+    is_cube,
+    is_vec,
+    kernel,
+)
 from .run import RunResult
 from .tensors import GlobalTensor, Tile
 
@@ -101,6 +111,15 @@ __all__ = [
     "Kernel",
     "get_block_idx",
     "get_block_num",
+    "get_subblockid",
+    "get_subblockdim",
+    "is_cube",
+    "TileLeft",
+    "TileRight",
+    "TileAcc",
+    "TileMatNZ",
+    "TileMatZN",
+    "is_vec",
     "Tile",
     "GlobalTensor",
     "GmBuffer",

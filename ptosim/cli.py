@@ -204,8 +204,9 @@ def _cmd_run(args) -> int:
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
         spec = CxxRunSpec(
-            args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several
-        )
+            args.file, args.entry, args.arg, args.out, args.compiler, args.block_dim, several,
+            cores=args.cores,
+        )  # fmt: skip
     else:
         spec = load(args.file, several_hint="ptosim check FILE runs every kernel of a file")
     status = 0
@@ -282,7 +283,12 @@ def _check_specs(args) -> list:
     if getattr(args, "entry", None) is not None or args.file.lower().endswith(
         (".cpp", ".cc", ".cxx", ".c++")
     ):  # a C++ kernel file (ptosim/cxx/cli.py)
-        return [CxxRunSpec(args.file, args.entry, args.arg, None, args.compiler, args.block_dim)]
+        return [
+            CxxRunSpec(
+                args.file, args.entry, args.arg, None, args.compiler, args.block_dim,
+                cores=args.cores,
+            )
+        ]  # fmt: skip
     return load_all(args.file)
 
 
@@ -578,6 +584,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="C++: a kernel argument: path.bin, path.npy, SHAPE:DTYPE or a number",
         )
         r.add_argument("--compiler", help="C++: zig, g++, clang++ or a path (env PTOSIM_CXX)")
+        r.add_argument(
+            "--cores",
+            choices=("vec", "cube", "mix"),
+            help="C++: the cores the kernel runs on (default: cube when it uses cube tiles); "
+            "mix builds it twice, __DAV_CUBE__ for the cube core, __DAV_VEC__ for the vector cores",
+        )
         if cmd == "run":
             r.add_argument("--trace", help="write the Chrome trace JSON here")
             r.add_argument("--csv", help="write the per-pipe summary CSV here")

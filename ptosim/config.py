@@ -35,12 +35,25 @@ class _Strict(BaseModel):
 
 
 class MemoryConfig(_Strict):
+    """On-chip buffer sizes (bytes): the vector core's UB, the cube core's L1, L0A, L0B, L0C,
+    bias table (BT) and fixpipe buffer (FB); ``ub_align_bytes`` is the address alignment of
+    every one of them (TASSIGN and the allocator)."""
+
     ub_size_bytes: int = Field(gt=0)  # the UB a kernel may use
     l1_size_bytes: int = Field(gt=0)
+    l0a_size_bytes: int = Field(gt=0)
+    l0b_size_bytes: int = Field(gt=0)
+    l0c_size_bytes: int = Field(gt=0)
+    bt_size_bytes: int = Field(gt=0)
+    fb_size_bytes: int = Field(gt=0)
     ub_align_bytes: int = Field(gt=0)
     # the physical UB where it is larger than the usable one (950: 256 KiB, of which 8 KiB are
     # reserved: the usable 248 KiB of the public platform config)
     ub_physical_bytes: int | None = Field(default=None, gt=0)
+
+    def size_of(self, space: str) -> int:
+        """The size of one buffer by its space name (``"UB"``, ``"L0C"`` ...)."""
+        return getattr(self, f"{space.lower()}_size_bytes")
 
 
 class SimtConfig(_Strict):
@@ -255,6 +268,24 @@ class ChipConfig(_Strict):
     source: SourceKind  # of gm_bw_bytes_per_cycle (the chip's HBM figure)
 
 
+class CubeTimingConfig(_Strict):
+    """The cube core's engines (targets/a2a3/cube.py): ``mad`` on PIPE_M costs
+    ``mad_head_cycles`` plus one cycle per 16 x C0 x 16 fractal step (``mad_fp32_step_cycles``
+    per step for float inputs); the copies cost their bytes at these rates (bytes per cycle):
+    L1 -> L0A / L0B / bias table on MTE1, L0C -> GM / L1 on the fixpipe, the L1 fill
+    (TFILLPAD on Mat), and L1 -> GM (TSTORE from Mat) on MTE3."""
+
+    mad_head_cycles: int = Field(ge=0)
+    mad_fp32_step_cycles: int = Field(gt=0)
+    l1_to_l0a_bytes_per_cycle: float = Field(gt=0)
+    l1_to_l0b_bytes_per_cycle: float = Field(gt=0)
+    l1_to_bt_bytes_per_cycle: float = Field(gt=0)
+    l0c_to_gm_bytes_per_cycle: float = Field(gt=0)
+    l0c_to_l1_bytes_per_cycle: float = Field(gt=0)
+    l1_fill_bytes_per_cycle: float = Field(gt=0)
+    source: SourceKind
+
+
 class TimingConfig(_Strict):
     clock_ghz: float = Field(gt=0)
     clock_source: SourceKind  # cycles -> seconds: every us and GB/s figure rests on it
@@ -264,6 +295,7 @@ class TimingConfig(_Strict):
     vector: VectorConfig
     simt: SimtTimingConfig | None = None
     chip: ChipConfig | None = None  # None: the cores do not share GM bandwidth (no limit)
+    cube: CubeTimingConfig | None = None  # None: the device has no timed cube core
 
 
 class DeviceConfig(_Strict):
@@ -274,6 +306,8 @@ class DeviceConfig(_Strict):
     description: str
     # blocks a kernel may launch at once (``block_dim``): the engine simulates one core per block
     vector_cores: int = Field(gt=0)
+    # AI cores (one cube core and two vector cores each): the blocks of a cube or mixed kernel
+    cube_cores: int = Field(gt=0)
     memory: MemoryConfig
     sync: SyncConfig
     simt: SimtConfig | None = None

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import dtypes as D
 from . import recording, session
 from .argcheck import as_int, as_shape
 from .config import DeviceConfig, load_config
+from .cores import VEC, CoreRole, launch_roles
 from .errors import FindingsError, KernelError
 from .gcpause import gc_paused
 from .isa.base import Arch
 from .isa.scalar_access import GetValue, SetValue
-from .memory import GlobalMemory, GmBuffer
-from .program import Kernel, NeedsSession, Program, header, record
+from .memory import CORE_SPACES, GlobalMemory, GmBuffer
+from .program import Kernel, NeedsCube, NeedsSession, Program, header, record
 from .run import RunResult, run_blocks
 from .targets import spec_of
 
@@ -39,6 +42,7 @@ class Device:
     def __init__(self, name: str = "cpu", overrides: dict | None = None):
         self.config: DeviceConfig = load_config(name, overrides)
         c = self.config
+        # what a vector core of a vector-only launch may know; ``arch_of`` derives the others
         self.arch = Arch(
             c.target,
             c.name,
@@ -47,8 +51,28 @@ class Device:
             c.memory.ub_align_bytes,
             c.sync.event_ids,
             spec_of(c.target),  # what the target does (ptosim.isa.spec)
+            tuple((sp, c.memory.size_of(sp)) for sp in CORE_SPACES[VEC]),
         )
+        self._archs: dict[tuple, Arch] = {}
         self.gm = GlobalMemory()
+
+    def arch_of(self, core_kind: str, launch: str) -> Arch:
+        """What instructions may know of one core of a launch: ``self.arch`` with the core's
+        kind and buffers (one object per core kind and launch kind: validations are memoised
+        by its identity)."""
+        if (core_kind, launch) == (VEC, "vec"):
+            return self.arch
+        key = (core_kind, launch, id(self.arch))
+        arch = self._archs.get(key)
+        if arch is None or arch.spec is not self.arch.spec:
+            mem = self.config.memory
+            arch = self._archs[key] = dataclasses.replace(
+                self.arch,
+                buffers=tuple((sp, mem.size_of(sp)) for sp in CORE_SPACES[core_kind]),
+                core_kind=core_kind,
+                launch=launch,
+            )
+        return arch
 
     @property
     def name(self) -> str:
@@ -134,7 +158,9 @@ class Device:
             *args, **kwargs: passed to the kernel body (GM buffers, sizes ...).
             strict: raise FindingsError when the run has any finding.
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
-            block_dim: number of blocks (cores); ``pto.get_block_idx()`` tells them apart.
+            block_dim: number of blocks: vector cores for a vector kernel, AI cores (one cube
+                core and two vector cores each) for a cube or mixed one (``@pto.kernel(cores=
+                ...)``); ``pto.get_block_idx()`` tells them apart.
             progress: optional callable(done, total) called now and then while simulating
                 (``total`` is None for a block that reads values: its length is not known
                 until it ends); if it also has a ``phase(name)`` method, that is called as
@@ -154,9 +180,13 @@ class Device:
             if not callable(kernel):
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
             kernel = Kernel(kernel)
-        cores = self.config.vector_cores
+        launch = kernel.cores
+        if launch in (None, "vec"):
+            limit, what = self.config.vector_cores, "cores"
+        else:
+            limit, what = self.config.cube_cores, "AI cores"
         block_dim = as_int(
-            block_dim, f"run: block_dim (1 to the {cores} cores of {self.name})", lo=1, hi=cores
+            block_dim, f"run: block_dim (1 to the {limit} {what} of {self.name})", lo=1, hi=limit
         )
         if dyn_ubuf_size is not None:
             dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
@@ -168,28 +198,71 @@ class Device:
             raise KernelError(f"run: progress must be a callable(done, total), got {progress!r}")
         phase = getattr(progress, "phase", None)  # optional: told each phase of a long run
         with gc_paused():  # ptosim/gcpause.py: full collections cost a third of a long run
-            programs = []
-            seen: dict = {}  # whether a block's body has read a value (block_program's)
-            for b in range(block_dim):
-                if phase is not None:
-                    phase(f"recording block {b + 1}/{block_dim}")
-                programs.append(
-                    block_program(
-                        kernel,
-                        self.arch,
-                        args,
-                        kwargs,
-                        block_idx=b,
-                        block_num=block_dim,
-                        dyn_ubuf_size=dyn_ubuf_size,
-                        seen=seen,
-                        max_steps=max_steps,
-                    )
+            try:
+                programs = self._record(kernel, launch or "vec", block_dim, args, kwargs,
+                                        dyn_ubuf_size, phase, max_steps,
+                                        probe=launch is None)  # fmt: skip
+            except NeedsCube:  # undeclared, and the body uses a cube buffer: a cube kernel
+                if block_dim > self.config.cube_cores:
+                    raise KernelError(
+                        f"run: kernel {kernel.name} uses the cube core: block_dim counts AI "
+                        f"cores, 1 to the {self.config.cube_cores} of {self.name}, got "
+                        f"{block_dim}"
+                    ) from None
+                programs = self._record(
+                    kernel,
+                    "cube",
+                    block_dim,
+                    args,
+                    kwargs,
+                    dyn_ubuf_size,
+                    phase,
+                    max_steps,
+                    probe=False,
                 )
             result = run_blocks(programs, self.config, self.gm, progress)
         if strict and result.findings:
             raise FindingsError(result.findings)
         return result
+
+    def _record(
+        self,
+        kernel,
+        launch,
+        block_dim,
+        args,
+        kwargs,
+        dyn_ubuf_size,
+        phase,
+        max_steps,
+        *,
+        probe: bool,
+    ) -> list[Program]:
+        """The program of every core of a launch (``probe``: the kernel did not declare its
+        cores: the first core's recording raises NeedsCube when the body uses a cube buffer)."""
+        programs = []
+        seen: dict = {}  # whether a block's body has read a value (block_program's)
+        roles = launch_roles(launch, block_dim)
+        for n, role in enumerate(roles):
+            if phase is not None:
+                where = f"block {n + 1}/{len(roles)}" if launch == "vec" else role.label
+                phase(f"recording {where}")
+            programs.append(
+                block_program(
+                    kernel,
+                    self.arch_of(role.kind, launch),
+                    args,
+                    kwargs,
+                    block_idx=role.block,
+                    block_num=block_dim,
+                    dyn_ubuf_size=dyn_ubuf_size,
+                    seen=seen,
+                    role=role,
+                    max_steps=max_steps,
+                    probe_cube=probe and n == 0,
+                )
+            )
+        return programs
 
     def _run_recorded(self, programs, args, kwargs, strict, block_dim, progress) -> RunResult:
         """Run recorded programs (one per block), e.g. ``apply_fixes``' repaired program."""
@@ -239,15 +312,22 @@ def block_program(
     dyn_ubuf_size: int | None = None,
     seen: dict | None = None,
     max_steps: int | None = None,
+    role: CoreRole | None = None,
+    probe_cube: bool = False,
 ) -> Program:
-    """The program of one block: recorded ahead (``program.record``) when its body reads no
+    """The program of one core: recorded ahead (``program.record``) when its body reads no
     value, else a not yet started session program (ptosim/session.py).
 
     Args:
-        seen: shared by the blocks of one run: once a block's body has read a value, the next
-            blocks start in a session instead of recording up to their first read again.
+        seen: shared by the cores of one run: once a core's body has read a value, the next
+            cores start in a session instead of recording up to their first read again.
+        role: the core it runs on (ptosim/cores.py).
+        probe_cube: raise NeedsCube when the body uses a cube buffer (an undeclared kernel).
+
+    Raises:
+        NeedsCube: see ``probe_cube``.
     """
-    like = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    like = header(kernel, arch, block_idx, block_num, dyn_ubuf_size, role)
     if max_steps is not None:
         like.max_steps = max_steps
     if kernel.session or session.FORCE or (seen is not None and seen.get("reads")):
@@ -262,6 +342,8 @@ def block_program(
             block_num=block_num,
             dyn_ubuf_size=dyn_ubuf_size,
             max_steps=max_steps,
+            role=role,
+            probe_cube=probe_cube,
         )
     except NeedsSession:
         # the body reads a value: rerun it in a session (recording has no effect on data). The

@@ -42,11 +42,17 @@ class PtoEnum(enum.Enum):
 
 
 class TileType(PtoEnum):
+    """Where a tile lives (common/type.hpp TileType; ptosim.memory.SPACE_OF_LOC)."""
+
     Vec = 0
     Mat = 1
     Left = 2
     Right = 3
     Acc = 4
+    Bias = 5
+    Scaling = 6
+    ScaleLeft = 7
+    ScaleRight = 8
 
 
 class BLayout(PtoEnum):
@@ -58,6 +64,31 @@ class SLayout(PtoEnum):
     NoneBox = 0
     RowMajor = 1
     ColMajor = 2
+
+
+class CompactMode(PtoEnum):
+    """A cube tile stored at its valid extent rounded up to whole fractals (common/type.hpp):
+    ``Normal`` makes L0A / L0B / L0C strides follow the valid shape instead of Rows / Cols."""
+
+    Null = 0
+    Normal = 1
+    RowPlusOne = 2
+    RowAlignedPadding = 3
+
+
+class ReluPreMode(PtoEnum):
+    """The fixpipe's ReLU before it writes an accumulator out (TSTORE / TMOV from Acc)."""
+
+    NoRelu = 0
+    NormalRelu = 1
+
+
+class AccPhase(PtoEnum):
+    """The unit flag of a TMATMUL (which K slice of an accumulation it is); no effect on data."""
+
+    Unspecified = 0
+    Partial = 2
+    Final = 3
 
 
 class Layout(PtoEnum):

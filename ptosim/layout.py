@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dtypes import DType
-from .enums import BLayout, Layout, SLayout, TileType
+from .enums import BLayout, CompactMode, Layout, SLayout, TileType
 
 FRACTAL_NZ_ROW = 16
 BLOCK_BYTES = 32
@@ -30,6 +30,8 @@ class TileGeom:
     blayout: BLayout = BLayout.RowMajor
     slayout: SLayout = SLayout.NoneBox
     fractal: int = 512
+    # a cube tile stored at its valid extent (L0 strides follow the valid shape, ptosim/isa/cube)
+    compact: CompactMode = CompactMode.Null
 
     @property
     def numel(self) -> int:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .dtypes import DType, check_values_fit
 from .dtypes import dtype as as_dtype
+from .enums import TileType
 from .errors import KernelError, OutOfBoundsError
 
 # UB/L1 start each run filled with this byte: every float type reads NaN and every integer
@@ -16,9 +17,36 @@ POISON_BYTE = 0xFF
 GM_ALIGN_BYTES = 512  # host allocations start on a 512 B boundary (the A2/A3 DMA burst size)
 GM_BASE_ADDRESS = 0x1_0000_0000  # arbitrary, non-zero so that GM and UB addresses differ
 
+# The on-chip buffer each tile kind lives in (reference/cube_isa.md 1.2, common/memory.hpp's
+# address-space qualifier per tile kind): the vector core's UB; the cube core's L1 (cbuf), L0A,
+# L0B, L0C, bias table (BT) and fixpipe buffer (FB). The 950 MX scale tiles sit in L0A / L0B.
+SPACE_OF_LOC = {
+    TileType.Vec: "UB",
+    TileType.Mat: "L1",
+    TileType.Left: "L0A",
+    TileType.Right: "L0B",
+    TileType.Acc: "L0C",
+    TileType.Bias: "BT",
+    TileType.Scaling: "FB",
+    TileType.ScaleLeft: "L0A",
+    TileType.ScaleRight: "L0B",
+}
+# The buffers of each core kind (ptosim/cores.py): a vector core of a vector-only launch keeps
+# the L1 it had before the cube core was modelled (kernels staging GM -> L1 with MGATHER).
+CORE_SPACES = {
+    "vec": ("UB", "L1"),
+    "aiv": ("UB",),
+    "aic": ("L1", "L0A", "L0B", "L0C", "BT", "FB"),
+}
+
+
+def space_of(loc: TileType) -> str:
+    """The memory space (``"UB"``, ``"L1"``, ``"L0A"`` ...) a tile kind lives in."""
+    return SPACE_OF_LOC[loc]
+
 
 class Scratchpad:
-    """A byte-addressed on-chip memory (UB or L1)."""
+    """A byte-addressed on-chip memory (UB, L1, L0A, L0B, L0C, BT or FB)."""
 
     def __init__(self, name: str, size_bytes: int):
         self.name = name

@@ -25,6 +25,7 @@ class StepKind(enum.Enum):
     DMA = "dma"  # one DMA instruction on MTE2/MTE3 (nBurst bursts of lenBurst bytes)
     VECTOR = "vector"  # one vector intrinsic (head + slope x repeats + tail)
     SIMT = "simt"  # a SIMT launch (950); expanded by the warp scheduler
+    CUBE = "cube"  # cube-core work: a mad (PIPE_M), an L1 -> L0 / bias copy (MTE1), an L1 fill
     SET_FLAG = "set_flag"
     WAIT_FLAG = "wait_flag"
     BARRIER = "barrier"  # pipe_barrier(P): drain P (PIPE_ALL: every pipe, run by PIPE_S)

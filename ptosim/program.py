@@ -13,8 +13,10 @@ import sys
 from dataclasses import dataclass, field
 
 from .argcheck import as_int
+from .cores import CoreRole, parse_cores
 from .errors import ConstraintError, KernelError
 from .isa.base import Arch, Instruction
+from .memory import CORE_SPACES, SPACE_OF_LOC
 from .recording import ACTIVE, OUTSIDE_A_RUN
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -38,12 +40,18 @@ class Program:
     tile_names: dict[int, str] = field(default_factory=dict, repr=False)
     # recording stops with a KernelError past this many instructions (a body that never ends)
     max_steps: int = field(default=DEFAULT_MAX_STEPS, repr=False)
+    role: CoreRole | None = None  # the core it runs on (ptosim/cores.py); None: core block_idx
 
     def __iter__(self):
         return iter(self.instructions)
 
     def __len__(self) -> int:
         return len(self.instructions)
+
+    @property
+    def core_role(self) -> CoreRole:
+        """The core this program runs on (a vector core ``block_idx`` when not given)."""
+        return self.role if self.role is not None else CoreRole(self.block_idx)
 
 
 # code file name -> its base name when it lies outside the ptosim package, else None (one
@@ -79,16 +87,29 @@ class NeedsSession(BaseException):
     so that a kernel's ``except Exception`` cannot swallow it."""
 
 
+class NeedsCube(BaseException):
+    """Raised while recording a kernel that did not say which cores it runs on, as a vector
+    kernel, when its body uses a cube buffer: the run layer records it again on the cube
+    cores (``cores="cube"``). A BaseException so that a kernel's ``except Exception`` cannot
+    swallow it."""
+
+
 class Recorder:
     """The active recording: appends validated instructions to a Program."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, *, probe_cube: bool = False):
         self.program = program
         # an explicit call site ("kernel.cpp:42") set by a front end that is not Python code
         # (ptosim.cxx); None: the Python caller's file:line
         self.source: str | None = None
+        # the kernel's cores are not declared: an instruction on a cube buffer raises NeedsCube
+        self.probe_cube = probe_cube
 
     def emit(self, instr: Instruction) -> Instruction:
+        if self.probe_cube and any(
+            SPACE_OF_LOC[t.loc] not in CORE_SPACES["vec"] for t in instr.tile_operands().values()
+        ):
+            raise NeedsCube
         instr.position = n = len(self.program.instructions)
         if n >= self.program.max_steps:
             self.runaway(instr)
@@ -153,17 +174,20 @@ def record(
     block_num=1,
     dyn_ubuf_size=None,
     max_steps: int | None = None,
+    role: CoreRole | None = None,
+    probe_cube: bool = False,
 ) -> Program:
     """Run the kernel body once under a recorder and return the Program (``max_steps``: the
     instructions it may record, default ``DEFAULT_MAX_STEPS``).
 
     Raises:
         NeedsSession: the body read a value (GetValue): it cannot be recorded ahead.
+        NeedsCube: ``probe_cube`` and the body used a cube buffer.
     """
-    program = header(kernel, arch, block_idx, block_num, dyn_ubuf_size)
+    program = header(kernel, arch, block_idx, block_num, dyn_ubuf_size, role)
     if max_steps is not None:
         program.max_steps = max_steps
-    token = ACTIVE.set(Recorder(program))
+    token = ACTIVE.set(Recorder(program, probe_cube=probe_cube))
     try:
         kernel.func(*args, **kwargs)
     finally:
@@ -171,8 +195,15 @@ def record(
     return program
 
 
-def header(kernel: Kernel, arch: Arch, block_idx=0, block_num=1, dyn_ubuf_size=None) -> Program:
-    """The empty Program of one block of ``kernel`` (a run-time ``dyn_ubuf_size`` overrides
+def header(
+    kernel: Kernel,
+    arch: Arch,
+    block_idx=0,
+    block_num=1,
+    dyn_ubuf_size=None,
+    role: CoreRole | None = None,
+) -> Program:
+    """The empty Program of one core of ``kernel`` (a run-time ``dyn_ubuf_size`` overrides
     the kernel's own)."""
     return Program(
         kernel.name,
@@ -180,19 +211,25 @@ def header(kernel: Kernel, arch: Arch, block_idx=0, block_num=1, dyn_ubuf_size=N
         block_idx,
         block_num,
         dyn_ubuf_size if dyn_ubuf_size is not None else kernel.dyn_ubuf_size,
+        role=role,
     )
 
 
 class Kernel:
     """A kernel: a Python function whose body calls PTO instructions (see ``kernel``)."""
 
-    def __init__(self, func, dyn_ubuf_size: int | None = None, *, session: bool = False):
+    def __init__(
+        self, func, dyn_ubuf_size: int | None = None, *, session: bool = False, cores=None
+    ):
         functools.update_wrapper(self, func)
         self.func = func
         self.name = func.__name__
         self.dyn_ubuf_size = dyn_ubuf_size
         # always run in a session (ptosim/session.py): for bodies that cannot be rerun
         self.session = session
+        # the cores it runs on (ptosim/cores.py): "vec", "cube", "mix", or None: "cube" when
+        # the body uses a cube buffer (L0A, L0B, L0C, BT, FB), else "vec"
+        self.cores = parse_cores(cores)
 
     def __call__(self, *args, **kwargs):
         if ACTIVE.get() is None:
@@ -205,23 +242,57 @@ class Kernel:
         return f"<pto.kernel {self.name}>"
 
 
-def kernel(func=None, *, dyn_ubuf_size: int | None = None):
-    """Decorator making a function a PTO kernel (``@pto.kernel`` or
-    ``@pto.kernel(dyn_ubuf_size=...)`` to declare a larger 950 SIMT dynamic UB size)."""
+def kernel(func=None, *, dyn_ubuf_size: int | None = None, cores=None):
+    """Decorator making a function a PTO kernel: ``@pto.kernel``, or with options
+    ``@pto.kernel(cores="mix", dyn_ubuf_size=...)``.
+
+    Args:
+        dyn_ubuf_size: a larger 950 SIMT dynamic UB size (bytes).
+        cores: the cores the body runs on (ptosim/cores.py): ``"vec"`` (vector cores only;
+            ``block_dim`` counts vector cores), ``"cube"`` (the cube core of each AI core) or
+            ``"mix"`` (the cube core and both vector cores of each AI core: the body runs three
+            times per block and asks ``pto.is_cube()`` / ``pto.get_subblockid()`` where it
+            runs). Default: ``"cube"`` when the body uses a cube buffer, else ``"vec"``.
+    """
     if dyn_ubuf_size is not None:
         dyn_ubuf_size = as_int(dyn_ubuf_size, "kernel dyn_ubuf_size (bytes)", lo=1)
+    parse_cores(cores)  # a bad value fails at the decorator, not at the run
     if func is None:
-        return lambda f: Kernel(f, dyn_ubuf_size)
+        return lambda f: Kernel(f, dyn_ubuf_size, cores=cores)
     if not callable(func):
         raise KernelError(f"@pto.kernel decorates a function, got {type(func).__name__}")
-    return Kernel(func, dyn_ubuf_size)
+    return Kernel(func, dyn_ubuf_size, cores=cores)
 
 
 def get_block_idx() -> int:
-    """Index of the block (core) running this kernel body, like ``get_block_idx()``."""
+    """Index of the block running this kernel body, like ``get_block_idx()``: the vector core
+    of a vector-only kernel, the AI core of a cube or mixed one (its AIC and both AIVs share
+    it)."""
     return current().program.block_idx
 
 
 def get_block_num() -> int:
     """Number of blocks the kernel was launched with (``block_dim``)."""
     return current().program.block_num
+
+
+def is_cube() -> bool:
+    """True when this body runs on a cube core (AIC), like C++ ``#if defined(__DAV_CUBE__)``."""
+    return current().program.core_role.is_cube
+
+
+def is_vec() -> bool:
+    """True when this body runs on a vector core, like C++ ``#if defined(__DAV_VEC__)``."""
+    return not current().program.core_role.is_cube
+
+
+def get_subblockid() -> int:
+    """Which vector core of its AI core runs this body (0: AIV0, 1: AIV1); 0 on the cube core
+    and in a vector-only kernel, like ``get_subblockid()``."""
+    return current().program.core_role.subblock
+
+
+def get_subblockdim() -> int:
+    """The vector cores of this body's AI core that a mixed kernel runs on (2 on a vector core
+    of a mixed kernel, else 1), like ``get_subblockdim()``."""
+    return current().program.core_role.subblock_dim

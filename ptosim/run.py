@@ -14,22 +14,25 @@ from .checks.hazards import analyse
 from .checks.structural import structural_issued
 from .checks.tiles import live_overlap_findings
 from .config import DeviceConfig
+from .cores import Topology
 from .engine import core as engine
 from .engine import stops
 from .engine.effects import TrackedContext, TrackedScratchpad
 from .engine.locate import RunIndex
 from .engine.simt import simulate_launch
-from .enums import TileType
-from .errors import DeadlockError, KernelError, UbBudgetError
+from .enums import CompactMode, TileType
+from .errors import ConstraintError, DeadlockError, KernelError, UbBudgetError
 from .findings import FLAG_NEVER_POSTED, Finding, flatten
 from .isa.base import Arch
-from .memory import GlobalMemory, Scratchpad
+from .isa.cube.geometry import stored
+from .isa.spec import CubeAddressing
+from .memory import CORE_SPACES, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from .program import Program
 from .session import SessionProgram, body_race_error
 from .summary import text_summary
 from .tensors import Placement, Tile, TileRef
 from .trace_io import write_chrome_trace, write_summary_csv
-from .untimed import execute
+from .untimed import execute_cores
 
 
 @dataclass
@@ -38,6 +41,19 @@ class _Slot:
     size_bytes: int
     name: str
     loc: TileType
+    first: object = None  # the first instruction that uses the tile (errors name its line)
+
+    @property
+    def space(self) -> str:
+        return SPACE_OF_LOC[self.loc]
+
+
+def tile_bytes(arch, ref) -> int:
+    """The bytes a tile occupies in its buffer: Rows x Cols, or on the NPU a compact cube tile's
+    valid extent in whole fractals (ptosim/isa/cube/geometry.py)."""
+    if ref.geom.compact is CompactMode.Null or arch.spec.cube.addressing is CubeAddressing.LOGICAL:
+        return ref.size_bytes
+    return stored(ref).size_bytes
 
 
 def _slots(program: Program) -> list[_Slot]:
@@ -46,13 +62,46 @@ def _slots(program: Program) -> list[_Slot]:
         for ref in instr.tile_operands().values():
             # a view (AliasPlacement) occupies its root tile's slot, up to the view's end
             pl = getattr(ref.placement, "root", ref.placement)
-            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            size = getattr(ref.placement, "offset", 0) + tile_bytes(program.arch, ref)
             slot = seen.get(id(pl))
             if slot is None:
-                seen[id(pl)] = _Slot(pl, size, ref.name, ref.loc)
+                seen[id(pl)] = _Slot(pl, size, ref.name, ref.loc, instr)
             else:
                 slot.size_bytes = max(slot.size_bytes, size)
     return list(seen.values())
+
+
+def _check_core_buffers(program: Program, slots: list[_Slot]) -> None:
+    """Every tile lives in a buffer its core has (ptosim/cores.py, memory.CORE_SPACES).
+
+    Raises:
+        ConstraintError: at the first instruction that uses a tile of another core's buffer.
+    """
+    arch = program.arch
+    for s in slots:
+        if arch.size_of(s.space) is not None:
+            continue
+        role = program.core_role
+        if s.space in CORE_SPACES["aic"]:
+            where = "the cube core (AIC)"
+            hint = (
+                "declare the kernel @pto.kernel(cores='cube') or cores='mix' and use the tile "
+                "on the cube core (pto.is_cube())"
+            )
+        else:
+            where = "a vector core"
+            hint = "use it on a vector core (not pto.is_cube())"
+        raise ConstraintError(
+            s.first.opcode if s.first is not None else "kernel",
+            s.name,
+            "core-buffer",
+            f"a tile of a buffer of {role.label} ({', '.join(n for n, _ in arch.buffers)})",
+            f"TileType::{s.loc.name} ({s.space}, a buffer of {where})",
+            target=arch.target,
+            position=getattr(s.first, "position", None),
+            source=getattr(s.first, "source", None),
+            detail=hint,
+        )
 
 
 def _fmt_tiles(slots: list[_Slot]) -> str:
@@ -109,11 +158,12 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
         UbBudgetError: the tiles do not fit (UB/L1 size, or the 950 SIMT budget).
     """
     slots = _slots(program)
+    _check_core_buffers(program, slots)
     arch = program.arch
     simt = simt_budget_bytes(program, config)
-    for loc, capacity in ((TileType.Vec, arch.ub_size_bytes), (TileType.Mat, arch.l1_size_bytes)):
-        mine = [s for s in slots if s.loc is loc]
-        limit = simt if (simt is not None and loc is TileType.Vec) else capacity
+    for space, capacity in arch.buffers:
+        mine = [s for s in slots if s.space == space]
+        limit = simt if (simt is not None and space == "UB") else capacity
         for s in mine:
             if s.placement.auto:
                 s.placement.address = None
@@ -147,8 +197,7 @@ def _check_fits(program: Program, config: DeviceConfig, slots, limit: int, simt)
     over = [s for s in slots if s.placement.address + s.size_bytes > limit]
     if not over:
         return
-    loc = over[0].loc
-    what = "SIMT UB budget" if limit == simt else f"{'UB' if loc is TileType.Vec else 'L1'}"
+    what = "SIMT UB budget" if limit == simt else over[0].space
     hint = (
         (
             " (declare a larger dynamic UB with @pto.kernel(dyn_ubuf_size=...) or "
@@ -185,11 +234,11 @@ class TilePlacer:
         self._by_root: dict[int, _Slot] = {}
         self._simt: int | None = None  # the SIMT budget once a SIMT launch was recorded
 
-    def _limit(self, loc: TileType) -> int:
+    def _limit(self, space: str) -> int:
         arch = self.program.arch
-        if loc is TileType.Vec:
-            return self._simt if self._simt is not None else arch.ub_size_bytes
-        return arch.l1_size_bytes
+        if space == "UB" and self._simt is not None:
+            return self._simt
+        return arch.size_of(space)
 
     def place(self, instr) -> None:
         """Place the tiles ``instr`` uses for the first time; raise UbBudgetError if they (or,
@@ -197,18 +246,19 @@ class TilePlacer:
         arch, check = self.program.arch, []
         if self._simt is None and self.config.simt is not None and instr.is_simt(arch):
             self._simt = _simt_budget(self.program, self.config)
-            check = [s for s in self.slots if s.loc is TileType.Vec]
+            check = [s for s in self.slots if s.space == "UB"]
         for ref in instr.tile_operands().values():
             pl = getattr(ref.placement, "root", ref.placement)
-            size = getattr(ref.placement, "offset", 0) + ref.size_bytes
+            size = getattr(ref.placement, "offset", 0) + tile_bytes(arch, ref)
             slot = self._by_root.get(id(pl))
             if slot is None:
-                slot = _Slot(pl, size, ref.name, ref.loc)
+                slot = _Slot(pl, size, ref.name, ref.loc, instr)
+                _check_core_buffers(self.program, [slot])
                 if pl.auto:
                     taken = sorted(
                         (s.placement.address, s.placement.address + s.size_bytes)
                         for s in self.slots
-                        if s.loc is ref.loc
+                        if s.space == slot.space
                     )
                     pl.address = _first_fit(size, taken, arch.ub_align_bytes)
                 self._by_root[id(pl)] = slot
@@ -217,19 +267,26 @@ class TilePlacer:
             elif size > slot.size_bytes:
                 slot.size_bytes = size
                 check.append(slot)
-        for loc in (TileType.Vec, TileType.Mat):
-            mine = [s for s in check if s.loc is loc]
+        for space, _ in arch.buffers:
+            mine = [s for s in check if s.space == space]
             if mine:
-                _check_fits(self.program, self.config, mine, self._limit(loc), self._simt)
+                _check_fits(self.program, self.config, mine, self._limit(space), self._simt)
 
 
 @dataclass
 class BlockState:
-    """Final on-chip memories of one block (core)."""
+    """Final on-chip memories of one core (``buffers``: space name -> memory; ``ub``, ``l1``
+    two of them, None on a core without them)."""
 
     program: Program
-    ub: Scratchpad
-    l1: Scratchpad
+    ub: Scratchpad | None
+    l1: Scratchpad | None
+    buffers: dict = field(default_factory=dict)
+
+    @property
+    def role(self):
+        """The core (ptosim/cores.py CoreRole)."""
+        return self.program.core_role
 
 
 @dataclass
@@ -269,20 +326,27 @@ class RunResult:
         return self.blocks[0].program
 
     def tile(self, tile: Tile, block: int = 0) -> np.ndarray:
-        """Final contents of a tile's valid region (as placed by its last TASSIGN)."""
-        st = self.blocks[block]
+        """Final contents of a tile's valid region (as placed by its last TASSIGN) on core
+        ``block`` (an index into ``blocks``: every core of the launch)."""
         ref: TileRef = tile.ref()
-        mem = st.l1 if ref.loc is TileType.Mat else st.ub
-        storage = mem.typed(ref.address, ref.dtype, ref.numel)
+        storage = self._memory(ref, block).typed(ref.address, ref.dtype, ref.numel)
         r, c = ref.geom.grid(*ref.valid)
         return storage[ref.offsets(r, c)].copy()
 
     def tile_storage(self, tile: Tile, block: int = 0) -> np.ndarray:
         """Final raw storage (Rows*Cols elements, padding included) of a tile."""
-        st = self.blocks[block]
         ref = tile.ref()
-        mem = st.l1 if ref.loc is TileType.Mat else st.ub
-        return mem.typed(ref.address, ref.dtype, ref.numel).copy()
+        return self._memory(ref, block).typed(ref.address, ref.dtype, ref.numel).copy()
+
+    def _memory(self, ref: TileRef, block: int) -> Scratchpad:
+        st = self.blocks[block]
+        mem = st.buffers.get(SPACE_OF_LOC[ref.loc])
+        if mem is None:
+            raise KernelError(
+                f"tile {ref.name} lives in {SPACE_OF_LOC[ref.loc]}, which {st.role.label} "
+                f"(blocks[{block}]) does not have"
+            )
+        return mem
 
     def write_trace(self, path) -> None:
         """Write the Chrome Trace Event JSON (Perfetto / chrome://tracing) of a timed run."""
@@ -332,6 +396,7 @@ def issued_findings(
         [(c.core, c.issued + extra.get(c.core, [])) for c in cores],
         config.sync.event_ids,
         complete=complete,
+        topology=Topology([c.program.core_role for c in cores]),
         **_sync_options(config),
     )
 
@@ -372,9 +437,9 @@ def run_blocks(
             place_tiles(program, config)
         arch: Arch = program.arch
         # tracked memories: the data effects snapshot only what an instruction touches
-        ub = TrackedScratchpad("UB", arch.ub_size_bytes)
-        l1 = TrackedScratchpad("L1", arch.l1_size_bytes)
-        ctx = TrackedContext(arch, ub, l1, gm)
+        mems = {space: TrackedScratchpad(space, size) for space, size in arch.buffers}
+        ub, l1 = mems.get("UB"), mems.get("L1")
+        ctx = TrackedContext(arch, ub, l1, gm, mems)
         ctx.config = config
         ctx.simulate_launch = simulate_launch  # the warp-scheduler model, for SIMT plans
         if session:  # tiles are placed as the body runs (ptosim/session.py)
@@ -384,13 +449,16 @@ def run_blocks(
         else:
             ctx.tiles = _slots(program)
         ctxs.append(ctx)
-        blocks.append(BlockState(program, ub, l1))
+        blocks.append(BlockState(program, ub, l1, mems))
+    topology = Topology([p.core_role for p in programs])
     if plan is None:
-        for program, ctx in zip(programs, ctxs):
-            if isinstance(program, SessionProgram):
-                program.run_untimed()  # the body runs now, each instruction as it is recorded
-            else:
-                execute(program, ctx)
+        # the cores recorded ahead (a prefix of the launch: once a body reads a value, the
+        # later ones run in sessions) take turns at their cross-core waits
+        recorded = [(p, c) for p, c in zip(programs, ctxs) if not isinstance(p, SessionProgram)]
+        execute_cores([p for p, _ in recorded], [c for _, c in recorded],
+                      Topology([p.core_role for p, _ in recorded]), progress)  # fmt: skip
+        for program in sessions:  # the body runs now, each instruction as it is recorded
+            program.run_untimed()
             if progress is not None:
                 progress(len(program), len(program))
         overlaps = [(f, c) for c, p in enumerate(programs) for f in live_overlap_findings(p)]
@@ -401,7 +469,9 @@ def run_blocks(
         settled = targets.v_settled(config.target)
         # no plans on cpu: each instruction on its nominal pipe
         cores = [(n, structural_issued(p, settled)) for n, p in enumerate(programs)]
-        findings += analyse(cores, config.sync.event_ids, **_sync_options(config))
+        findings += analyse(
+            cores, config.sync.event_ids, topology=topology, **_sync_options(config)
+        )
         findings = causes_first(findings, programs, config)
         result = RunResult(config.name, config, blocks, findings)
         hangs = [f for f in findings if f.code == FLAG_NEVER_POSTED.code]

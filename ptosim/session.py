@@ -187,12 +187,15 @@ class SessionProgram(Program):
             like.block_idx,
             like.block_num,
             like.dyn_ubuf_size,
+            like.role,
         )
         program.max_steps = like.max_steps
         return program
 
-    def __init__(self, body, kernel_name, arch, block_idx=0, block_num=1, dyn_ubuf_size=None):
-        super().__init__(kernel_name, arch, block_idx, block_num, dyn_ubuf_size)
+    def __init__(
+        self, body, kernel_name, arch, block_idx=0, block_num=1, dyn_ubuf_size=None, role=None
+    ):
+        super().__init__(kernel_name, arch, block_idx, block_num, dyn_ubuf_size, role=role)
         self.body = body
         self.ctx = None
         self.placer = None

@@ -24,6 +24,9 @@ SHORT = {
     "estimate": "estimate",
 }
 _CONTROL = ("set_flag", "wait_flag", "barrier", "cross_set", "cross_wait")
+# the cube core's cost entries ([timing.cube], targets/a2a3/cube.py): mad, the L1 -> L0 / bias
+# table copies, the fixpipe and the L1 fill
+CUBE_INTRINSICS = ("mad", "load_cbuf_to_", "copy_cbuf_to_bt", "copy_matrix_cc_to_", "create_cbuf_")
 
 
 def event_source(config, event) -> str | None:
@@ -148,6 +151,8 @@ def key_source(config, key: str) -> str:
         return t.scalar.control_source
     if key == "simt":
         return t.simt.source if t.simt is not None else "estimate"
+    if t.cube is not None and key.rstrip("*").startswith(CUBE_INTRINSICS):
+        return t.cube.source
     vf = t.vector.vf
     if key == "vf" and vf is not None:
         return vf.source

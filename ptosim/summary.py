@@ -138,6 +138,42 @@ def critical_path(result) -> list[PathSegment]:
     return path
 
 
+# the names the busy ratios give each core kind (ptosim/cores.py kinds)
+_KIND_NAMES = {"aic": "AIC", "aiv": "AIV", "vec": "vector core"}
+
+
+def busy_ratios(result) -> list[tuple[str, int, list[tuple[str, float]]]]:
+    """Per core kind: (name, cores, [(pipe, busy cycles / (cores x run cycles))]), the share of
+    the run each engine worked, as hardware profiles report it (which engine limits a GEMM)."""
+    total = result.cycles
+    if not total:
+        return []
+    kinds: dict[str, list[int]] = {}
+    for core, block in enumerate(result.blocks):
+        kinds.setdefault(block.role.kind, []).append(core)
+    out = []
+    for kind, cores in kinds.items():
+        mine = set(cores)
+        busy: dict[str, int] = {}
+        for (core, name), ps in result.pipes.items():
+            if core in mine and not name.startswith("SIMT_SCHED"):
+                busy[name] = busy.get(name, 0) + ps.busy_cycles
+        rows = [(p, b / (len(cores) * total)) for p, b in busy.items() if b and p != "PIPE_S"]
+        rows.sort(key=lambda r: -r[1])
+        out.append((_KIND_NAMES.get(kind, kind), len(cores), rows))
+    return out
+
+
+def _write_busy_ratios(out, result) -> None:
+    """The busy ratios of a launch with cube cores (a vector-only run's busy line says it)."""
+    if not any(b.role.kind == "aic" for b in result.blocks):
+        return
+    for name, n, rows in busy_ratios(result):
+        if rows:
+            shown = ", ".join(f"{p} {100 * r:.1f}%" for p, r in rows)
+            out.write(f"pipe busy ratio, {name} ({n} core{'s' * (n > 1)}): {shown}\n")
+
+
 def _kind_rows(result) -> list[tuple[str, int, int, int]]:
     """(opcode, count, summed span cycles, GM bytes) per instruction kind, largest span first."""
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -202,6 +238,7 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
     busy = sorted(result.pipe_busy.items(), key=lambda kv: lane_id(kv[0]))
     out.write("pipe busy (cycles, all cores): " + ", ".join(f"{k}={v}" for k, v in busy if v))
     out.write("\n")
+    _write_busy_ratios(out, result)
     _write_chip(out, result, ghz)
     kinds = _kind_rows(result)
     mixes = sources.by_opcode(result)

@@ -16,7 +16,7 @@ import numpy as np
 from .argcheck import INT64_MAX, as_int, as_shape
 from .dtypes import DType, check_scalar_fits
 from .dtypes import dtype as as_dtype
-from .enums import BLayout, Layout, PadValue, SLayout, TileType
+from .enums import BLayout, CompactMode, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
 from .layout import GmGeom, TileGeom, packed_strides
 from .memory import GmBuffer
@@ -81,6 +81,8 @@ class Tile:
         fractal: fractal box size in bytes (512, 1024 or 32).
         pad: PadValue (``"Null"``, ``"Zero"``, ``"Max"``, ``"Min"``) or a float (custom pad).
         name: label used in messages and traces.
+        compact: CompactMode (``"Null"``, ``"Normal"``): a cube tile (Left, Right, Acc) stored at
+            its valid extent rounded up to fractals (``TileLeftCompact`` ...).
 
     Raises:
         ConstraintError: the static tile rules (32-byte rows, fractal divisibility, valid <= shape).
@@ -98,8 +100,10 @@ class Tile:
         fractal: int = 512,
         pad="Null",
         name: str | None = None,
+        compact="Null",
     ):
         self.id = next(_tile_ids)  # identity only: never printed (messages must be reproducible)
+        self.mad_tf32: str | None = None  # SetMadTF32Mode
         dt = as_dtype(dtype)
         if name is not None and not isinstance(name, str):
             raise KernelError(f"Tile name must be a str, got {name!r}")
@@ -111,6 +115,7 @@ class Tile:
             BLayout.parse(blayout, "Tile blayout"),
             SLayout.parse(slayout, "Tile slayout"),
             as_int(fractal, "Tile fractal (bytes)", lo=1),
+            CompactMode.parse(compact, "Tile compact"),
         )
         self.pad = _pad(pad)
         if isinstance(self.pad, float):  # a custom pad value must fit T exactly
@@ -183,8 +188,21 @@ class Tile:
             self.placement = Placement(None, auto=True)
         name = tile_name(self) if self.auto_name else self.name
         return TileRef(
-            self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id
-        )
+            self.geom, *self._valid, self.static_valid, self.pad, self.placement, name, self.id,
+            self.mad_tf32,
+        )  # fmt: skip
+
+    def SetMadTF32Mode(self, mode="CAST_ROUND") -> None:  # noqa: N802 - the C++ spelling
+        """Round the float inputs of the cube's mad that reads this Left / Right tile to an
+        8-bit exponent and 11-bit mantissa first (``"CAST_RINT"``: ties to even,
+        ``"CAST_ROUND"``: ties away), as ``Tile::SetMadTF32Mode`` (ptosim/isa/cube)."""
+        if mode not in ("CAST_RINT", "CAST_ROUND"):
+            raise KernelError(f"SetMadTF32Mode: mode must be CAST_RINT or CAST_ROUND, got {mode!r}")
+        self.mad_tf32 = mode
+
+    def ResetMadMode(self) -> None:  # noqa: N802
+        """Back to plain fp32 inputs (``Tile::ResetMadMode``)."""
+        self.mad_tf32 = None
 
     # -- scalar access (ptosim/isa/scalar_access.py) --------------------------------------
     def GetValue(self, index: int):  # noqa: N802 - the C++ / AscendC spelling
@@ -212,6 +230,7 @@ class TileRef:
     placement: Placement
     name: str
     tile_id: int
+    mad_tf32: str | None = None  # SetMadTF32Mode: the cube's fp32 input rounding
 
     rows = property(lambda self: self.geom.rows)
     cols = property(lambda self: self.geom.cols)

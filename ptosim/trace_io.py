@@ -27,6 +27,14 @@ def _jsonable(value):
         return str(value)
 
 
+def _core_label(result, core: int) -> str:
+    """``core 3`` (a vector-only launch) or ``block 1 AIC`` / ``block 1 AIV0`` (one trace
+    process per core of an AI core)."""
+    if 0 <= core < len(result.blocks):
+        return result.blocks[core].role.label
+    return f"core {core}"
+
+
 def chrome_trace(result) -> dict:
     """The Chrome Trace Event JSON object of a timed RunResult."""
     trace = result.trace
@@ -43,7 +51,7 @@ def chrome_trace(result) -> dict:
                 "ph": "M",
                 "pid": core,
                 "tid": 0,
-                "args": {"name": f"core {core} ({result.device})"},
+                "args": {"name": f"{_core_label(result, core)} ({result.device})"},
             }
         )
         events.append(

@@ -17,6 +17,7 @@ import numpy as np
 
 from ptosim.config import DmaConfig, TimingConfig, VectorOpCost
 from ptosim.enums import Pipe
+from ptosim.memory import SPACE_OF_LOC
 from ptosim.plan import Region, Step, StepKind
 
 
@@ -221,8 +222,8 @@ class DataCache:
 
 
 def tile_region(ref) -> Region:
-    """The byte range of a tile's storage in UB (or L1 for Mat tiles)."""
-    space = "L1" if ref.loc.name == "Mat" else "UB"
+    """The byte range of a tile's storage in its buffer (UB, L1 for Mat tiles, L0A ...)."""
+    space = SPACE_OF_LOC[ref.loc]
     return Region(space, ref.address, ref.address + ref.size_bytes)
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cores import Topology
 from ..enums import QUEUE_PIPES, Pipe
 from ..plan import Step, StepKind
 
@@ -90,28 +91,23 @@ def merge_knowledge(a: dict, b: dict) -> dict:
 
 
 class _Ffts:
-    """Logical FFTS rounds (engine/ffts.py): a round completes when every core of the group
-    posted; its payload is the merged knowledge of the posts."""
+    """Logical FFTS rounds (engine/ffts.py): a round completes when every poster of the group
+    posted; its payload is the merged knowledge of the posts, counted on every receiver."""
 
-    def __init__(self, cores: list[int]):
-        self.cores = cores
+    def __init__(self, topology: Topology):
+        self.topology = topology
         self.rounds: dict[tuple, dict[int, deque]] = {}
         self.sems: dict[tuple[int, int], deque] = {}
 
-    def group(self, core: int, mode: int) -> tuple[int, ...]:
-        if mode == 0:
-            return tuple(self.cores)
-        return (core & ~1, core | 1)
-
     def post(self, core: int, mode: int, flag: int, payload: dict) -> None:
-        members = self.group(core, mode)
-        queues = self.rounds.setdefault((members, flag), {m: deque() for m in members})
+        posters, receivers = self.topology.round_of(core, mode)
+        queues = self.rounds.setdefault((posters, receivers, flag), {m: deque() for m in posters})
         queues[core].append(payload)
         if all(queues.values()):
             merged = EMPTY
-            for m in members:
+            for m in posters:
                 merged = merge_knowledge(merged, queues[m].popleft())
-            for m in members:
+            for m in receivers:
                 self.sems.setdefault((m, flag), deque()).append(merged)
 
     def ready(self, core: int, flag: int) -> bool:
@@ -234,10 +230,15 @@ class _Core:
         return Clocks(vcs, self.order, self.xk)
 
 
-def all_clocks(cores: list[tuple[int, list]]) -> dict[int, Clocks]:
+def all_clocks(
+    cores: list[tuple[int, list]], topology: Topology | None = None
+) -> dict[int, Clocks]:
     """Logical execution of every core's queues together (FFTS flags order steps across
-    cores): core id -> its Clocks."""
-    ffts = _Ffts([core for core, _ in cores])
+    cores, in the groups of ``topology``; default: a vector-only launch of the cores): core
+    id -> its Clocks."""
+    if topology is None:
+        topology = Topology.vector(max((core for core, _ in cores), default=-1) + 1)
+    ffts = _Ffts(topology)
     runners = [_Core(core, issued, ffts) for core, issued in cores]
     progress = True
     while progress:

@@ -152,6 +152,7 @@ def _apply_positions(program, findings: list[Finding]):
         program.block_num,
         program.dyn_ubuf_size,
         out,
+        role=program.role,
     )
     fixed.tile_names = program.tile_names
     fixed.max_steps = program.max_steps

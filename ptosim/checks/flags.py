@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..cores import Topology
 from ..findings import FLAG_MISUSE, FLAG_NEVER_POSTED, FLAG_REUSED, FLAG_UNCONSUMED, Edit, Finding
 from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
@@ -202,51 +203,51 @@ def _depth(view, sets, waits, depth: int) -> list[Finding]:
     return out
 
 
-def _ffts_group(core: int, mode: int, cores: tuple[int, ...]) -> tuple[int, ...]:
-    """The cores of ``core``'s FFTS group (engine/ffts.py: mode 0 all, mode 1 the pair)."""
-    return cores if mode == 0 else (core & ~1, core | 1)
-
-
-def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
+def cross_unconsumed(cores: list[tuple[int, list]], topology: Topology) -> list[Finding]:
     """F201 ``cross-flag-unconsumed`` at the end of a finished run: a cross-core round
     (``ffts_cross_core_sync``) that no ``wait_flag_dev`` consumed. Structural, like the engine's
-    FFTS unit (engine/ffts.py): a round of (group, flag) completes once every member posted, and
-    counts one on each member's semaphore; the n-th ``wait_flag_dev(flag)`` of a core consumes
-    one. Two cases: completed rounds a core never waited for (fix: its drain,
-    ``wait_flag_dev(flag)`` at the end of that core's kernel) and rounds that never completed
-    (a member never posted, or is not launched: no mechanical fix)."""
+    FFTS unit (engine/ffts.py): a round of (posters, receivers, flag) completes once every
+    poster posted, and counts one on each receiver's semaphore; the n-th ``wait_flag_dev(flag)``
+    of a core consumes one. Two cases: completed rounds a core never waited for (fix: its
+    drain, ``wait_flag_dev(flag)`` at the end of that core's kernel) and rounds that never
+    completed (a poster never posted, or is not launched: no mechanical fix)."""
     ids = tuple(core for core, _ in cores)
     last = {core: issued[-1][1] for core, issued in cores if issued}
-    posts: dict[tuple, dict[int, list]] = {}  # (members, flag) -> member -> its post instrs
+    # (posters, receivers, flag) -> poster -> its post instrs
+    posts: dict[tuple, dict[int, list]] = {}
     waits: dict[tuple[int, int], int] = {}  # (core, flag) -> wait_flag_dev steps
     for core, issued in cores:
         for step, instr in issued:
             if step.kind is StepKind.CROSS_SET:
                 _, mode, flag = step.flag
-                members = _ffts_group(core, mode, ids)
-                rnd = posts.setdefault((members, flag), {m: [] for m in members})
+                posters, receivers = topology.round_of(core, mode)
+                rnd = posts.setdefault((posters, receivers, flag), {m: [] for m in posters})
                 rnd[core].append(instr)
             elif step.kind is StepKind.CROSS_WAIT:
                 key = (core, step.flag[2])
                 waits[key] = waits.get(key, 0) + 1
-    rounds: dict[tuple[int, int], list] = {}  # (core, flag) -> its own post of each round
+    # (receiving core, flag) -> a post of each completed round it received (the receiver's own
+    # when it posted too, else the first poster's)
+    rounds: dict[tuple[int, int], list] = {}
     out: list[Finding] = []
-    for (members, flag), by_member in sorted(posts.items()):
+    for (posters, receivers, flag), by_member in sorted(posts.items()):
         done = min(len(p) for p in by_member.values())
-        for m in members:
-            rounds.setdefault((m, flag), []).extend(by_member[m][:done])
-        for core in sorted(c for c in members if len(by_member[c]) > done):
+        for m in receivers:
+            own = by_member.get(m, by_member[posters[0]])
+            rounds.setdefault((m, flag), []).extend(own[:done])
+        for core in sorted(c for c in posters if len(by_member[c]) > done):
             left = by_member[core][done:]
-            absent = [m for m in members if len(by_member[m]) <= done]
+            absent = [m for m in posters if len(by_member[m]) <= done]
             note = "" if all(m in ids for m in absent) else " (not launched)"
             out.append(
                 FLAG_UNCONSUMED.make(
                     "cross-flag-unconsumed",
-                    f"core {core}: ffts_cross_core_sync(flag {flag}) posted by "
-                    f"{', '.join(_label(i) for i in left)} joins a round of cores "
-                    f"{_cores(members)} that never completed: core(s) {_cores(absent)}{note} "
-                    f"did not post it, so no wait_flag_dev({flag}) could consume it; post it on "
-                    "every core of the group, or drop the ffts_cross_core_sync",
+                    f"{topology.names([core], 'core')}: ffts_cross_core_sync(flag {flag}) "
+                    f"posted by {', '.join(_label(i) for i in left)} joins a round of "
+                    f"{topology.names(posters)} that never completed: "
+                    f"{topology.names(absent, 'core(s)')}{note} did not post it, so no "
+                    f"wait_flag_dev({flag}) could consume it; post it on every core of the "
+                    "group, or drop the ffts_cross_core_sync",
                     tuple(i.position for i in left),
                 )
             )
@@ -258,7 +259,8 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
         out.append(
             FLAG_UNCONSUMED.make(
                 "cross-flag-unconsumed",
-                f"core {core}: {n} round(s) of cross-core flag {flag} (ffts_cross_core_sync at "
+                f"{topology.names([core], 'core')}: {n} round(s) of cross-core flag {flag} "
+                "(ffts_cross_core_sync at "
                 f"{', '.join(_label(i) for i in left)}) completed but were never waited; fix: "
                 f"add wait_flag_dev({flag}) after {_label(end)}, the end of the core's kernel, "
                 "or drop the ffts_cross_core_sync",
@@ -272,10 +274,6 @@ def cross_unconsumed(cores: list[tuple[int, list]]) -> list[Finding]:
             )
         )
     return out
-
-
-def _cores(cores) -> str:
-    return ", ".join(str(c) for c in cores)
 
 
 def _never_ran(view, i: int) -> bool:
@@ -371,13 +369,12 @@ def stuck_findings(view) -> list[Finding]:
     return out
 
 
-def cross_stuck(views) -> list[Finding]:
+def cross_stuck(views, topology: Topology) -> list[Finding]:
     """F209 for wait_flag_dev steps the logical execution never passes: the FFTS round they
     wait for never completes (a member of the group never posts it, or is not launched), or
     the core's own post comes after the wait (a wait before its post)."""
     if all(len(v.clocks.order) == len(v.issued) for v in views):
         return []  # every step of every core ran
-    ids = tuple(v.core for v in views)
     posted: dict[tuple[int, int], list] = {}  # (core, flag) -> its ffts_cross_core_sync instrs
     modes: dict[int, int] = {}
     for v in views:
@@ -393,14 +390,15 @@ def cross_stuck(views) -> list[Finding]:
                 continue
             flag = step.flag[2]
             mode = modes.get(flag, 0)
-            members = _ffts_group(v.core, mode, ids)
+            members = topology.posters_to(v.core, mode)
             absent = [m for m in members if not posted.get((m, flag))]
             own = posted.get((v.core, flag), [])
             if absent:
-                missing = [m for m in absent if m not in ids]
-                note = f" ({_cores(missing)} not launched)" if missing else ""
+                missing = [m for m in absent if m >= len(topology)]
+                note = f" ({topology.names(missing, 'core(s)')} not launched)" if missing else ""
                 why = (
-                    f"core(s) {_cores(absent)}{note} of the group {_cores(members)} never post "
+                    f"{topology.names(absent, 'core(s)')}{note} of the group "
+                    f"{topology.names(members, 'of cores')} never post "
                     f"ffts_cross_core_sync(flag {flag}), so the round never completes; post it "
                     "on every core of the group (SyncAll must be reached by every block)"
                 )
@@ -414,7 +412,8 @@ def cross_stuck(views) -> list[Finding]:
             out.append(
                 FLAG_NEVER_POSTED.make(
                     "cross-wait-never-posted",
-                    f"core {v.core}: {_label(instr)} waits for cross-core flag {flag}, which "
+                    f"{topology.names([v.core], 'core')}: {_label(instr)} waits for cross-core "
+                    f"flag {flag}, which "
                     f"never completes (a hang on every target): {why}",
                     (instr.position,),
                 )

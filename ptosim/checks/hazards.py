@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..cores import Topology
 from ..enums import Pipe
 from ..findings import CROSS_CORE, DMA_REORDER, RACE, VECTOR_ORDER, Edit, Finding
 from ..isa.sync import WaitFlag
@@ -222,11 +223,15 @@ def analyse(
     flag_depth: int | None = None,
     complete: bool = True,
     notes: dict | None = None,
+    topology: Topology | None = None,
 ) -> list[Finding]:
     """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
     ``complete`` is False for the partial record of a run that stopped early (no F201 then).
-    ``notes``, when given, receives ``id(finding) -> core`` (for checks/causes.py)."""
-    clocks = C.all_clocks(cores)  # together: FFTS flags order steps across cores
+    ``notes``, when given, receives ``id(finding) -> core`` (for checks/causes.py);
+    ``topology``: the launch's cores (ptosim/cores.py; default a vector-only launch)."""
+    if topology is None:
+        topology = Topology.vector(max((core for core, _ in cores), default=-1) + 1)
+    clocks = C.all_clocks(cores, topology)  # together: FFTS flags order steps across cores
     views = [core_view(core, issued, target, clocks[core]) for core, issued in cores]
     findings: list[Finding] = []
     races: dict[tuple, list[_Pair]] = {}
@@ -255,11 +260,11 @@ def analyse(
     moved: set[tuple] = set()
     for view in views:
         findings += _noted(notes, view.core, stuck_findings(view))
-    findings += cross_stuck(views)
+    findings += cross_stuck(views, topology)
     for view in views:
         findings += _noted(notes, view.core, flag_findings(view, event_ids, flag_depth, complete))
     if complete:
-        findings += cross_unconsumed(cores)
+        findings += cross_unconsumed(cores, topology)
     for (core, _, _), group in sorted(races.items(), key=lambda kv: kv[0]):
         if core not in books:
             books[core] = FlagBook(by_core[core].issued, event_ids)
@@ -268,7 +273,7 @@ def analyse(
         found = _reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair)
         findings += _noted(notes, key[1], [found])
     for pair in crosses.values():
-        findings.append(_cross_finding(pair))
+        findings.append(_cross_finding(pair, topology))
     return findings
 
 
@@ -471,11 +476,12 @@ def _vorder_finding(p: _Pair) -> Finding:
     )
 
 
-def _cross_finding(p: _Pair) -> Finding:
+def _cross_finding(p: _Pair, topology: Topology) -> Finding:
     a, b = p.first, p.second
+    ca, cb = topology.names([a.core], "core"), topology.names([b.core], "core")
     return CROSS_CORE.make(
         "cross-core-race",
-        f"core {a.core} {_label(a.instr)} and core {b.core} {_label(b.instr)} both touch "
+        f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch "
         f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic), and "
         "no cross-core flag orders them: give each block its own GM slice, or order them "
         "with ffts_cross_core_sync / wait_flag_dev (or SyncAll) between the two accesses",

@@ -19,6 +19,7 @@ from ..enums import Coalesce, Pipe
 from ..footprint import gm_regions, view_runs
 from ..isa.data import TAssign
 from ..isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ..memory import SPACE_OF_LOC
 from ..plan import (
     Region,
     Step,
@@ -33,7 +34,7 @@ from ..tensors import GmRef, TileRef
 
 def _region(value) -> tuple[Region, ...]:
     if isinstance(value, TileRef):
-        space = "L1" if value.loc.name == "Mat" else "UB"
+        space = SPACE_OF_LOC[value.loc]
         return (Region(space, value.address, value.address + value.size_bytes),)
     if isinstance(value, GmRef):
         # the exact bytes of a strided view (footprint.py), not its bounding range

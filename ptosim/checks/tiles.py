@@ -8,6 +8,7 @@ inside that interval, the data of the first is clobbered before it is used.
 from __future__ import annotations
 
 from ..findings import LIVE_OVERLAP, Finding
+from ..memory import SPACE_OF_LOC
 from ..tensors import TileRef
 
 
@@ -46,7 +47,7 @@ def live_overlap_findings(program) -> list[Finding]:
     for i, a in enumerate(items):
         for b in items[i + 1 :]:
             ra, rb = a["ref"], b["ref"]
-            if ra.loc is not rb.loc:
+            if SPACE_OF_LOC[ra.loc] != SPACE_OF_LOC[rb.loc]:
                 continue
             lo = max(ra.address, rb.address)
             hi = min(ra.address + ra.size_bytes, rb.address + rb.size_bytes)

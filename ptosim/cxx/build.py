@@ -38,25 +38,55 @@ from .diagnostics import explain
 
 INCLUDE_DIR = headers.INCLUDE_DIR
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "18"
+SHIM_VERSION = "19"
 
-# Macros the device compiler predefines, per ptosim target family.
-# Macros of a kernel unit, per ptosim target family: what the device compiler predefines for a
-# vector core (dav-c220-vec, dav-c310-vec), what the library's st CMake files add (MEMORY_BASE on
+# Macros of a kernel unit, per ptosim target family: what the device compiler predefines (the
+# core-kind macros are in CORE_DEFINES), what the library's st CMake files add (MEMORY_BASE on
 # a2a3, REGISTER_BASE on a5) and what its arch_macro.hpp derives from __NPU_ARCH__; on cpu the
-# library's CPU build defines __CPU_SIM, and arch_macro.hpp then defines both core kinds. Host
-# units (a test's main.cpp) get none of the NPU macros (see unit_defines).
+# library's CPU build defines __CPU_SIM. Host units (a test's main.cpp) get none of the NPU
+# macros (see unit_defines).
 TARGET_DEFINES = {
-    "a2a3": [
-        "__NPU_ARCH__=2201", "__CCE_AICORE__=220", "__DAV_C220_VEC__", "__DAV_VEC__",
-        "MEMORY_BASE", "PTO_NPU_ARCH_A2A3",
-    ],
-    "a5": [
-        "__NPU_ARCH__=3101", "__CCE_AICORE__=310", "__DAV_C310_VEC__", "__DAV_VEC__",
-        "REGISTER_BASE", "PTO_NPU_ARCH_A5",
-    ],
-    "cpu": ["__CPU_SIM", "__DAV_CUBE__", "__DAV_VEC__"],
+    "a2a3": ["__NPU_ARCH__=2201", "__CCE_AICORE__=220", "MEMORY_BASE", "PTO_NPU_ARCH_A2A3"],
+    "a5": ["__NPU_ARCH__=3101", "__CCE_AICORE__=310", "REGISTER_BASE", "PTO_NPU_ARCH_A5"],
+    "cpu": ["__CPU_SIM"],
 }  # fmt: skip
+# ... and per core a build is for (reference/cube_isa.md 1.1: a mixed kernel is compiled once
+# for the cube core and once for the vector cores). The CPU simulator defines both halves in one
+# build (its arch_macro.hpp); ptosim does so for a vector-only or cube-only kernel on cpu, and
+# builds the halves apart for a mixed one, as on the devices, so each core runs its own half.
+CORE_DEFINES = {
+    ("a2a3", "cube"): ["__DAV_C220_CUBE__", "__DAV_CUBE__"],
+    ("a2a3", "vec"): ["__DAV_C220_VEC__", "__DAV_VEC__"],
+    ("a5", "cube"): ["__DAV_C310_CUBE__", "__DAV_CUBE__"],
+    ("a5", "vec"): ["__DAV_C310_VEC__", "__DAV_VEC__"],
+    ("cpu", "cube"): ["__DAV_CUBE__"],
+    ("cpu", "vec"): ["__DAV_VEC__"],
+    ("cpu", "both"): ["__DAV_CUBE__", "__DAV_VEC__"],
+}
+FLAVOURS = ("vec", "cube", "both")
+
+
+def flavour(target: str, launch: str, core_kind: str) -> str:
+    """Which build of a kernel file a core runs (``CORE_DEFINES``): the cube half on a cube
+    core, the vector half on a vector core; on cpu one build with both halves for a kernel that
+    is not mixed."""
+    if target == "cpu" and launch != "mix":
+        return "both"
+    return "cube" if core_kind == "aic" else "vec"
+
+
+def target_defines(target: str, kind: str = "vec") -> list[str]:
+    """The predefined macros of a kernel unit of ``target`` for cores of ``kind`` (``FLAVOURS``;
+    a device target has no ``both`` build: its vector half stands in)."""
+    if target not in TARGET_DEFINES:
+        raise CxxBuildError(f"unknown target {target!r}")
+    if kind not in FLAVOURS:
+        raise CxxBuildError(f"unknown core kind {kind!r} (one of {', '.join(FLAVOURS)})")
+    if kind == "both" and target != "cpu":
+        kind = "vec"
+    return TARGET_DEFINES[target] + CORE_DEFINES[(target, kind)]
+
+
 FLAGS = ["-std=c++20", "-O0", "-g", "-fPIC", "-w"]
 INSTALL_HINT = (
     'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), '
@@ -307,15 +337,17 @@ def build(
     compiler: str | None = None,
     defines: list[str] = (),
     include_dirs: list = (),
+    kind: str = "vec",
 ) -> Library:
-    """Build (or fetch from the cache) the shared object for ``source`` and ``entries``.
+    """Build (or fetch from the cache) the shared object for ``source`` and ``entries`` for
+    cores of ``kind`` (``FLAVOURS``).
 
     Raises:
         CxxBuildError: missing compiler, compilation errors (with the user's file:line).
     """
     source = _existing(source)
     units = [Unit(source, wrapper_source(source, entries), tuple(entries))]
-    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs)
+    return _build_units(source, units, list(entries), target, compiler, defines, include_dirs, kind)
 
 
 def is_host_source(path: Path) -> bool:
@@ -331,6 +363,7 @@ def build_test(
     compiler: str | None = None,
     defines: list[str] = (),
     include_dirs: list = (),
+    kind: str = "vec",
 ) -> Library:
     """Build a test folder's sources (kernel.cpp, main.cpp ...) with the ACL / gtest stand-ins
     and the test runner (``ptosim_shim/testmain.hpp``) into one shared object."""
@@ -341,7 +374,7 @@ def build_test(
         Unit(s, f'#include "{s}"\n', (), "host" if is_host_source(s) else "kernel") for s in sources
     ]
     units.append(Unit(sources[0], '#include "ptosim_shim/testmain.hpp"\n', (), "host"))
-    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs)
+    return _build_units(sources[0], units, [], target, compiler, defines, include_dirs, kind)
 
 
 def _existing(source) -> Path:
@@ -351,20 +384,19 @@ def _existing(source) -> Path:
     return source
 
 
-def unit_defines(target: str, role: str) -> list[str]:
-    """The macros a unit is preprocessed with: the device compiler's for kernel units; on cpu the
-    library's CPU build defines its macros for every unit."""
-    if target not in TARGET_DEFINES:
-        raise CxxBuildError(f"unknown target {target!r}")
+def unit_defines(target: str, role: str, kind: str = "vec") -> list[str]:
+    """The macros a unit is preprocessed with: the device compiler's for kernel units of cores
+    of ``kind``; on cpu the library's CPU build defines its macros for every unit."""
+    defines = target_defines(target, kind)
     if role == "host" and target != "cpu":
         return []
-    return TARGET_DEFINES[target]
+    return defines
 
 
-def _unit_flags(target: str, role: str) -> list[str]:
+def _unit_flags(target: str, role: str, kind: str = "vec") -> list[str]:
     """-D and -include flags of one unit (the library's CMake files: cpu units and host units
     get ``-include stdint.h -include stddef.h``)."""
-    flags = [f"-D{d}" for d in unit_defines(target, role)]
+    flags = [f"-D{d}" for d in unit_defines(target, role, kind)]
     if role == "host" or target == "cpu":
         flags += ["-include", "stdint.h", "-include", "stddef.h"]
     return flags
@@ -380,11 +412,12 @@ class _Pre:
     key: str  # the object's content key
 
 
-def _build_units(main, units, entries, target, compiler, defines, include_dirs) -> Library:
+def _build_units(
+    main, units, entries, target, compiler, defines, include_dirs, kind="vec"
+) -> Library:
     """Preprocess each unit, rewrite it, compile each into a content-keyed object (in parallel,
     skipping those in the cache) and link them into a library keyed by its objects."""
-    if target not in TARGET_DEFINES:
-        raise CxxBuildError(f"unknown target {target!r}")
+    target_defines(target, kind)  # an unknown target or core kind: CxxBuildError
     cmd = compiler_command(compiler)
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -394,7 +427,7 @@ def _build_units(main, units, entries, target, compiler, defines, include_dirs) 
     common = [f"-D{d}" for d in defines] + [f"-I{i}" for i in incs]
     common += ["-idirafter", str(headers.FALLBACK_DIR)]
     user_files = {os.path.realpath(s) for s in sources}
-    per_unit = [_unit_flags(target, u.role) + common for u in units]
+    per_unit = [_unit_flags(target, u.role, kind) + common for u in units]
     # fast path: the inputs (user files, the shim's headers, system headers: every file the last
     # preprocessing read) are unchanged, so the last library is still right without running the
     # preprocessor again (it costs about a second per unit)

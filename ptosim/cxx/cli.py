@@ -45,11 +45,12 @@ class CxxRunSpec:
         compiler: str | None,
         block_dim: int | None,
         several: bool = False,
+        cores: str | None = None,
     ):
         if not entry:
             raise KernelError(f"{file}: a C++ kernel file needs --entry NAME (the kernel function)")
         self.file = file
-        self.program = load(file, compiler=compiler)
+        self.program = load(file, compiler=compiler, cores=cores)
         self.kernel = self.program.entry(entry)
         self.raw_args = _parse_args(args)
         self.out_dir = out_dir
@@ -58,7 +59,9 @@ class CxxRunSpec:
         self._sources: list[tuple[str, object, str | None, bytes | None]] = []
 
     def build_inputs(self, dev) -> tuple[tuple, dict]:
-        params = self.kernel.parameters(dev.target)
+        params = self.kernel.parameters(
+            dev.target, "cube" if self.kernel.cores == "cube" else "vec"
+        )
         unknown = set(self.raw_args) - {p["name"] for p in params}
         if unknown:
             names = ", ".join(p["name"] for p in params)

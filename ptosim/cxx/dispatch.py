@@ -35,6 +35,7 @@ ENUM_KEYWORDS = {
     "ScatterAxis": "axis",
     "HistByte": "byte",
     "QuantType": "quant",
+    "AccPhase": "phase",
     **{
         f"{k}Algorithm": "algorithm"
         for k in ("Div", "Exp", "Log", "Sqrt", "Rsqrt", "Recip", "Pow", "Fmod", "Rem")
@@ -101,7 +102,7 @@ class Dispatcher:
             t = pto.Tile(
                 d["loc"], d["dt"], d["r"], d["c"], d["bl"],
                 valid=(d["svr"], d["svc"]) if static else None,
-                slayout=d["sl"], fractal=d["fr"], pad=d["pad"],
+                slayout=d["sl"], fractal=d["fr"], pad=d["pad"], compact=d.get("cm", "Null"),
             )  # fmt: skip
             self.tiles[d["id"]] = t
         if not static:
@@ -109,6 +110,7 @@ class Dispatcher:
             vc = d["svc"] if d["svc"] > 0 else d["vc"]
             if t.static_valid or t.valid != (vr, vc):
                 t.set_valid(vr, vc)
+        t.mad_tf32 = d.get("tf32") or None  # SetMadTF32Mode (the cube's fp32 input rounding)
         placed = t.placement.address if t.placement is not None else None
         if d["as"] and placed != d["addr"]:  # a copy of an assigned tile: same storage
             pto.TASSIGN(t, d["addr"])
@@ -233,19 +235,18 @@ class Dispatcher:
         if op == "TLOAD":
             pto.TLOAD(ops[0], ops[1])
         elif op in ("TSTORE", "TMOV"):
-            # TSTORE<..., AtomicType::AtomicAdd> is simulated; phase, ReluPreMode and pre-quant
-            # are the Acc (cube / fixpipe) path, which ptosim does not model
-            other = {k: v for k, v in t.items() if not (op == "TSTORE" and k == "atomic")}
-            if other:
-                given = ", ".join(f"{k}={v}" for k, v in other.items())
-                raise CxxError(
-                    f"{op} with template arguments ({given}) is not implemented by ptosim "
-                    "(the Acc/fixpipe path of the cube unit is not modelled)"
-                )
+            # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
+            # pre-quant scalar (a quantised form: ptosim stops naming it)
+            relu = t.get("relu", "NoRelu")
+            quant = "a preQuantScalar (scalar quantisation)" if t.get("prequant") else None
+            if t.get("acc_to_vec"):
+                raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             if op == "TSTORE":
-                pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"))
+                pto.TSTORE(
+                    ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant
+                )
             else:
-                pto.TMOV(ops[0], ops[1])
+                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant)
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":

@@ -28,6 +28,7 @@ from ..device import Device
 from ..errors import CxxError, PtoSimError
 from ..memory import GM_BASE_ADDRESS
 from ..program import Kernel
+from . import build as _build
 from .dispatch import Dispatcher, _located
 from .kernel import _CALLBACK, _fault_error, _Loaded
 
@@ -41,9 +42,13 @@ class Host:
     """Serves the requests of one test case: ACL calls on the host side, launches, and (while
     a launch is being recorded) the kernel's instructions through a Dispatcher."""
 
-    def __init__(self, loaded: _Loaded, dev: Device):
+    def __init__(self, loaded: _Loaded, dev: Device, cores: str | None = None, halves=None):
         self.loaded = loaded
         self.dev = dev
+        self.cores = cores  # the folder's launch kind (testdir.folder_cores)
+        # build.FLAVOURS half -> the library of that half (the host's, and for a mixed folder
+        # the other half, which runs the host's launches through ptosim_run_launch)
+        self.halves: dict[str, _Loaded] = halves or {}
         self.block: Dispatcher | None = None
         self.error: BaseException | None = None
         self.runs: list = []
@@ -184,7 +189,10 @@ class Host:
             n = min(int(req["n"]), buf.nbytes - off)
             buf.data[off : off + n] = req["value"] & 0xFF
         elif op == "launch":
-            self.launch(int(req["blocks"]), req.get("kernel") or "kernel")
+            self.launch(
+                int(req["blocks"]), req.get("kernel") or "kernel", req.get("key"),
+                req.get("words"),
+            )  # fmt: skip
         else:
             raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
 
@@ -222,18 +230,24 @@ class Host:
                 finally:
                     rec.source = None
 
-        self.runs.append(self.dev.run(Kernel(implicit_launch), block_dim=1))
+        self.runs.append(self.dev.run(Kernel(implicit_launch, cores=self.cores), block_dim=1))
 
-    def launch(self, blocks: int, symbol: str) -> None:
+    def launch(self, blocks: int, symbol: str, key: str | None = None, words=None) -> None:
         host = self
 
         def body():
             rec = _program.current()
-            host.block = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
-            host.loaded.dll.ptosim_set_callback(host.callback)  # the thread's own shim state
-            host.loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
+            arch = rec.program.arch
+            half = _build.flavour(arch.target, arch.launch, arch.core_kind)
+            lib = host.halves.get(half, host.loaded)
+            host.block = Dispatcher(lib, rec, list(host.dev.gm.buffers))
+            lib.dll.ptosim_set_callback(host.callback)  # the thread's own shim state
+            lib.set_core(rec.program)
             try:
-                rc = host.loaded.dll.ptosim_run_pending()
+                if lib is host.loaded:
+                    rc = lib.dll.ptosim_run_pending()
+                else:  # the same kernel in the other half's library, with the launch's words
+                    rc = _run_in(lib, symbol, key, words)
             finally:
                 err = host.block.error
                 host.block = None
@@ -241,15 +255,34 @@ class Host:
             if rc == 1 and err is not None:
                 raise err
             if rc == 3:
-                raise _fault_error(host.loaded)
+                raise _fault_error(lib)
+            if rc == 4:
+                raise CxxError(
+                    f"{symbol}: the {half} half of the kernel could not run the launch (its "
+                    "arguments are not all pointers and integers)"
+                )
             if rc != 0:
                 raise CxxError(f"{symbol}: the kernel ended with a C++ exception (code {rc})")
 
         body.__name__ = _demangle(symbol)
         try:
-            self.runs.append(self.dev.run(Kernel(body), block_dim=blocks))
+            self.runs.append(self.dev.run(Kernel(body, cores=self.cores), block_dim=blocks))
         finally:  # host code after the launch (and plain calls) is block 0 of 1 again
             self.loaded.dll.ptosim_set_block(0, 1)
+
+
+def _run_in(lib: _Loaded, symbol: str, key: str | None, words) -> int:
+    """Run a launch the host library stored in another half's library: the kernel ``symbol``
+    there, of function type ``key``, with the launch's argument words (entry.hpp
+    ptosim_run_launch); 4 when it cannot."""
+    if key is None or words is None:
+        return 4
+    try:
+        fn = ctypes.cast(lib.dll[symbol], ctypes.c_void_p).value
+    except AttributeError:
+        return 4
+    argv = (ctypes.c_uint64 * max(len(words), 1))(*[int(w) & (2**64 - 1) for w in words])
+    return lib.dll.ptosim_run_launch(fn, key.encode(), argv)
 
 
 def _demangle(name: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import program as _program
+from ..cores import parse_cores
 from ..errors import CxxError, KernelError, PtoSimError
 from ..memory import GM_BASE_ADDRESS, GmBuffer
 from ..program import Kernel
@@ -37,11 +38,19 @@ _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 class _Loaded:
     """One built library, loaded: its C entry points and call-site map."""
 
-    def __init__(self, lib: _build.Library):
+    def __init__(self, lib: _build.Library, adopt_gm_base: int | None = None):
         self.info = lib
         self.dll = ctypes.CDLL(str(lib.path), mode=os.RTLD_LOCAL | getattr(os, "RTLD_NOW", 2))
         self.dll.ptosim_set_callback.argtypes = [_CALLBACK]
         self.dll.ptosim_set_block.argtypes = [ctypes.c_int, ctypes.c_int]
+        self.dll.ptosim_set_core.argtypes = [ctypes.c_int, ctypes.c_int]
+        self.dll.ptosim_run_launch.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_char_p,
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        self.dll.ptosim_run_launch.restype = ctypes.c_int
+        self.dll.ptosim_adopt_gm_base.argtypes = [ctypes.c_uint64]
         self.dll.ptosim_gm_base.restype = ctypes.c_uint64
         self.dll.ptosim_onchip_base.restype = ctypes.c_uint64
         self.dll.ptosim_fault.argtypes = [
@@ -49,6 +58,8 @@ class _Loaded:
             ctypes.POINTER(ctypes.c_longlong),
             ctypes.c_int,
         ]
+        if adopt_gm_base is not None:  # share another library's GM window (before any use)
+            self.dll.ptosim_adopt_gm_base(adopt_gm_base)
         self.gm_base = int(self.dll.ptosim_gm_base())
         self.onchip_base = int(self.dll.ptosim_onchip_base())
         if not self.gm_base or not self.onchip_base:
@@ -64,6 +75,12 @@ class _Loaded:
             call.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
             call.restype = ctypes.c_int
             self.signatures.append(json.loads(sig().decode()))
+
+    def set_core(self, program) -> None:
+        """Tell the library which core the next recording runs on (block, vector core)."""
+        role = program.core_role
+        self.dll.ptosim_set_block(program.block_idx, program.block_num)
+        self.dll.ptosim_set_core(role.subblock, role.subblock_dim)
 
     def site(self, pc: int) -> str | None:
         """``kernel.cpp:42`` for a call-site offset in the user's code (None inside ptosim's
@@ -101,45 +118,59 @@ class CxxProgram:
         defines: extra ``NAME`` / ``NAME=VALUE`` macros; include_dirs: extra include directories.
     """
 
-    def __init__(self, path, *, compiler: str | None = None, defines=(), include_dirs=()):
+    def __init__(
+        self, path, *, compiler: str | None = None, defines=(), include_dirs=(), cores=None
+    ):
         self.path = Path(path)
         if not self.path.is_file():
             raise _build.CxxBuildError(f"C++ kernel file not found: {self.path}")
         self.compiler = compiler
         self.defines = list(defines)
         self.include_dirs = list(include_dirs)
+        self.cores = parse_cores(cores, "load: cores")
         self._entries: list[str] = []  # every entry asked for: one library serves them all
-        self._loaded: dict[str, _Loaded] = {}  # target family -> library
+        self._loaded: dict[tuple[str, str], _Loaded] = {}  # (target family, half) -> library
 
-    def entry(self, name: str) -> CxxKernel:
+    def entry(self, name: str, *, cores=None) -> CxxKernel:
         """The kernel function ``name`` (an extern "C" function or a template instantiation such as
-        ``kern<float, 16>``), usable with ``Device.run`` like a ``@pto.kernel``."""
+        ``kern<float, 16>``), usable with ``Device.run`` like a ``@pto.kernel``; ``cores``: the
+        cores it runs on (``"vec"``, ``"cube"``, ``"mix"``; default the program's, else decided
+        by the body, as ``@pto.kernel(cores=...)``)."""
         if not isinstance(name, str) or not name.strip():
             raise KernelError(f"entry: a function name is needed, got {name!r}")
         _build.entry_expression(name)  # refuse a malformed name now, not at run time
         if name not in self._entries:
             self._entries.append(name)
-        return CxxKernel(self, name)
+        cores = parse_cores(cores, "entry: cores")
+        return CxxKernel(self, name, cores if cores is not None else self.cores)
 
-    def library(self, entry: str, target: str) -> tuple[_Loaded, int]:
-        """The loaded library holding ``entry`` for one target family, and the entry's index in
-        it; built (or fetched from the cache) with every entry asked for so far."""
-        loaded = self._loaded.get(target)
+    def library(self, entry: str, target: str, kind: str = "vec") -> tuple[_Loaded, int]:
+        """The loaded library holding ``entry`` for one target family and core kind (the half
+        ``kind`` of ``build.FLAVOURS``), and the entry's index in it; built (or fetched from the
+        cache) with every entry asked for so far."""
+        loaded = self._loaded.get((target, kind))
         if loaded is None or entry not in loaded.info.entries:
             lib = _build.build(
                 self.path, list(self._entries), target=target, compiler=self.compiler,
-                defines=self.defines, include_dirs=self.include_dirs,
+                defines=self.defines, include_dirs=self.include_dirs, kind=kind,
             )  # fmt: skip
-            loaded = self._loaded[target] = _Loaded(lib)
+            loaded = self._loaded[(target, kind)] = _Loaded(lib)
         return loaded, loaded.info.entries.index(entry)
 
     def __repr__(self) -> str:
         return f"<pto.cxx program {self.path.name}>"
 
 
-def load(path, *, compiler: str | None = None, defines=(), include_dirs=()) -> CxxProgram:
-    """Load a C++ kernel file (built lazily, per target, when a kernel of it is run)."""
-    return CxxProgram(path, compiler=compiler, defines=defines, include_dirs=include_dirs)
+def load(
+    path, *, compiler: str | None = None, defines=(), include_dirs=(), cores=None
+) -> CxxProgram:
+    """Load a C++ kernel file (built lazily, per target and core half, when a kernel of it is
+    run); ``cores``: the cores its kernels run on (``"vec"``, ``"cube"``, ``"mix"``; default:
+    decided by the body, as ``@pto.kernel(cores=...)``). A mixed kernel is built twice, with
+    ``__DAV_CUBE__`` for the cube core and ``__DAV_VEC__`` for the vector cores."""
+    return CxxProgram(
+        path, compiler=compiler, defines=defines, include_dirs=include_dirs, cores=cores
+    )
 
 
 class CxxKernel(Kernel):
@@ -149,7 +180,7 @@ class CxxKernel(Kernel):
     parameters, Python numbers for integer / floating parameters.
     """
 
-    def __init__(self, program: CxxProgram, name: str):
+    def __init__(self, program: CxxProgram, name: str, cores=None):
         self.program = program
         self.entry_name = name
 
@@ -157,12 +188,16 @@ class CxxKernel(Kernel):
             return self._run_block(args, kwargs)
 
         body.__name__ = re.sub(r"\s+", "", _build.entry_expression(name))
-        super().__init__(body)
+        super().__init__(body, cores=cores)
 
     # -- parameters ------------------------------------------------------------------------------
-    def parameters(self, target: str = "a2a3") -> list[dict]:
-        """The C++ parameters: [{"name", "k": ptr|int|float|opaque, "dt"}], in order."""
-        loaded, index = self.program.library(self.entry_name, target)
+    def parameters(self, target: str = "a2a3", kind: str | None = None) -> list[dict]:
+        """The C++ parameters: [{"name", "k": ptr|int|float|opaque, "dt"}], in order (read from
+        the build of half ``kind``; default the one the kernel's first core runs)."""
+        if kind is None:
+            launch = self.cores or "vec"
+            kind = _build.flavour(target, launch, "aic" if launch != "vec" else "vec")
+        loaded, index = self.program.library(self.entry_name, target, kind)
         sig = loaded.signatures[index]
         names = parameter_names(loaded.info.preprocessed, self.name, len(sig))
         return [dict(p, name=n) for p, n in zip(sig, names)]
@@ -170,9 +205,11 @@ class CxxKernel(Kernel):
     # -- one block -------------------------------------------------------------------------------
     def _run_block(self, args, kwargs) -> None:
         rec = _program.current()
-        target = rec.program.arch.target
-        loaded, index = self.program.library(self.entry_name, target)
-        params = self.parameters(target)
+        arch = rec.program.arch
+        target = arch.target
+        kind = _build.flavour(target, arch.launch, arch.core_kind)
+        loaded, index = self.program.library(self.entry_name, target, kind)
+        params = self.parameters(target, kind)
         values = _bind(self.name, params, args, kwargs)
         buffers = [v for v in values if isinstance(v, GmBuffer)]
         words = (ctypes.c_uint64 * max(len(params), 1))()
@@ -185,7 +222,7 @@ class CxxKernel(Kernel):
 
         cb = _CALLBACK(callback)  # kept alive for the call below
         loaded.dll.ptosim_set_callback(cb)
-        loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
+        loaded.set_core(rec.program)
         call = getattr(loaded.dll, f"ptosim_entry_call_{index}")
         try:
             rc = call(words)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,23 @@ class FolderRun:
 
     reports: list[CaseReport]
     empty_reason: str | None = None
+
+
+# the CMake functions of the reference library's test folders that say which cores a folder's
+# kernels run on (tests/npu/*/src/st/testcase/CMakeLists.txt: pto_vec_st, pto_cube_st,
+# pto_mix_st build for dav-c220-vec, dav-c220-cube and dav-c220)
+_CMAKE_CORES = re.compile(r"^\s*pto_(vec|cube|mix)_st\s*\(", re.M)
+
+
+def folder_cores(test_dir: Path) -> str | None:
+    """``"vec"``, ``"cube"`` or ``"mix"`` as the folder's CMakeLists.txt builds its kernel;
+    None when it does not say (the kernel's body decides, ``@pto.kernel(cores=None)``)."""
+    cmake = test_dir / "CMakeLists.txt"
+    try:
+        m = _CMAKE_CORES.search(cmake.read_text(errors="replace"))
+    except OSError:
+        return None
+    return m.group(1) if m else None
 
 
 def folder_devices(test_dir: Path) -> list[str]:
@@ -124,15 +142,24 @@ def run_folder(
     jobs = jobs or os.cpu_count() or 1  # cases at once, each in its own process
     reports: list[CaseReport] = []
     reasons: list[str] = []
-    libraries: dict[str, _build.Library] = {}
+    libraries: dict[str, dict[str, _build.Library]] = {}
+    cores = folder_cores(test_dir)
     for device in devices:
         target = Device(device).target
+        # the host code runs in the build of the vector half (the cube half for a cube-only
+        # folder); a mixed folder's cube core runs the cube half's build of the same kernel
+        host_half = _build.flavour(target, cores or "vec", "aic" if cores == "cube" else "vec")
         if target not in libraries:
-            libraries[target] = _build.build_test(
-                sources, target=target, compiler=compiler,
-                include_dirs=_common_includes(test_dir),
-            )  # fmt: skip
-        lib = libraries[target]
+            halves = {}
+            kinds = [host_half] + ([_build.flavour(target, "mix", "aic")] if cores == "mix" else [])
+            for kind in kinds:
+                halves[kind] = _build.build_test(
+                    sources, target=target, compiler=compiler,
+                    include_dirs=_common_includes(test_dir), kind=kind,
+                )  # fmt: skip
+            libraries[target] = halves
+        lib = libraries[target][host_half]
+        setup = CaseSetup(cores, host_half, libraries[target])
         names, has_main = _listing(lib, case_timeout_seconds)
         if not names and has_main:
             names = [MAIN_CASE]
@@ -147,8 +174,9 @@ def run_folder(
         if chosen:
             _warm_up(device)
         reports += _isolated_cases(
-            lib, [(names.index(n), n) for n in chosen], device, data, case_timeout_seconds, jobs
-        )
+            lib, [(names.index(n), n) for n in chosen], device, data, case_timeout_seconds, jobs,
+            setup,
+        )  # fmt: skip
     return FolderRun(reports, "; ".join(dict.fromkeys(reasons)) or None)
 
 
@@ -199,11 +227,22 @@ def _listing(lib: _build.Library, timeout_seconds: float | None) -> tuple[list[s
     return outcome.value
 
 
-def _isolated_cases(lib, cases, device: str, data: Path, timeout_seconds, jobs: int):
+@dataclass
+class CaseSetup:
+    """How a folder's cases run: the folder's launch kind (``folder_cores``), the build half
+    the host code runs in, and the library of each half (two for a mixed folder)."""
+
+    cores: str | None = None
+    host_half: str = "vec"
+    halves: dict = field(default_factory=dict)
+
+
+def _isolated_cases(lib, cases, device: str, data: Path, timeout_seconds, jobs: int,
+                    setup: CaseSetup | None = None):  # fmt: skip
     """The reports of ``cases`` ((index, name) pairs), each run in its own process."""
 
     def case(index, name):
-        return lambda: _run_case(lib, index, name, device, data)
+        return lambda: _run_case(lib, index, name, device, data, setup)
 
     outcomes = run_many([case(i, n) for i, n in cases], timeout_seconds, jobs)
     reports = []
@@ -220,11 +259,17 @@ def _isolated_cases(lib, cases, device: str, data: Path, timeout_seconds, jobs: 
     return reports
 
 
-def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Path) -> CaseReport:
+def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Path,
+              setup: CaseSetup | None = None) -> CaseReport:  # fmt: skip
     """One case in this (child) process: the gtest case ``index`` (or the program's main)."""
     loaded = _load(lib)
+    setup = setup or CaseSetup()
+    halves = {setup.host_half: loaded}
+    for kind, other in setup.halves.items():  # the other half shares the host's GM window
+        if kind != setup.host_half:
+            halves[kind] = _Loaded(other, adopt_gm_base=loaded.gm_base)
     os.chdir(data / "bin")  # the library's tests read ../<Suite>.<case>/input.bin
-    rc, host = _run_hosted(loaded, index, name, device)
+    rc, host = _run_hosted(loaded, index, name, device, setup.cores, halves)
     if rc == 2 and any(k in str(host.error) for k in BODY_IS_KERNEL):
         # the test body drives tiles itself: run it as a single-block kernel (unless it is host
         # code after all: then the first error is the one to report)
@@ -253,9 +298,11 @@ def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Pat
     )
 
 
-def _run_hosted(loaded: _Loaded, index: int, name: str, device: str) -> tuple[int, Host]:
-    host = Host(loaded, Device(device))
-    loaded.dll.ptosim_set_callback(host.callback)
+def _run_hosted(loaded: _Loaded, index: int, name: str, device: str, cores=None,
+                halves=None) -> tuple[int, Host]:  # fmt: skip
+    host = Host(loaded, Device(device), cores, halves)
+    for lib in {id(x): x for x in [loaded, *(halves or {}).values()]}.values():
+        lib.dll.ptosim_set_callback(host.callback)  # the other half's kernel calls back too
     loaded.dll.ptosim_set_block(0, 1)
     try:
         if name == MAIN_CASE and index == 0 and loaded.dll.ptosim_test_count() == 0:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from ..cores import Topology
 from ..enums import QUEUE_PIPES, Pipe
 from ..errors import ExecutionError, PtoSimError
 from ..findings import FLAG_UNCONSUMED, Finding
@@ -102,6 +103,7 @@ class CoreEngine:
         self.abort = abort
         self.progress = progress
         self.core = core
+        self.label = program.core_role.label  # "core 3", or "block 1 AIV0" (ptosim/cores.py)
         self.program = program
         self.ctx = ctx
         self.planner = planner
@@ -448,7 +450,8 @@ class CoreEngine:
                     ps.pipe.name,
                     state.instr.position,
                     state.instr.opcode,
-                    f"wait_flag_dev(flag {flag}) (released by core {last.core})",
+                    f"wait_flag_dev(flag {flag}) (released by "
+                    f"{self.ffts.topology.names([last.core], 'core')})",
                     t0,
                     self.env.now,
                     last.instr,
@@ -514,10 +517,10 @@ class CoreEngine:
                 n = sum(len(e[0].parts) or 1 for e, _ in ps.queue)  # plan steps, merged or not
                 queued = f"; {n} more step(s) queued behind it" if ps.queue else ""
                 out.append(
-                    f"core {self.core} {p.name} blocked in {ps.blocked} of {where}{extra}{queued}"
+                    f"{self.label} {p.name} blocked in {ps.blocked} of {where}{extra}{queued}"
                 )
         if not self.scalar_done and not self.pipes[Pipe.PIPE_S].blocked:
-            out.append(f"core {self.core} PIPE_S did not finish issuing the program")
+            out.append(f"{self.label} PIPE_S did not finish issuing the program")
         return out
 
     def stuck_waits(self) -> list[WaitRecord]:
@@ -562,7 +565,7 @@ class CoreEngine:
                 out.append(
                     FLAG_UNCONSUMED.make(
                         "flag-unconsumed",
-                        f"core {self.core}: set_flag{flag_text(key)} posted by {who} was {never} "
+                        f"{self.label}: set_flag{flag_text(key)} posted by {who} was {never} "
                         f"({n} post(s) left); add the matching wait_flag{flag_text(key)} or drop "
                         "the set_flag",
                         tuple(pos for _, pos, _ in posts),
@@ -647,7 +650,7 @@ def simulate(
     if chip is not None:
         chip.cores = len(programs)  # one core: no same-address serialisation to track
     trace.chip = chip
-    ffts = Ffts(env, len(programs))
+    ffts = Ffts(env, Topology([p.core_role for p in programs]))
     cores = [
         CoreEngine(
             env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip, ffts

@@ -34,17 +34,13 @@ import os
 
 import numpy as np
 
-from ..enums import TileType
 from ..isa.base import ExecContext, Instruction
-from ..memory import Scratchpad
+from ..memory import SPACE_OF_LOC, Scratchpad
 from ..tensors import GmRef, TileRef
 
 # Verify on every instruction that no byte outside its footprint changed (slow: copies every
 # memory). Tests turn it on; so does PTOSIM_CHECK_FOOTPRINT=1.
 CHECK_FOOTPRINT = os.environ.get("PTOSIM_CHECK_FOOTPRINT", "") not in ("", "0")
-
-
-_MAT = TileType.Mat  # (Enum class attribute lookups are slow)
 
 
 class FootprintError(AssertionError):
@@ -81,7 +77,8 @@ class Footprint:
 
 
 class TrackedScratchpad(Scratchpad):
-    """A UB / L1 whose views are recorded in the active footprint (see the module docstring)."""
+    """An on-chip buffer (UB, L1, L0A ...) whose views are recorded in the active footprint
+    (see the module docstring)."""
 
     footprint: Footprint | None = None
 
@@ -125,16 +122,27 @@ class PendingWrites:
 
 
 def _replay(instr: Instruction, ctx: ExecContext):
-    """Apply ``instr`` at commit time to the current GM, reading the UB sampled now."""
-    sampled = ctx.ub.data.copy()
+    """Apply ``instr`` at commit time to the current GM, reading the on-chip buffers sampled
+    now (its inputs: UB, or L0C for a fixpipe store)."""
+    read = {
+        SPACE_OF_LOC[v.loc]
+        for v in (getattr(instr, name, None) for name in instr.reads)
+        if isinstance(v, TileRef)
+    }
+    mems = [ctx.buffers[space] for space in sorted(read)]
+    sampled = [m.data.copy() for m in mems]
 
     def replay() -> None:
-        live, findings = ctx.ub.data, ctx.findings
-        ctx.ub.data, ctx.findings, ctx.instr = sampled, [], instr
+        live, findings = [m.data for m in mems], ctx.findings
+        for mem, data in zip(mems, sampled):
+            mem.data = data
+        ctx.findings, ctx.instr = [], instr
         try:
             instr.execute(ctx)  # same inputs as at begin: findings were reported then
         finally:
-            ctx.ub.data, ctx.findings, ctx.instr = live, findings, None
+            for mem, data in zip(mems, live):
+                mem.data = data
+            ctx.findings, ctx.instr = findings, None
 
     return replay
 
@@ -145,7 +153,7 @@ def _written_arrays(instr: Instruction, ctx: ExecContext) -> list[np.ndarray]:
     for name in instr.writes:
         value = getattr(instr, name, None)
         if isinstance(value, TileRef):
-            arr = ctx.l1.data if value.loc is _MAT else ctx.ub.data
+            arr = ctx.buffers[SPACE_OF_LOC[value.loc]].data
         elif isinstance(value, GmRef):
             arr = value.buffer.data
         else:
@@ -157,19 +165,19 @@ def _written_arrays(instr: Instruction, ctx: ExecContext) -> list[np.ndarray]:
 
 
 def _tracked(ctx: ExecContext) -> bool:
-    return (
-        isinstance(ctx, TrackedContext)
-        and isinstance(ctx.ub, TrackedScratchpad)
-        and isinstance(ctx.l1, TrackedScratchpad)
+    return isinstance(ctx, TrackedContext) and all(
+        isinstance(m, TrackedScratchpad) for m in ctx.buffers.values()
     )
 
 
 def _set_footprint(ctx: ExecContext, fp: Footprint | None) -> None:
-    ctx.footprint = ctx.ub.footprint = ctx.l1.footprint = fp
+    ctx.footprint = fp
+    for mem in ctx.buffers.values():
+        mem.footprint = fp
 
 
 def _all_memories(ctx: ExecContext) -> list[np.ndarray]:
-    return [ctx.ub.data, ctx.l1.data] + [b.data for b in ctx.gm.buffers]
+    return [m.data for m in ctx.buffers.values()] + [b.data for b in ctx.gm.buffers]
 
 
 def _check_inside(instr: Instruction, fp: Footprint, full: list) -> None:

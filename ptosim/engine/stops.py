@@ -19,6 +19,7 @@ from ..errors import (
     UnsupportedError,
 )
 from ..findings import CROSS_CORE, RACE, Finding
+from ..memory import SPACE_OF_LOC
 from ..plan import Region, Step, StepKind
 from ..tensors import TileRef
 from .core import Failure, Simulation
@@ -29,9 +30,7 @@ RACES = (RACE.code, CROSS_CORE.code)
 
 
 def _tile_region(ref: TileRef) -> Region:
-    return Region(
-        "L1" if ref.loc.name == "Mat" else "UB", ref.address, ref.address + ref.size_bytes
-    )
+    return Region(SPACE_OF_LOC[ref.loc], ref.address, ref.address + ref.size_bytes)
 
 
 def failing_steps(failure: Failure, cores) -> list:

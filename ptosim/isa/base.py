@@ -16,15 +16,18 @@ from ..dtypes import DType, names
 from ..enums import Pipe, TileType
 from ..errors import ConstraintError, OutOfBoundsError, UnsupportedError
 from ..findings import Finding, FindingCode
-from ..memory import GlobalMemory, Scratchpad
+from ..memory import SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
 
 
 @dataclass(frozen=True)
 class Arch:
-    """What instruction checks may know about the device: its target family's behaviour spec
-    (``spec``, read instead of the family name) and memory sizes."""
+    """What instruction checks may know about the device and the core they run on: the target
+    family's behaviour spec (``spec``, read instead of the family name), memory sizes, and the
+    core (``core_kind``: ``"vec"``, ``"aic"`` or ``"aiv"``, ptosim/cores.py) of a launch of kind
+    ``launch`` (``"vec"``, ``"cube"``, ``"mix"``) with the buffers it has (``buffers``: space
+    name -> bytes)."""
 
     target: str  # the family name, for messages ("cpu" | "a2a3" | "a5")
     device: str
@@ -33,6 +36,16 @@ class Arch:
     ub_align_bytes: int
     event_ids: int
     spec: TargetSpec
+    buffers: tuple[tuple[str, int], ...] = ()
+    core_kind: str = "vec"
+    launch: str = "vec"
+
+    def size_of(self, space: str) -> int | None:
+        """Bytes of buffer ``space`` on this core, None when the core has no such buffer."""
+        for name, size in self.buffers:
+            if name == space:
+                return size
+        return None
 
 
 # Validation memo (Instruction.check): an instruction whose ``validation_key`` is not None is
@@ -213,13 +226,28 @@ class Instruction:
 
 
 class ExecContext:
-    """Memories and collected findings of a run, with typed accessors for instructions."""
+    """Memories and collected findings of a run, with typed accessors for instructions.
 
-    def __init__(self, arch: Arch, ub: Scratchpad, l1: Scratchpad, gm: GlobalMemory):
+    ``buffers`` maps each on-chip space of the core (``"UB"``, ``"L1"``, ``"L0A"`` ...) to its
+    memory; ``ub`` and ``l1`` are two of them (None on a core without that buffer)."""
+
+    def __init__(
+        self,
+        arch: Arch,
+        ub: Scratchpad | None,
+        l1: Scratchpad | None,
+        gm: GlobalMemory,
+        buffers: dict[str, Scratchpad] | None = None,
+    ):
         self.arch = arch
         self.ub = ub
         self.l1 = l1
         self.gm = gm
+        self.buffers: dict[str, Scratchpad] = {}
+        for mem in (ub, l1):
+            if mem is not None:
+                self.buffers[mem.name] = mem
+        self.buffers.update(buffers or {})
         self.findings: list[Finding] = []
         self.instr: Instruction | None = None
         self.tiles: list = []  # placement slots of every tile the program uses (name, address)
@@ -237,7 +265,8 @@ class ExecContext:
         return self.arch.spec
 
     def memory_of(self, ref: TileRef) -> Scratchpad:
-        return self.l1 if ref.loc is TileType.Mat else self.ub
+        """The memory a tile lives in (the run placed only tiles its core has)."""
+        return self.buffers[SPACE_OF_LOC[ref.loc]]
 
     def tile_storage(self, ref: TileRef) -> np.ndarray:
         """Writable typed view of the tile's whole storage (Rows*Cols elements)."""

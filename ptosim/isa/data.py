@@ -19,17 +19,20 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import dtypes as D
-from ..enums import AtomicType, Layout, PadValue, Pipe, ScatterAtomicOp, TileType
+from ..enums import AtomicType, Layout, PadValue, Pipe, ReluPreMode, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH
 from ..layout import BLOCK_BYTES, GmGeom
+from ..memory import space_of
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from . import base as isa_base
 from .atomic import atomic_update
 from .base import Arch, ExecContext, Instruction
+from .cube.geometry import stored
+from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -282,11 +285,17 @@ class _Transfer(Instruction):
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.dma_gm(arch.spec.dma)
-        if t.loc not in (TileType.Vec, TileType.Mat):
-            self.fail(
-                "tile", "tile-location", "TileType::Vec or TileType::Mat", f"TileType::{t.loc.name}"
-            )
         dma = arch.spec.dma
+        # the CPU simulator copies element by element into any tile (its tests load a bias row
+        # straight into a Bias tile); the NPU DMA reaches UB and L1 only
+        locs = (TileType.Vec, TileType.Mat)
+        if dma.transfer is DmaTransfer.EXACT_ELEMENTS:
+            locs += (TileType.Bias,)
+        if t.loc not in locs:
+            self.fail(
+                "tile", "tile-location", " or ".join(f"TileType::{x.name}" for x in locs),
+                f"TileType::{t.loc.name}",
+            )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
         self.require(
             t.dtype is g.dtype,
@@ -555,7 +564,7 @@ class TStore(_Transfer):
 
 
 class TAssign(Instruction):
-    """TASSIGN(tile, address): bind a tile to a byte address of its memory (UB or L1)."""
+    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...)."""
 
     opcode = "TASSIGN"
     nominal_pipe = Pipe.PIPE_S
@@ -568,9 +577,11 @@ class TAssign(Instruction):
 
     def validate(self, arch: Arch) -> None:
         t = self.tile
-        mem, cap = (
-            ("L1", arch.l1_size_bytes) if t.loc is TileType.Mat else ("UB", arch.ub_size_bytes)
-        )
+        mem = space_of(t.loc)
+        cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
+        size = t.size_bytes
+        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
+            size = stored(t).size_bytes
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -583,13 +594,13 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or self.address + t.size_bytes > cap:
+        if self.address < 0 or (cap is not None and self.address + size > cap):
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
                 "fits-in-memory",
-                f"address + {t.size_bytes} bytes <= {mem} size {cap}",
-                f"{self.address:#x} + {t.size_bytes} = {self.address + t.size_bytes:#x}",
+                f"address + {size} bytes <= {mem} size {cap}",
+                f"{self.address:#x} + {size} = {self.address + size:#x}",
                 target=arch.target,
                 source=self.source,
                 position=self.position,
@@ -707,9 +718,13 @@ def _gm(value, what: str) -> GmRef:
     return value.ref()
 
 
-@instruction(family="data movement", summary="bind a tile to a UB (Vec) or L1 (Mat) byte address")
+@instruction(
+    family="data movement",
+    summary="bind a tile to a byte address of its buffer (UB, L1, L0A, L0B, L0C, BT, FB)",
+)
 def TASSIGN(tile: Tile, address: int) -> None:
-    """Bind ``tile`` to a byte address of UB (Vec) or L1 (Mat).
+    """Bind ``tile`` to a byte address of its buffer: UB (Vec), L1 (Mat), L0A (Left), L0B
+    (Right), L0C (Acc), the bias table (Bias) or the fixpipe buffer (Scaling).
 
     Raises:
         MemoryLayoutError: misaligned, or the tile would overflow the memory.
@@ -735,9 +750,14 @@ def TASSIGN(tile: Tile, address: int) -> None:
     tile.placement = placement
 
 
-@instruction(family="data movement", summary="GM -> UB/L1 (ND, DN, NZ): DMA bursts on MTE2")
+@instruction(
+    family="data movement", summary="GM -> UB/L1 (ND, DN, NZ; ND2NZ, DN2ZN into L1) on MTE2"
+)
 def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
-    """GM -> tile (MTE2): load the tile's valid region from ``gm``."""
+    """GM -> tile (MTE2): load the tile's valid region from ``gm``; into a Mat tile also with
+    the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
+    if cube_load(tile, gm):
+        return
     emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
 
 
@@ -745,20 +765,40 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     family="data movement",
     summary="UB -> GM (ND, DN, NZ): DMA bursts on MTE3; AtomicAdd accumulates",
 )
-def TSTORE(gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone) -> None:
-    """Tile -> GM (MTE3): store the tile's valid region into ``gm``.
+def TSTORE(
+    gm: GlobalTensor, tile: Tile, *, atomic=AtomicType.AtomicNone, relu="NoRelu",
+    phase="Unspecified", quant=None,
+) -> None:  # fmt: skip
+    """Tile -> GM (MTE3): store the tile's valid region into ``gm``. From an Acc tile it is the
+    fixpipe (PIPE_FIX): ND or NZ output, dtype conversion, ReLU (docs/guide-cube.md).
 
     Args:
         atomic: ``AtomicType.AtomicNone`` (plain store) or ``AtomicType.AtomicAdd`` (GM += tile;
             also ``"none"``/``"add"``), C++ ``TSTORE<Tile, Gm, AtomicType::AtomicAdd>``.
+        relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
+        phase: the ``STPhase`` of an Acc store (no effect on data).
+        quant: names a quantised fixpipe form (not modelled: stops with UnsupportedError).
     """
+    if cube_store(gm, tile, atomic, relu, quant):
+        return
+    if quant or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
+        what = f"relu={relu}" if not quant else f"quant ({quant})"
+        loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
+        raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
     emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
 
 
-@instruction(family="data movement", summary="Vec -> Vec tile copy")
-def TMOV(dst: Tile, src: Tile) -> None:
-    """Copy ``src`` into ``dst`` (Vec -> Vec)."""
+@instruction(
+    family="data movement",
+    summary="Vec -> Vec copy; Mat -> Left/Right/Bias (MTE1), Acc -> Mat (fixpipe)",
+)
+def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None) -> None:
+    """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
+    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant`` names a quantised form,
+    which stops with UnsupportedError)."""
+    if cube_move("TMOV", dst, src, relu=relu, quant=quant):
+        return
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
 
 

@@ -33,6 +33,7 @@ FAMILIES = (
     "compare / select",
     "layout / fill",
     "sort / other",
+    "cube",
 )
 
 

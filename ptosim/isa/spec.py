@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 from ..dtypes import DType
-from ..enums import ScatterAtomicOp, ScatterConflict
+from ..enums import BLayout, ScatterAtomicOp, ScatterConflict
 
 DTypes = tuple[DType, ...]
 
@@ -236,6 +236,35 @@ class Sort32Pitch(Enum):
 
 
 # -- the rule groups ----------------------------------------------------------------------------
+class CubeAddressing(Enum):
+    """How the cube instructions address L1 / L0 tiles (ptosim/isa/cube)."""
+
+    LOGICAL = "logical"  # every valid (r, c) through each tile's own layout (CPU simulator)
+    FRACTALS = "fractals"  # the intrinsics: whole fractals, mad reads L0A / L0B / L0C at the
+    # geometry m, k, n give (not the tiles' Rows / Cols), compact strides (NPU)
+
+
+class AccInput(Enum):
+    """What TMATMUL_ACC (and TGEMV_ACC) accumulates onto."""
+
+    IN_PLACE = "in-place"  # mad accumulates at cOut's address: cIn is ignored (NPU)
+    C_IN_PLUS_PRODUCT = "c-in-plus-product"  # cOut = cIn + (A x B rounded): one more rounding
+
+
+class BiasOrder(Enum):
+    """Where TMATMUL_BIAS adds the bias."""
+
+    INITIAL_VALUE = "initial-value"  # the bias table is the accumulator's start value (NPU mad)
+    ADDED_AFTER = "added-after"  # the product, then + bias: one more rounding (CPU simulator)
+
+
+class ExtractBounds(Enum):
+    """TEXTRACT from L1 / L0C: which shape the window must fit."""
+
+    VALID = "valid"  # index + dst valid <= src valid (CPU simulator's assert)
+    STATIC = "static"  # index + dst Rows/Cols <= src Rows/Cols (the NPU's check)
+
+
 @dataclass(frozen=True, eq=False)
 class Refusal:
     """A form the target declines with UnsupportedError (rule ``target``)."""
@@ -420,6 +449,31 @@ class LayoutRules:
 
 
 @dataclass(frozen=True, eq=False)
+class CubeRules:
+    """The cube core: L1 / L0 tiles, TMATMUL and the fixpipe (ptosim/isa/cube)."""
+
+    addressing: CubeAddressing
+    left_blayout: BLayout  # the fractal order of TileLeft / what mad reads from L0A
+    left_any_blayout: bool  # TMATMUL accepts a Left tile of either fractal order
+    mad_pairs: Mapping[DType, DType]  # TMATMUL: Left/Right dtype -> Acc dtype
+    m1_as_16: bool  # TMATMUL with m == 1 issues mad with m = 16 (rows 1-15 written too)
+    acc_input: AccInput
+    bias_order: BiasOrder
+    static_shapes: bool  # TMATMUL: Left Rows == Acc Rows, Left Cols == Right Rows ... (static)
+    mad_max: int | None  # largest m, k, n (valid shapes) of a mad; None: no limit
+    tload_mat: frozenset[str]  # TLOAD GM -> Mat layout pairs ("ND2NZ" ...; "any": every pair)
+    fractal_checks: bool  # TEXTRACT / TMOV to L0: the fractal, alignment and index rules
+    extract_bounds: ExtractBounds
+    bias_pairs: Mapping[DType, DTypes]  # TMOV Mat -> Bias: src dtype -> dst dtypes
+    acc_to_mat: Mapping[DType, DTypes]  # TMOV / TEXTRACT Acc -> Mat (no quant): src -> dst
+    acc_store: Mapping[DType, DTypes]  # TSTORE Acc -> GM (no quant): src -> dst dtypes
+    acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")
+    acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
+    mat_store: bool  # TSTORE Mat -> GM exists
+    tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+
+
+@dataclass(frozen=True, eq=False)
 class TargetSpec:
     """Everything a target family does where the references differ (module docstring)."""
 
@@ -441,6 +495,7 @@ class TargetSpec:
     convert: ConvertRules
     compare: CompareRules
     layout: LayoutRules
+    cube: CubeRules
 
     def dtypes_of(self, instruction: str) -> DTypes | None:
         """The element types ``instruction`` accepts here, or None if it is not defined."""

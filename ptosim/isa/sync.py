@@ -136,11 +136,13 @@ def pipe_barrier(pipe) -> None:
 # The vendor kernels use the CCE intrinsics ``ffts_cross_core_sync(pipe, config)`` and
 # ``wait_flag_dev(flag_id)`` (reference/semantics.md, cxx_frontend inventory); ``config`` is
 # AscendC's ``GetffstMsg(mode, flag_id)`` = 1 | mode << 4 | flag_id << 8. Modes (AscendC
-# CrossCoreSetFlag): 0 = all cores of the launch, 1 = the two vector cores of one AI-core group
-# (blocks 2g and 2g + 1); a wait returns once every core of the group has set the flag (one
-# round per wait). Mode 2 (cube <-> vector) needs a cube core, which ptosim does not simulate.
+# CrossCoreSetFlag): 0 = all cores of one kind, 1 = the two vector cores of one AI core
+# (blocks 2g and 2g + 1 of a vector-only launch), 2 = the cube core and the vector cores of one
+# AI core (a mixed launch: a cube post reaches both vector cores, a cube wait needs a post from
+# each; reference/cube_isa.md 1.4); a wait returns once every poster of the group has set the
+# flag (one round per wait). The groups: ptosim/cores.py Topology.
 FFTS_FLAGS = 16  # reference/semantics.md: 16 semaphores per core (a 4-bit counter each)
-FFTS_MODES = (0, 1)
+FFTS_MODES = (0, 1, 2)
 SYNC_ALL_FLAG = 14  # the flag id AscendC's SyncAll uses for vector-only kernels (SYNC_AIV_ONLY_ALL)
 
 
@@ -181,9 +183,24 @@ class FftsCrossCoreSync(Instruction):
             self.mode in FFTS_MODES,
             "config",
             "ffts-mode",
-            "mode 0 (all cores) or 1 (the vector-core pair of a group); mode 2 needs a cube "
-            "core, which ptosim does not simulate",
+            "mode 0 (all cores of one kind), 1 (the two vector cores of an AI core) or 2 (cube "
+            "<-> vector cores of an AI core)",
             self.mode,
+        )
+        self.require(
+            self.mode != 2 or arch.launch == "mix",
+            "config",
+            "ffts-mode",
+            "mode 0 or 1 (mode 2 links the cube core and the vector cores of an AI core: "
+            "declare the kernel @pto.kernel(cores='mix'))",
+            f"mode 2 in a {arch.launch} kernel",
+        )
+        self.require(
+            self.mode != 1 or arch.core_kind != "aic",
+            "config",
+            "ffts-mode",
+            "mode 0 or 2 on the cube core (mode 1 links the two vector cores of an AI core)",
+            "mode 1 on the cube core",
         )
 
     def execute(self, ctx) -> None:

@@ -7,7 +7,7 @@ quirks 4.x) and the decisions D1-D17 of docs/decisions.md where the reference le
 
 from __future__ import annotations
 
-from ptosim.enums import ScatterAtomicOp
+from ptosim.enums import BLayout, ScatterAtomicOp
 from ptosim.isa import spec as S
 
 from ..spec_common import (
@@ -81,6 +81,8 @@ CONVERT_PAIRS = {
 # the pairs with a two-step path through int32 when a tmp tile is given and sat is OFF
 TMP_TWO_STEP_PAIRS = frozenset([(f32, i16), (f16, i16), (f16, i8)])
 
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
+
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
     "TLOAD": ARITH,  # no float8 / hifloat8 in the a2a3 DMA's type list
@@ -147,6 +149,9 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": None,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
+    # the cube (reference/cube_isa.md 3.4): the Left / Right element type (int8 -> int32, the
+    # floats -> float)
+    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
 }
 
 REFUSALS = {
@@ -178,6 +183,10 @@ NOTES = {
     "TQUANT": "needs tmp; scales src in place",
     "TCMP": "vcmpv_*; int32 always EQ/NE",
     "TCMPS": "vcmpvs_*; i16/u16 compared as half; tile form uses src1[0]",
+    "TMATMUL": "mad on PIPE_M; m == 1 runs as 16 rows",
+    "TMATMUL_ACC": "mad accumulating in place (cIn ignored)",
+    "TMATMUL_BIAS": "mad from the bias table",
+    "TGEMV": "mad in GEMV mode (m = 1)",
 }
 
 SPEC = S.TargetSpec(
@@ -299,5 +308,27 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=True,  # vector_isa.md 3.15: three TCVT steps, tmp required
         dequant_row_params=True,  # vadds / vmuls with per-row scalars
         tci_tmp_bytes={4: 768, 2: 1792},  # the vector path's tmp (vector_isa.md 3.21)
+    ),
+    cube=S.CubeRules(
+        addressing=S.CubeAddressing.FRACTALS,  # the intrinsics move whole fractals
+        left_blayout=BLayout.RowMajor,  # TileLeft is ZZ on a2a3 (cube_isa.md 2.1)
+        left_any_blayout=False,
+        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32},  # a2a3/TMatmul.hpp (cube_isa 3.4)
+        m1_as_16=True,  # "avoid gemv mode" (cube_isa.md 3.4)
+        acc_input=S.AccInput.IN_PLACE,  # mad accumulates at cOut (cube_isa.md 3.4)
+        bias_order=S.BiasOrder.INITIAL_VALUE,  # cmatrixSource = 1: C starts at the bias
+        static_shapes=False,  # only Loc checks are static on a2a3
+        mad_max=4095,  # CheckDynamicMad: 1 <= m, k, n <= 4095
+        tload_mat=frozenset({"ND2ND", "DN2DN", "NZ2NZ", "ND2NZ", "DN2ZN"}),  # cube_isa.md 3.1
+        fractal_checks=True,  # textract_common.hpp static asserts (cube_isa.md 3.2)
+        extract_bounds=S.ExtractBounds.STATIC,  # a2a3/TExtract.hpp index + dst Rows <= src Rows
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # a2a3/TMov.hpp TMovToBt
+        acc_to_mat={f32: (f16, bf16)},  # CheckTMovAccToMat: cast form float -> half / bf16
+        # CheckAcc2gm admits int32/float/half/bf16 outputs for either source (cube_isa 3.5)
+        acc_store={f32: (i32, f32, f16, bf16), i32: (i32, f32, f16, bf16)},
+        acc_store_layouts=frozenset({"ND", "NZ"}),  # NC1HWC0 / NDC1HWC0: convolution layouts
+        acc_store_nd_rows=8192,
+        mat_store=True,  # TStoreMat (cube_isa.md 3.5)
+        tf32_mode=True,  # e8m11 (cube_isa.md 3.4)
     ),
 )

@@ -16,6 +16,8 @@ from .elementwise import BINARY_INTRINSICS, SCALAR_INTRINSICS
 _SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag",
          "wait_flag_dev")  # fmt: skip
 _COPY = "copy_ubuf_to_ubuf"
+_L0 = ("load_cbuf_to_ca*", "load_cbuf_to_cb*")  # L1 -> L0A / L0B (with _transpose)
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 _MATH = ("vector_dup", "vdiv", "vmul", "vsub", "vmuls", "vconv_f322f32f", "vconv_f322f32z",
          "vconv_f322s32r", "vconv_s322f32", "vadd", "vcmpvs_gt", "vcmpvs_lt", "vsel", "vexp",
          "vln", "vabs")  # fmt: skip
@@ -28,8 +30,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TASSIGN": ("control",),
     "TEXPANDS": ("vector_dup",),
     "TLOAD": ("mte2",),
-    "TSTORE": ("mte3",),
-    "TMOV": (_COPY,),
+    "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
+    "TMOV": (_COPY, *_L0, "copy_cbuf_to_bt", "copy_matrix_cc_to_cbuf"),
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("scalar", "mte2", "mte3"),
     "MSCATTER": ("scalar", "mte2", "mte3"),
@@ -77,8 +79,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TCMPS": ("vcmpvs_*", "vector_dup"),
     "TSEL": ("vsel", "vnot", "vector_dup"),
     "TSELS": ("vsel", "vector_dup"),
-    "TEXTRACT": (_COPY, "vcopy", "scalar"),
-    "TFILLPAD": ("vcopy", "vector_dup", "scalar"),
+    "TEXTRACT": (_COPY, "vcopy", "scalar", *_L0, "copy_matrix_cc_to_cbuf"),
+    "TFILLPAD": ("vcopy", "vector_dup", "scalar", "create_cbuf_matrix"),
     "TFILLPAD_EXPAND": ("vcopy", "vector_dup", "scalar"),
     "TFILLPAD_INPLACE": ("vector_dup", "scalar"),
     "TRESHAPE": ("control",),
@@ -87,4 +89,6 @@ USES: dict[str, tuple[str, ...]] = {
     "TTRI": ("vector_dup",),
     "TMRGSORT": ("vmrgsort4",),
     "TSORT32": ("vbitsort", "vector_dup"),
+    # the cube core (targets/a2a3/cube.py): the vendor cube cost model's entries
+    **{name: ("mad",) for name in _MATMULS},
 }

@@ -8,7 +8,7 @@ no a5 body, the choice is named in the comment.
 
 from __future__ import annotations
 
-from ptosim.enums import ScatterAtomicOp, ScatterConflict
+from ptosim.enums import BLayout, ScatterAtomicOp, ScatterConflict
 from ptosim.isa import spec as S
 
 from ..spec_common import (
@@ -67,6 +67,8 @@ CONVERT_PAIRS = frozenset(
     + [(u32, d) for d in (u8, u16, i16)]
     + [(e4m3, f32), (e5m2, f32), (hif8, f32)]
 )
+
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
@@ -134,10 +136,13 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
+    # the 950 cube core is not modelled yet
+    **{name: None for name in _MATMULS},
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
+    **{name: S.Refusal("the 950 cube core is not modelled yet") for name in _MATMULS},
 }
 
 NOTES = {
@@ -283,5 +288,26 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=False,
         tci_tmp_bytes=None,  # vci; tmp ignored
+    ),  # the facts of reference/cube_isa.md for the 950 cube; its instructions are refused above
+    cube=S.CubeRules(
+        addressing=S.CubeAddressing.FRACTALS,
+        left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
+        left_any_blayout=False,
+        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32},  # (+ fp8 / hifloat8, not modelled)
+        m1_as_16=False,  # gemvCtrl disables GEMV for TMATMUL (cube_isa.md 3.4)
+        acc_input=S.AccInput.IN_PLACE,
+        bias_order=S.BiasOrder.INITIAL_VALUE,
+        static_shapes=False,
+        mad_max=4095,
+        tload_mat=frozenset({"ND2NZ", "DN2NZ", "ND2ND", "DN2DN", "NZ2NZ", "DN2ZN"}),
+        fractal_checks=True,
+        extract_bounds=S.ExtractBounds.STATIC,
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},
+        acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
+        acc_store={f32: (f32, f16, bf16), i32: (i32,)},
+        acc_store_layouts=frozenset({"ND", "NZ"}),
+        acc_store_nd_rows=None,
+        mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
+        tf32_mode=True,  # the a5 mode rounds to e8m10 (not modelled: a5 cube refused)
     ),
 )

@@ -7,7 +7,7 @@ the decisions D1-D17 of docs/decisions.md where the reference leaves a choice.
 
 from __future__ import annotations
 
-from ptosim.enums import ScatterAtomicOp, ScatterConflict
+from ptosim.enums import BLayout, ScatterAtomicOp, ScatterConflict
 from ptosim.isa import spec as S
 
 from ..spec_common import (
@@ -60,6 +60,8 @@ COL_PAIRS = {
 ARG_INDEX = {d: (i32, u32) for d in ARITH}  # TROWARG* / TCOLARG*: any source, 32-bit index
 # TAXPY (vector_isa.md 3.4): (dst, src) of one type (the float32 += half form is common)
 AXPY_PAIRS = ((f16, f16), (bf16, bf16), (f32, f32))
+
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
@@ -115,6 +117,8 @@ DTYPES: dict[str, tuple | None] = {
     "TSORT32": (i32, i16, f16, bf16, f32),  # cpu/TSort32.hpp's static_assert
     "TMRGSORT": (f32, f16, u16),  # 8-byte records of 2 or 4 elements (cpu/TMrgSort.hpp)
     "THISTOGRAM": (u16, u32),
+    # the cube (reference/cube_isa.md 3.4): the Left / Right element type
+    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
 }
 
 REFUSALS: dict[str, S.Refusal] = {}
@@ -242,5 +246,26 @@ SPEC = S.TargetSpec(
         sort32_pitch=S.Sort32Pitch.TWICE_COLUMNS,
         sort32_partial_block=True,  # the last block sorts its min(32, C - 32*b) pairs
         mrgsort_block_len=True,  # cpu/TMrgSort.hpp: whole 4-block groups of dst's valid columns
+    ),
+    cube=S.CubeRules(
+        addressing=S.CubeAddressing.LOGICAL,  # GetElement / SetElement (cube_isa.md 2.2)
+        left_blayout=BLayout.ColMajor,  # the CPU build uses the a5 (NZ) TileLeft alias
+        left_any_blayout=True,  # cpu/TMatmul.hpp accepts either Left fractal order
+        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32},  # cpu/TMatmul.hpp CheckMadValid
+        m1_as_16=False,
+        acc_input=S.AccInput.C_IN_PLUS_PRODUCT,  # cpu/TMatmul.hpp: cIn + acc
+        bias_order=S.BiasOrder.ADDED_AFTER,  # the product, then AddToElement(bias)
+        static_shapes=True,  # Left::Rows == Acc::Rows ... (static_assert)
+        mad_max=4095,  # CheckDynamicMmad asserts
+        tload_mat=frozenset({"any"}),  # element-wise through both layouts (cube_isa.md 3.1)
+        fractal_checks=False,  # the CPU TEXTRACT copies elements, no fractal rules
+        extract_bounds=S.ExtractBounds.VALID,  # cpu/TExtract.hpp assert
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # as the NPU (no CPU check)
+        acc_to_mat={f32: (f32, f16, bf16), i32: (i32,)},  # an implicit C++ conversion
+        acc_store={f32: (f32, f16, bf16, i32), i32: (i32, f32, f16, bf16)},  # static_cast
+        acc_store_layouts=frozenset({"ND", "NZ", "DN"}),  # MapTileIndicesToGlobalOffset
+        acc_store_nd_rows=None,
+        mat_store=True,
+        tf32_mode=False,  # SetMadTF32Mode is compiled for the cube only
     ),
 )

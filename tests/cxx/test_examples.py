@@ -56,6 +56,7 @@ EXAMPLES = [
     ("row_argmax.cpp", "row_argmax", "examples/row_argmax.py:row_argmax"),
     ("row_topk.cpp", "row_topk", "examples/row_topk.py:row_topk"),
     ("colsum_atomic.cpp", "colsum_atomic", "examples/colsum_atomic.py:colsum_atomic"),
+    ("gemm.cpp", "gemm", "examples/gemm.py:gemm"),
 ]
 GALLERY = ROOT / "examples" / "bugs"
 # C++ bug (examples/cxx/bugs/<stem>.cpp) -> its Python twin
@@ -208,7 +209,7 @@ def test_unimplemented_instruction_stops_with_one_line_naming_it(cxx, devname):
     with pytest.raises(pto.PtoSimError) as err:
         dev.run(entry, out=dev.gm_zeros((16, 16), "float32"))
     text = str(err.value)
-    assert "TMATMUL" in text and "unimplemented_instruction.cpp:" in text
+    assert "TMATMUL_MX" in text and "unimplemented_instruction.cpp:" in text
     assert "not implemented" in text
 
 

@@ -104,8 +104,8 @@ def test_generic_mapping_puts_enums_and_template_values_on_keywords(requests):
 
 
 def test_tstore_with_an_acc_path_template_is_refused_at_its_line(tmp_path, monkeypatch):
-    """TSTORE<AtomicAdd> runs (tests/isa/test_tstore_atomic.py); the STPhase / ReluPreMode forms are
-    the cube's Acc path, which ptosim does not model: one line naming the form."""
+    """TSTORE<AtomicAdd> runs (tests/isa/test_tstore_atomic.py); a ReluPreMode is the fixpipe's
+    (an Acc tile's store): on a Vec tile it stops with one line naming the form."""
     monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path))
     src = tmp_path / "at.cpp"
     src.write_text(
@@ -114,13 +114,13 @@ def test_tstore_with_an_acc_path_template_is_refused_at_its_line(tmp_path, monke
         .replace("    TADDS", "    return;\n    TADDS")
     )
     text = src.read_text().replace(
-        "    return;\n", "    TSTORE<STPhase::Final, TileF, GT>(g, t);\n    return;\n"
+        "    return;\n",
+        "    TSTORE<TileF, GT, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(g, t);\n"
+        "    return;\n",
     )
     src.write_text(text)
     dev = pto.Device("a2")
-    with pytest.raises(
-        CxxError, match=r"at\.cpp:\d+: TSTORE with template arguments \(phase=Final\)"
-    ):
+    with pytest.raises(pto.PtoSimError, match=r"at\.cpp:\d+.*TSTORE.*relu=NormalRelu.*Acc tile"):
         dev.run(pto.cxx.load(src).entry("rec"), dev.gm_zeros((2, 256), "float32"), 1)
 
 

@@ -1,12 +1,11 @@
-"""A kernel that uses a cube buffer ptosim does not model (a Bias tile on the way to TMATMUL)
-stops at the first instruction that touches it, naming the instruction and the line, not with
-a message about tile kinds."""
+"""A kernel that uses a cube form ptosim does not model (the quantisation parameters staged in
+a Scaling tile for the fixpipe) stops at the first instruction that touches it, naming the
+instruction, the form and the line, not with a message about tile kinds."""
 
 import numpy as np
 import pytest
 
 import ptosim as pto
-from ptosim.errors import CxxError
 
 SRC = """\
 #include <pto/pto-inst.hpp>
@@ -14,8 +13,8 @@ using namespace pto;
 
 extern "C" __global__ AICORE void k(__gm__ float *x)
 {
-    Tile<TileType::Mat, float, 1, 64> m;
-    Tile<TileType::Bias, float, 1, 64> b;
+    Tile<TileType::Mat, uint64_t, 1, 64> m;
+    Tile<TileType::Scaling, uint64_t, 1, 64> b;
     TASSIGN(m, 0x0);
     TASSIGN(b, 0x0);
     TMOV(b, m);
@@ -23,13 +22,14 @@ extern "C" __global__ AICORE void k(__gm__ float *x)
 """
 
 
-def test_a_bias_tile_stops_at_the_instruction_that_uses_it(tmp_path):
+def test_a_scaling_tile_stops_at_the_instruction_that_uses_it(tmp_path):
     src = tmp_path / "bias.cpp"
     src.write_text(SRC)
     kernel = pto.cxx.load(src).entry("k")
     dev = pto.Device("a2")
-    with pytest.raises(CxxError) as err:
+    kernel = pto.cxx.load(src, cores="cube").entry("k")
+    with pytest.raises(pto.UnsupportedError) as err:
         dev.run(kernel, dev.gm_array(np.zeros(64, np.float32)))
-    assert str(err.value).startswith(
-        "[PTO103] bias.cpp:10: TMOV on a Bias tile is not implemented by ptosim"
-    )
+    text = str(err.value)
+    assert text.startswith("[PTO102] TMOV #") and "bias.cpp:10" in text
+    assert "Mat -> Scaling" in text and "not modelled yet" in text

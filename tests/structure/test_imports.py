@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.enums",
             "ptosim.dtypes",
             "ptosim.argcheck",
+            "ptosim.cores",
             "ptosim.layout",
             "ptosim.memory",
             "ptosim.findings",

@@ -73,6 +73,8 @@ def test_the_tables_cover_every_instruction_of_the_target(target):
 
 def _key(event) -> str:
     """The cost key of a trace event, in the tables' vocabulary."""
+    if event.kind == "dma" and event.pipe == "PIPE_FIX":  # the fixpipe's GM write
+        return event.args["intrinsic"]
     if event.kind == "dma":
         return "mte3" if event.pipe == "PIPE_MTE3" else "mte2"
     if event.kind == "scalar":

@@ -58,6 +58,7 @@ from ...errors import KernelError
 from ...program import emit
 from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
+from ..cube.instructions import cube_fillpad, cube_move
 from ..data import _tile, pad_scalar
 from ..registry import instruction
 from ..spec import FillPad, Window
@@ -467,7 +468,10 @@ def _fill(mode: str, dst, src) -> None:
     summary="copy src and fill dst's padding with dst's PadValue",
 )
 def TFILLPAD(dst: Tile, src: Tile) -> None:
-    """Copy ``src``'s valid region into ``dst`` and fill the rest with dst's pad value."""
+    """Copy ``src``'s valid region into ``dst`` and fill the rest with dst's pad value (on a
+    Mat tile: zero the fractal padding, docs/guide-cube.md)."""
+    if cube_fillpad(dst, src):
+        return
     _fill("Normal", dst, src)
 
 
@@ -512,10 +516,14 @@ def TTRI(dst: Tile, diagonal: int, *, is_upper_or_lower: int = 0) -> None:
 
 @instruction(
     family="layout / fill",
-    summary="copy the window of src at (index_row, index_col) into dst (Vec -> Vec)",
+    summary="copy the window of src at (index_row, index_col) into dst (Vec, Mat -> L0, Acc)",
 )
-def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> None:
-    """``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid region."""
+def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, relu="NoRelu",
+             quant=None) -> None:  # fmt: skip
+    """``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid region; Mat -> Left /
+    Right (MTE1) and Acc -> Mat (fixpipe) on the cube core (docs/guide-cube.md)."""
+    if cube_move("TEXTRACT", dst, src, index_row, index_col, relu, quant):
+        return
     if not isinstance(dst, Tile):
         raise KernelError(
             "TEXTRACT: dst must be a pto.Tile (the two-destination ND -> 2xNZ form is not modelled)"

@@ -64,6 +64,7 @@ void describe_tile(std::string &o, const TileT &t)
     jkey(o, "fr"); jint(o, TileT::SFractalSize);
     jkey(o, "pad"); jstr(o, name(TileT::PadVal));
     jkey(o, "cm"); jstr(o, name(TileT::Compact));
+    jkey(o, "tf32"); jstr(o, t.ptosim_tf32 ? name(t.ptosim_tf32_mode) : "");
     jkey(o, "as"); o += t.ptosim_assigned ? "true" : "false";
     jkey(o, "addr"); juint(o, t.ptosim_assigned ? onchip_offset((uintptr_t)t.data_) : 0);
     o += '}';

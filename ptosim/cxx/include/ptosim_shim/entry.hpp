@@ -297,6 +297,12 @@ int run_entry(const E &entry, const uint64_t *argv)
 
 extern "C" {
 __attribute__((visibility("default"))) void ptosim_set_callback(ptosim::Callback cb) { ptosim::st().callback = cb; }
+// the core the next recording runs on (ptosim/cores.py): its vector core number and count
+__attribute__((visibility("default"))) void ptosim_set_core(int subblock, int subblock_dim)
+{
+    ptosim::st().subblock = subblock;
+    ptosim::st().subblock_dim = subblock_dim;
+}
 __attribute__((visibility("default"))) void ptosim_set_block(int block, int blocks)
 {
     ptosim::st().block = block;
@@ -328,4 +334,18 @@ __attribute__((visibility("default"))) int ptosim_run_pending()
     auto call = [&f](const uint64_t *) { f(); };
     return ptosim::run_entry(call, nullptr);
 }
+// run a launch another library stored: kernel `fn` (this library's function of the same name)
+// of type `key` with the launch's argument words (types.hpp LaunchCall); 4 when no kernel of
+// that type is launched in this library
+__attribute__((visibility("default"))) int ptosim_run_launch(void *fn, const char *key, const uint64_t *words)
+{
+    auto it = ptosim::launch_thunks().find(key);
+    if (it == ptosim::launch_thunks().end() || !fn) return 4;
+    ptosim::LaunchThunk thunk = it->second;
+    auto call = [thunk, fn](const uint64_t *w) { thunk(fn, w); };
+    return ptosim::run_entry(call, words);
+}
+// take another library's GM window (before this one reserved its own): pointers into it then
+// map to the same GM buffers in both
+__attribute__((visibility("default"))) void ptosim_adopt_gm_base(uint64_t base) { ptosim::gm_window() = (uintptr_t)base; }
 }

@@ -19,7 +19,7 @@ PTOSIM_ENUM(TileType, int, Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft,
 PTOSIM_ENUM(BLayout, int, RowMajor = 0, ColMajor = 1)
 PTOSIM_ENUM(SLayout, int, NoneBox = 0, RowMajor = 1, ColMajor = 2)
 PTOSIM_ENUM(PadValue, int, Null, Zero, Max, Min)
-PTOSIM_ENUM(CompactMode, int, Null, Normal)
+PTOSIM_ENUM(CompactMode, int, Null, Normal, RowPlusOne, RowAlignedPadding)
 PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
 PTOSIM_ENUM(MaskPattern, uint8_t, P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7)
 PTOSIM_ENUM(ScatterAxis, uint8_t, SCATTER_ROW = 0, SCATTER_COL = 1)
@@ -296,8 +296,11 @@ struct Tile : detail::TileIdentity {
     static constexpr size_t GetSizeInBytes() { return GetSizeInUnits() * sizeof(DType); }
     bool GetKAligned() const { return kAligned_; }
     void SetKAligned(bool k) { kAligned_ = k; }
-    void SetMadTF32Mode(RoundMode = RoundMode::CAST_ROUND) {}
-    void ResetMadMode() {}
+    // the cube's fp32 input rounding (TF32 / HF32 mode): sent with the tile (describe.hpp)
+    void SetMadTF32Mode(RoundMode m = RoundMode::CAST_ROUND) { ptosim_tf32 = true; ptosim_tf32_mode = m; }
+    void ResetMadMode() { ptosim_tf32 = false; }
+    bool ptosim_tf32 = false;
+    RoundMode ptosim_tf32_mode = RoundMode::CAST_ROUND;
 
     int RowMaskInternal = ValidRow > 0 ? ValidRow : Rows;
     int ColMaskInternal = ValidCol > 0 ? ValidCol : Cols;
@@ -307,15 +310,22 @@ struct Tile : detail::TileIdentity {
     bool kAligned_ = false;
 };
 
+// TileLeft is ZZ (RowMajor fractals) on Atlas A2/A3 and NZ (ColMajor fractals) on 950 and in the
+// CPU simulator (reference/cube_isa.md 2.1)
+#if !defined(__CPU_SIM) && defined(__CCE_AICORE__) && __CCE_AICORE__ == 220
+#define PTOSIM_LEFT_BLAYOUT BLayout::RowMajor
+#else
+#define PTOSIM_LEFT_BLAYOUT BLayout::ColMajor
+#endif
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
-using TileLeft = Tile<TileType::Left, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, TileConfig::fractalABSize>;
+using TileLeft = Tile<TileType::Left, E, R, C, PTOSIM_LEFT_BLAYOUT, RV, CV, SLayout::RowMajor, TileConfig::fractalABSize>;
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileRight = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, CV, SLayout::ColMajor, TileConfig::fractalABSize>;
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileAcc = Tile<TileType::Acc, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, TileConfig::fractalCSize>;
 
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
-using TileLeftCompact = Tile<TileType::Left, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor,
+using TileLeftCompact = Tile<TileType::Left, E, R, C, PTOSIM_LEFT_BLAYOUT, RV, CV, SLayout::RowMajor,
                              TileConfig::fractalABSize, PadValue::Null, CompactMode::Normal>;
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileRightCompact = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, CV, SLayout::ColMajor,

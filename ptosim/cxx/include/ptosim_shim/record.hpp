@@ -32,6 +32,9 @@ struct State {
     Callback callback = nullptr;
     int block = 0;
     int blocks = 1;
+    // the core this run records (ptosim/cores.py): get_subblockid(), get_subblockdim()
+    int subblock = 0;
+    int subblock_dim = 1;
     uint64_t next_tile_id = 1;
     int event_counter[16][16] = {};  // next id of Event<> objects per (src pipe, dst pipe) (pto.hpp)
 };
@@ -74,9 +77,18 @@ inline uint64_t onchip_offset(uintptr_t v)
 // pointer arithmetic works, GlobalTensor pointers map back to buffers, and a raw dereference
 // faults instead of reading stale host memory.
 constexpr size_t GM_SPAN = size_t(16) << 30;
+// The window is reserved at first use, unless the Python side gave this library the window of
+// another one first (ptosim_adopt_gm_base: the cube half of a mixed test folder runs the host
+// half's launch, whose pointers lie in the host library's window).
+inline uintptr_t &gm_window()
+{
+    static uintptr_t base = 0;
+    return base;
+}
 inline uintptr_t gm_base()
 {
-    static uintptr_t base = reserve(GM_SPAN);
+    uintptr_t &base = gm_window();
+    if (!base) base = reserve(GM_SPAN);
     return base;
 }
 

@@ -10,7 +10,11 @@
 #include <type_traits>
 
 #include <functional>
+#include <map>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
 
 #include "record.hpp"
 
@@ -48,6 +52,7 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
 
 // bfloat16: storage + conversions (round to nearest even)
 struct bfloat16_t {
@@ -171,6 +176,54 @@ inline std::string symbol_of(const void *fn)
     if (fn && dladdr(fn, &info) && info.dli_sname) return info.dli_sname;
     return "";
 }
+// A launch can also be run by the same kernel compiled for another core (the cube half of a
+// mixed test folder is a second library, ptosim/cxx/testdir.py): the launch sends its arguments
+// as 64-bit words and the key of the kernel's function type; every library registers, for each
+// kernel type it launches, a thunk that calls a kernel of that type from the words
+// (ptosim_run_launch in entry.hpp).
+using LaunchThunk = void (*)(void *fn, const uint64_t *words);
+inline std::map<std::string, LaunchThunk> &launch_thunks()
+{
+    static std::map<std::string, LaunchThunk> thunks;
+    return thunks;
+}
+inline int register_thunk(const char *key, LaunchThunk thunk)
+{
+    launch_thunks()[key] = thunk;
+    return 0;
+}
+template <class T>
+uint64_t launch_word(const T &v)
+{
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "kernel arguments are words");
+    uint64_t w = 0;
+    std::memcpy(&w, &v, sizeof(T));
+    return w;
+}
+template <class T>
+T launch_arg(uint64_t w)
+{
+    T v;
+    std::memcpy(&v, &w, sizeof(T));
+    return v;
+}
+template <class F>
+struct LaunchCall;
+template <class R, class... P>
+struct LaunchCall<R (*)(P...)> {
+    using Fn = R (*)(P...);
+    template <size_t... I>
+    static void invoke(Fn f, const uint64_t *w, std::index_sequence<I...>)
+    {
+        f(launch_arg<std::remove_cv_t<P>>(w[I])...);
+    }
+    static void call(void *fn, const uint64_t *words)
+    {
+        invoke(reinterpret_cast<Fn>(fn), words, std::index_sequence_for<P...>{});
+    }
+    static inline const int registered = register_thunk(typeid(Fn).name(), &call);
+};
+
 template <class F>
 struct Launcher {
     F fn;
@@ -184,7 +237,23 @@ struct Launcher {
         std::string b;
         jkey(b, "blocks"); jint(b, blocks);
         jkey(b, "kernel"); jstr(b, symbol_of(reinterpret_cast<const void *>(fn)));
+        if constexpr (std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>) {
+            (void)LaunchCall<F>::registered;
+            jkey(b, "key"); jstr(b, typeid(F).name());
+            jkey(b, "words"); b += '[';
+            words(b, f, args...);
+            b += ']';
+        }
         send("launch", pc, b);
+    }
+    // the arguments converted to the kernel's parameter types, as words
+    template <class R, class... P, class... A>
+    static void words(std::string &b, R (*)(P...), A... args)
+    {
+        if constexpr (sizeof...(P) == sizeof...(A)) {
+            bool first = true;
+            ((b += first ? "" : ",", first = false, juint(b, launch_word(std::remove_cv_t<P>(args)))), ...);
+        }
     }
 };
 template <class F, class... Cfg>
@@ -221,8 +290,8 @@ __attribute__((noinline)) inline void pipe_barrier(pipe_t p)
 // multi-core: the block being recorded (set by the Python side from ptosim's recording)
 inline int64_t get_block_idx() { return ptosim::st().block; }
 inline int64_t get_block_num() { return ptosim::st().blocks; }
-inline int64_t get_subblockid() { return 0; }
-inline int64_t get_subblockdim() { return 1; }
+inline int64_t get_subblockid() { return ptosim::st().subblock; }
+inline int64_t get_subblockdim() { return ptosim::st().subblock_dim; }
 inline int64_t get_coreid() { return ptosim::st().block; }
 inline uint64_t get_sys_cnt() { return 0; }
 

@@ -1,0 +1,182 @@
+"""The fixpipe: an accumulator (L0C) out to GM (TSTORE) or into L1 (TMOV / TEXTRACT Acc -> Mat),
+on PIPE_FIX, with ReLU, a type conversion and, for TSTORE, an atomic add into GM
+(reference/cube_isa.md 3.5).
+
+Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion to the
+destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
+``static_cast`` and the library's numpy goldens do), then the store or the atomic add. The
+quantised forms (a ``preQuantScalar``, a Scaling tile: TSTORE_FP / TMOV_FP) stop with an
+UnsupportedError that names the form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import names
+from ...enums import AtomicType, Layout, Pipe, ReluPreMode, ScatterAtomicOp, TileType
+from ...tensors import GmRef, TileRef
+from ..atomic import atomic_update
+from ..base import Arch, ExecContext
+from ..spec import ExtractBounds
+from .common import NZ, CubeInstruction, read_block, write_block
+from .geometry import ceil_to
+
+
+def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
+    """ReLU in the source type, then the conversion to the destination type."""
+    if relu is ReluPreMode.NormalRelu:
+        values = np.maximum(values, values.dtype.type(0))
+    if np.issubdtype(dst_np, np.integer) and not np.issubdtype(values.dtype, np.integer):
+        values = np.trunc(values)  # static_cast<int>: toward zero (CPU simulator)
+    return values.astype(dst_np)
+
+
+class _Fixpipe(CubeInstruction):
+    nominal_pipe = Pipe.PIPE_FIX
+
+    def check_quant(self, quant: str | None) -> None:
+        if quant:
+            self.unsupported(
+                "instruction", "quantised-form", "a fixpipe form without quantisation",
+                quant, "the quantised fixpipe forms are not modelled yet",
+            )  # fmt: skip
+
+
+class AccStore(_Fixpipe):
+    """TSTORE(gm, acc): the valid region of the accumulator to GM in ND or NZ."""
+
+    opcode = "TSTORE"
+    reads = ("tile",)
+    writes = ("gm",)
+
+    def __init__(self, gm: GmRef, tile: TileRef, atomic: AtomicType, relu: ReluPreMode,
+                 quant: str | None = None):  # fmt: skip
+        self.gm, self.tile, self.atomic, self.relu, self.quant = gm, tile, atomic, relu, quant
+        if atomic is AtomicType.AtomicAdd:
+            self.reads = ("tile", "gm")
+
+    @property
+    def atomic_op(self) -> str | None:
+        return None if self.atomic is AtomicType.AtomicNone else "Add"
+
+    def validate(self, arch: Arch) -> None:
+        t, g = self.tile, self.gm
+        cube = arch.spec.cube
+        self.check_quant(self.quant)
+        self.require_kind("tile", t, TileType.Acc)
+        pairs = cube.acc_store
+        self.require(
+            t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
+        )
+        self.require_dtype(
+            "gm", g.dtype, pairs[t.dtype], "dtype-pair", f"the fixpipe output of {t.dtype.name}"
+        )
+        if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
+            self.check_quant(f"{t.dtype.name} -> {g.dtype.name} (a quantisation mode)")
+        layouts = cube.acc_store_layouts
+        self.require(
+            g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
+        )
+        vr, vc = t.valid
+        rows, cols = g.geom.logical_shape
+        s0, s1, s2, s3, s4 = g.shape
+        if cube.fractal_checks:
+            self.require(1 <= vc <= 4095, "tile", "cols-range", "1 <= validCol <= 4095", vc)
+            if g.layout is Layout.ND:
+                hi = cube.acc_store_nd_rows
+                self.require(hi is None or vr <= hi, "tile", "nd-rows", f"validRow <= {hi}", vr)
+                self.require(
+                    (s0, s1, s2) == (1, 1, 1) and (vr, vc) == (s3, s4), "gm", "nd-shape",
+                    f"shape [1, 1, 1, validRow, validCol] = [1, 1, 1, {vr}, {vc}]", list(g.shape),
+                )  # fmt: skip
+            else:
+                c0 = 32 // g.dtype.size_bytes
+                ok_c0 = s4 in ((c0, 16) if g.dtype.size_bytes == 4 else (c0,))
+                self.require(
+                    s3 == 16 and ok_c0, "gm", "nz-shape",
+                    f"shape[3] == 16 and shape[4] == {c0}", list(g.shape),
+                )  # fmt: skip
+                self.require(vc % 16 == 0, "tile", "nz-cols", "validCol % 16 == 0", vc)
+        self.require(
+            vr <= rows and vc <= cols, "gm", "gm-extent",
+            f"the valid {vr}x{vc} inside the GlobalTensor's {rows}x{cols}", f"{rows}x{cols}",
+        )  # fmt: skip
+        if self.atomic is AtomicType.AtomicAdd:
+            self.require_dtype(
+                "gm", g.dtype, arch.spec.dma.atomic_add_dtypes, "atomic-dtype",
+                "AtomicType::AtomicAdd",
+            )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        t, g = self.tile, self.gm
+        vr, vc = t.valid
+        vals = relu_convert(read_block(ctx, t, vr, vc), self.relu, g.dtype.np)
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        offs = g.offsets(r, c).reshape(-1)
+        ctx.gm_check(g, offs, "gm")
+        store = g.storage()
+        if self.atomic is AtomicType.AtomicNone:
+            store[offs] = vals.reshape(-1)
+            return
+        atomic_update(
+            store, offs, vals.reshape(-1), ScatterAtomicOp.Add, g.dtype, ctx.spec.numerics.maxmin
+        )
+
+
+class AccToMat(_Fixpipe):
+    """TMOV(mat, acc) / TEXTRACT(mat, acc, indexRow, indexCol): L0C -> L1 through the fixpipe."""
+
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int,
+                 relu: ReluPreMode, quant: str | None = None):  # fmt: skip
+        self.opcode = opcode
+        self.dst, self.src, self.index_row, self.index_col = dst, src, index_row, index_col
+        self.relu, self.quant = relu, quant
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        cube = arch.spec.cube
+        self.check_quant(self.quant)
+        self.require_kind("src", s, TileType.Acc)
+        self.require_kind("dst", d, TileType.Mat)
+        pairs = cube.acc_to_mat
+        self.require(
+            s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
+            "Acc -> Mat without quantisation",
+        )  # fmt: skip
+        self.require_dtype(
+            "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
+        )
+        if cube.fractal_checks:
+            self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
+        r0, c0 = self.index_row, self.index_col
+        rows, cols = self.extent(cube.extract_bounds)
+        lim = (s.rows, s.cols) if cube.extract_bounds is ExtractBounds.STATIC else s.valid
+        self.require(
+            r0 + rows <= lim[0] and c0 + cols <= lim[1], "dst", "window-within-src",
+            f"index + the copied {rows}x{cols} inside src {lim[0]}x{lim[1]}",
+            f"({r0}+{rows}, {c0}+{cols})",
+        )  # fmt: skip
+        self.require(
+            rows <= d.rows and cols <= d.cols, "dst", "dst-extent",
+            f"the copied {rows}x{cols} inside Rows x Cols {d.rows}x{d.cols}", f"{d.rows}x{d.cols}",
+        )  # fmt: skip
+
+    def extent(self, bounds: ExtractBounds) -> tuple[int, int]:
+        """(rows, cols) written: the NPU copies the source's Rows (the window's, for TEXTRACT:
+        the destination's Rows) and the valid columns rounded up to the destination's C0; the
+        CPU simulator the valid region."""
+        d, s = self.dst, self.src
+        if bounds is ExtractBounds.VALID:
+            return d.valid if self.opcode == "TEXTRACT" else s.valid
+        rows = d.rows if self.opcode == "TEXTRACT" else s.rows
+        vc = d.valid_col if self.opcode == "TEXTRACT" else s.valid_col
+        return rows, min(ceil_to(vc, d.dtype.c0), d.cols)
+
+    def execute(self, ctx: ExecContext) -> None:
+        rows, cols = self.extent(ctx.spec.cube.extract_bounds)
+        vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
+        write_block(ctx, self.dst, relu_convert(vals, self.relu, self.dst.dtype.np))

@@ -1,0 +1,128 @@
+"""The kernel-facing cube instructions (TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV*), and the
+routing of the shared data-movement names (TLOAD, TSTORE, TMOV, TEXTRACT, TFILLPAD) to their
+cube forms when an operand is a cube tile."""
+
+from __future__ import annotations
+
+from ...argcheck import as_int
+from ...enums import AtomicType, Pipe, ReluPreMode, TileType
+from ...program import emit
+from ...tensors import GlobalTensor, Tile
+from ..registry import instruction
+from .common import Unmodelled, gm_arg, tile_arg
+from .fixpipe import AccStore, AccToMat
+from .load import MatFillPad, MatLoad, conversion_of
+from .matmul import MatMul
+from .move import MatToBias, MatToL0
+
+
+def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None) -> None:
+    emit(
+        MatMul(
+            kind, gemv, tile_arg(dst, f"{name} dst"), tile_arg(a, f"{name} a"),
+            tile_arg(b, f"{name} b"),
+            None if c_in is None else tile_arg(c_in, f"{name} c_in"),
+            None if bias is None else tile_arg(bias, f"{name} bias"),
+        )
+    )  # fmt: skip
+
+
+def _acc_args(name: str, c_in, a, b) -> tuple:
+    """(c_in, a, b) of ``NAME(c_out, c_in, a, b)`` or of the 3-operand ``NAME(c, a, b)``."""
+    if b is None:
+        return None, c_in, a
+    return c_in, a, b
+
+
+@instruction(family="cube", summary="C = A x B into an Acc tile (mad on PIPE_M)")
+def TMATMUL(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
+    """``dst = a @ b`` over m = a validRow, k = a validCol, n = b validCol (L0A x L0B -> L0C)."""
+    _matmul("plain", False, "TMATMUL", dst, a, b)
+
+
+@instruction(family="cube", summary="C += A x B (in place on the NPU; cIn + A x B on cpu)")
+def TMATMUL_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
+                phase="Unspecified") -> None:  # fmt: skip
+    """``TMATMUL_ACC(c, a, b)`` or ``TMATMUL_ACC(c_out, c_in, a, b)``: accumulate the product."""
+    c_in, a, b = _acc_args("TMATMUL_ACC", c_in, a, b)
+    _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in if c_in is not None else dst)
+
+
+@instruction(family="cube", summary="C = bias + A x B (bias: a Bias tile row)")
+def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") -> None:
+    """``dst[i, j] = bias[j] + sum_k a[i, k] b[k, j]``."""
+    _matmul("bias", False, "TMATMUL_BIAS", dst, a, b, bias=bias)
+
+
+@instruction(family="cube", summary="c = a x B for one row (mad in GEMV mode)")
+def TGEMV(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
+    """A one-row product: m = 1, k and n from ``b``'s valid shape."""
+    _matmul("plain", True, "TGEMV", dst, a, b)
+
+
+@instruction(family="cube", summary="c += a x B for one row")
+def TGEMV_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
+              phase="Unspecified") -> None:  # fmt: skip
+    """``TGEMV_ACC(c, a, b)`` or ``TGEMV_ACC(c_out, c_in, a, b)``."""
+    c_in, a, b = _acc_args("TGEMV_ACC", c_in, a, b)
+    _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in if c_in is not None else dst)
+
+
+@instruction(family="cube", summary="c = bias + a x B for one row")
+def TGEMV_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") -> None:
+    """A one-row product started from the bias."""
+    _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias)
+
+
+# -- the cube forms of the shared names (called from isa/data.py and isa/vector/layout.py) -------
+def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
+    """Emit the converting TLOAD into L1 and return True, or False for the other loads."""
+    if not isinstance(tile, Tile) or not isinstance(gm, GlobalTensor):
+        return False
+    t, g = tile.ref(), gm.ref()
+    if conversion_of(t, g) is None:
+        return False
+    emit(MatLoad(t, g))
+    return True
+
+
+def cube_store(gm, tile, atomic, relu, quant: str | None) -> bool:
+    """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
+    if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
+        return False
+    emit(
+        AccStore(
+            gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
+            ReluPreMode.parse(relu, "TSTORE relu"), quant,
+        )
+    )  # fmt: skip
+    return True
+
+
+def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", quant=None) -> bool:
+    """Emit the cube form of TMOV / TEXTRACT and return True, or False for Vec -> Vec."""
+    if not isinstance(dst, Tile) or not isinstance(src, Tile):
+        return False
+    d, s = dst.ref(), src.ref()
+    r = as_int(index_row, f"{opcode} index_row")
+    c = as_int(index_col, f"{opcode} index_col")
+    if s.loc is TileType.Acc:
+        emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
+    elif d.loc is TileType.Scaling:
+        emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",
+                        Pipe.PIPE_MTE1))  # fmt: skip
+    elif d.loc is TileType.Bias and opcode == "TMOV":
+        emit(MatToBias(d, s))
+    elif d.loc in (TileType.Left, TileType.Right):
+        emit(MatToL0(opcode, d, s, r, c))
+    else:
+        return False
+    return True
+
+
+def cube_fillpad(dst, src) -> bool:
+    """Emit TFILLPAD on a Mat tile and return True, else False."""
+    if not isinstance(dst, Tile) or dst.ref().loc is not TileType.Mat:
+        return False
+    emit(MatFillPad(tile_arg(dst, "TFILLPAD dst"), tile_arg(src, "TFILLPAD src")))
+    return True

@@ -169,6 +169,25 @@ def test_a2a3_odd_byte_width_writes_padding_byte(op):
         assert np.all(outs[devname][:, 7:] == 0xFF)
 
 
+# -- a5 TAND/TOR on a float type: its bits (npu/a5 TAnd/TOr check the element size only) -------
+def test_a5_tand_tor_on_half_and_float32_work_on_the_bits():
+    # hand-encoded IEEE bits: half 1.5 = 0x3E00, 3.0 = 0x4200, -0.0 = 0x8000
+    a = np.array([[1.5, -0.0] * 8], np.float16)
+    b = np.array([[3.0, 3.0] * 8], np.float16)
+    run, d, _ = tile_tile("950pr", "AND", "half", a, b)
+    assert run.tile(d).view(np.uint16).tolist() == [[0x0200, 0x0000] * 8]
+    run, d, _ = tile_tile("950pr", "OR", "half", a, b)
+    assert run.tile(d).view(np.uint16).tolist() == [[0x7E00, 0xC200] * 8]
+    # float32 1.0 = 0x3F800000, -0.0 = 0x80000000: OR is -1.0 = 0xBF800000
+    f = np.array([[1.0] * 8], np.float32)
+    z = np.array([[-0.0] * 8], np.float32)
+    run, d, _ = tile_tile("950pr", "OR", "float32", f, z)
+    assert run.tile(d).view(np.uint32).tolist() == [[0xBF800000] * 8]
+    # TXOR stays integer-only on a5 (its static_assert lists the integer types)
+    with pytest.raises(pto.ConstraintError, match="rule 'dtype'"):
+        tile_tile("950pr", "XOR", "float32", f, z)
+
+
 # -- TXOR tmp ------------------------------------------------------------------------------
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_txor_tmp_written_only_on_a2a3(devname):

@@ -262,6 +262,22 @@ def test_a2a3_tands_in_place_is_rejected():
     assert np.all(run.tile(d) == 3)
 
 
+def test_a5_tands_tors_txors_take_float_bits_and_refuse_64_bit():
+    # the scalar is converted to T, then combined bit by bit (vbr then vand/vor/vxor):
+    # float32 1.5 = 0x3FC00000, -2.0 = 0xC0000000
+    a = np.array([[1.5] * 8], np.float32)
+    run, d, _ = tile_scalar("950pr", "TANDS", "float32", a, -2.0)
+    assert run.tile(d).view(np.uint32).tolist() == [[0x3FC00000 & 0xC0000000] * 8]
+    run, d, _ = tile_scalar("950pr", "TORS", "float32", a, -2.0)
+    assert run.tile(d).view(np.uint32).tolist() == [[0xFFC00000] * 8]
+    h = np.array([[1.5] * 16], np.float16)  # 0x3E00; -2.0 = 0xC000
+    run, d, _ = tile_scalar("950pr", "TXORS", "half", h, -2.0)
+    assert run.tile(d).view(np.uint16).tolist() == [[0xFE00] * 16]
+    # npu/a5 TAndS: sizeof(T) must be 1, 2 or 4
+    with pytest.raises(pto.ConstraintError, match="rule 'dtype'"):
+        tile_scalar("950pr", "TANDS", "int64", np.ones((1, 4), np.int64), 3)
+
+
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_txors_tmp_and_padding(devname):
     a = np.arange(21, dtype=np.uint8).reshape(3, 7)

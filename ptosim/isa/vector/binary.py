@@ -21,11 +21,11 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   taken to wrap on every target). DIV truncates toward zero, ``INT_MIN / -1`` wraps to INT_MIN;
   a zero divisor raises ExecutionError (PTO401) naming the instruction and the first element,
   before anything is written (the CPU asserts; the NPU result is not public).
-- AND/OR/XOR bitwise in T (on a float type, which a5 accepts, on its bits). SHL/SHR are the C++ expressions ``src0 << src1`` / ``src0 >> src1``
-  after integer promotion (int for types up to 32 bits, unsigned for uint32, 64-bit for
-  int64/uint64), truncated on store; ``>>`` of a signed value is arithmetic. A shift count
-  outside ``[0, width of the promoted type)`` is undefined in C++ and not specified for the
-  NPU: ExecutionError, before anything is written.
+- AND/OR/XOR bitwise in T (on a float type, which a5 accepts, on its bits). SHL/SHR are the
+  C++ expressions ``src0 << src1`` / ``src0 >> src1`` after integer promotion (int for types up
+  to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on store; ``>>`` of a
+  signed value is arithmetic. A shift count outside ``[0, width of the promoted type)`` is
+  undefined in C++ and not specified for the NPU: ExecutionError, before anything is written.
 
 Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py; the
 target's ``ElementwiseRules.bitwise``):

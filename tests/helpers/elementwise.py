@@ -60,11 +60,11 @@ def int_ref(op, x, y):
 def reference(op, dt, a, b):
     """``a OP b`` in T: ints exact then wrapped; floats in float32, rounded once to T."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    if op in ("AND", "OR", "XOR") and not is_int(dt):  # a float type: on its bits (a5)
+    if op in ("AND", "OR", "XOR") and not is_int(dt):  # on the bit patterns (Python ints)
         bits = np.dtype(f"u{np.dtype(npdt(dt)).itemsize}")
-        x = np.asarray(a, npdt(dt)).view(bits)
-        y = np.asarray(b, npdt(dt)).view(bits)
-        vals = [int_ref(op, p, q) for p, q in zip(x.ravel().tolist(), y.ravel().tolist())]
+        x = np.ascontiguousarray(a, dtype=npdt(dt)).view(bits).ravel().tolist()
+        y = np.ascontiguousarray(b, dtype=npdt(dt)).view(bits).ravel().tolist()
+        vals = [int_ref(op, p, q) for p, q in zip(x, y)]
         return np.array(vals, dtype=bits).reshape(a.shape).view(npdt(dt))
     if is_int(dt):
         vals = [int_ref(op, x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]

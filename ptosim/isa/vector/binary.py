@@ -21,11 +21,12 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   taken to wrap on every target). DIV truncates toward zero, ``INT_MIN / -1`` wraps to INT_MIN;
   a zero divisor raises ExecutionError (PTO401) naming the instruction and the first element,
   before anything is written (the CPU asserts; the NPU result is not public).
-- AND/OR/XOR bitwise in T (on a float type, which a5 accepts, on its bits). SHL/SHR are the
-  C++ expressions ``src0 << src1`` / ``src0 >> src1`` after integer promotion (int for types up
-  to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on store; ``>>`` of a
-  signed value is arithmetic. A shift count outside ``[0, width of the promoted type)`` is
-  undefined in C++ and not specified for the NPU: ExecutionError, before anything is written.
+- AND/OR/XOR bitwise in T; on a float type (a2a3 and a5) bitwise on the bit patterns.
+  SHL/SHR are the C++ expressions ``src0 << src1`` / ``src0 >> src1`` after integer promotion
+  (int for types up to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on
+  store; ``>>`` of a signed value is arithmetic. A shift count outside ``[0, width of the
+  promoted type)`` is undefined in C++ and not specified for the
+  NPU: ExecutionError, before anything is written.
 
 Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py; the
 target's ``ElementwiseRules.bitwise``):
@@ -125,12 +126,13 @@ def elementwise(op: str, dt: D.DType, a, b, rule: MaxMin) -> np.ndarray:
     ``first_bad_divisor`` / ``first_bad_shift``).
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=dt.np), np.asarray(b, dtype=dt.np))
+    if op in BITWISE and dt.is_float:  # vand/vor on the bit patterns (module doc)
+        bits = np.dtype(f"u{dt.size_bytes}")
+        x, y = np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits)
+        fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[op]
+        return fn(x, y).view(dt.np)
     if op in ("MAX", "MIN"):
         return maxmin(rule, op, a, b).astype(dt.np)
-    if op in BITWISE:  # on the element's bits (a float type where the target accepts one)
-        fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[op]
-        bits = np.dtype(f"u{dt.size_bytes}")
-        return fn(a.view(bits), b.view(bits)).view(dt.np)
     if dt.is_float:
         x, y = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(all="ignore"):
@@ -140,6 +142,9 @@ def elementwise(op: str, dt: D.DType, a, b, rule: MaxMin) -> np.ndarray:
         return _int_div(a, b, dt)
     if op in SHIFTS:
         return _shift(op, a, b, dt)
+    if op in BITWISE:
+        fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[op]
+        return fn(a, b).astype(dt.np)
     with np.errstate(all="ignore"):  # ADD/SUB/MUL wrap in T (modular, like promote + truncate)
         r = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply}[op](a, b)
     return r.astype(dt.np)

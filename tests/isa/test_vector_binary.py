@@ -6,6 +6,8 @@ float32 has >= 2p+2 bits) -- never from the simulator. Timing tests assert the i
 sequence and repeat counts the reference lowering prescribes, and relations, never cycle counts.
 """
 
+from fractions import Fraction
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -186,6 +188,31 @@ def test_a5_tand_tor_on_half_and_float32_work_on_the_bits():
     # TXOR stays integer-only on a5 (its static_assert lists the integer types)
     with pytest.raises(pto.ConstraintError, match="rule 'dtype'"):
         tile_tile("950pr", "XOR", "float32", f, z)
+
+
+# -- DivAlgorithm::HIGH_PRECISION: accepted, the quotient correctly rounded ------------------
+@pytest.mark.parametrize("dt,npt", [("half", np.float16), ("float32", np.float32)])
+def test_tdiv_high_precision_is_the_correctly_rounded_quotient(dt, npt):
+    rng = np.random.default_rng(21)
+    a = rng.uniform(-50, 50, (2, 16)).astype(npt)
+    b = rng.uniform(0.5, 9, (2, 16)).astype(npt)
+    t0, t1, d = (vec(dt, 2, 16) for _ in range(3))
+
+    def body():
+        pto.TDIV(d, t0, t1, algorithm="HIGH_PRECISION")
+
+    run = run_kernel("950pr", [t0, t1, d], [(t0, a), (t1, b)], body)
+    bits = np.dtype(f"u{np.dtype(npt).itemsize}")
+    for got, x, y in zip(run.tile(d).ravel(), a.ravel(), b.ravel()):
+        q = Fraction(float(x)) / Fraction(float(y))
+        f = npt(float(q))
+        near = [np.nextafter(f, npt(-np.inf)), f, np.nextafter(f, npt(np.inf))]
+        want = min(
+            near, key=lambda c: (abs(Fraction(float(c)) - q), int(np.array(c).view(bits)) & 1)
+        )
+        assert np.array(got).view(bits) == np.array(want).view(bits)
+    with pytest.raises(pto.KernelError, match="algorithm must be one of DEFAULT, HIGH_PRECISION"):
+        run_kernel("950pr", [t0, t1, d], [], lambda: pto.TDIV(d, t0, t1, algorithm="FAST"))
 
 
 # -- TXOR tmp ------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from ... import dtypes as D
 from ...errors import ExecutionError
 from ...program import emit
 from ...tensors import TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
@@ -315,12 +315,14 @@ def TMUL(dst, src0, src1) -> None:
 
 
 @instruction(family=_FAMILY, summary="dst = src0 / src1")
-def TDIV(dst, src0, src1) -> None:
-    """``dst = src0 / src1`` over dst's valid region (integers truncate toward zero).
+def TDIV(dst, src0, src1, *, algorithm="DEFAULT") -> None:
+    """``dst = src0 / src1`` over dst's valid region (integers truncate toward zero); the
+    quotient is correctly rounded under either ``algorithm`` (the C++ DivAlgorithm).
 
     Raises:
         ExecutionError: (at run time) an integer division by zero.
     """
+    check_algorithm("TDIV", algorithm)
     _emit("DIV", dst, src0, src1)
 
 

@@ -60,7 +60,7 @@ from ... import dtypes as D
 from ...findings import DUP_CLOBBERS_SRC, SCALAR_ROUNDED
 from ...program import emit
 from ...tensors import Tile, TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..registry import instruction
 from ..spec import Bitwise
@@ -393,13 +393,15 @@ def TMULS(dst, src, scalar) -> None:
 
 
 @instruction(family=_FAMILY, summary="dst = src / scalar, or dst = scalar / src (scalar first)")
-def TDIVS(dst, src, scalar) -> None:
+def TDIVS(dst, src, scalar, *, algorithm="DEFAULT") -> None:
     """``TDIVS(dst, src, scalar)`` = src / scalar; ``TDIVS(dst, scalar, src)`` = scalar / src
-    (the forms are told apart by which argument is a Tile, as the C++ overloads are).
+    (the forms are told apart by which argument is a Tile, as the C++ overloads are); the
+    quotient is correctly rounded under either ``algorithm`` (the C++ DivAlgorithm).
 
     Raises:
         ExecutionError: (at run time) an integer division by zero.
     """
+    check_algorithm("TDIVS", algorithm)
     if isinstance(src, Tile) or not isinstance(scalar, Tile):
         _emit("TDIVS", dst, src, scalar)
         return

@@ -244,6 +244,8 @@ SPEC = S.TargetSpec(
         # vaxpy rounds once: the a5 taxpy folder's golden is float64 dst + src*s rounded once, and
         # its half cases with cancellation fail its own tolerance with a rounded product
         axpy_fused=True,
+        # npu/a5 Int64Div: the quotient is selected to 0 where the divisor is 0
+        int64_zero_divisor_gives_zero=True,
         partial_copy_then_op=False,  # one vector function, predicated stores
     ),
     reduce=S.ReduceRules(

@@ -103,6 +103,33 @@ def test_integer_division_by_zero_raises_before_writing(devname):
     assert "TDIV" in text and "(0, 3)" in text and "division by zero" in text
 
 
+def test_a5_64_bit_integer_division_by_zero_gives_zero():
+    # npu/a5 Int64Div selects 0 where the divisor is 0; the rest truncates toward zero
+    lo, hi = -(2**63), 2**63 - 1
+    a = np.array([[lo, -7, 7, hi]], np.int64)
+    b = np.array([[-1, 3, -3, 0]], np.int64)
+    run, d, _ = tile_tile("950pr", "DIV", "int64", a, b)
+    assert run.tile(d).tolist() == [[lo, -2, -2, 0]]
+    u = np.array([[2**64 - 1, 7, 0, 9]], np.uint64)
+    v = np.array([[3, 0, 2**64 - 1, 2]], np.uint64)
+    run, d, _ = tile_tile("950pr", "DIV", "uint64", u, v)
+    assert run.tile(d).tolist() == [[(2**64 - 1) // 3, 0, 0, 4]]
+    # the scalar form too; 32-bit division by zero stays an error (no a5 result is given)
+    run, d = tile_scalar_div("950pr", "int64", np.array([[5, -5, 0, 9]], np.int64), 0)
+    assert run.tile(d).tolist() == [[0, 0, 0, 0]]
+    with pytest.raises(pto.ExecutionError, match="division by zero"):
+        tile_tile(
+            "950pr", "DIV", "int32", np.tile(a, 2).astype(np.int32), np.tile(b, 2).astype(np.int32)
+        )
+    with pytest.raises(pto.ExecutionError, match="division by zero"):
+        tile_tile("cpu", "DIV", "int64", a, b)
+
+
+def tile_scalar_div(devname, dt, a, s):
+    src, d = vec(dt, *a.shape), vec(dt, *a.shape)
+    return run_kernel(devname, [src, d], [(src, a)], lambda: pto.TDIVS(d, src, s)), d
+
+
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_int_min_div_minus_one_wraps_and_truncation(devname):
     if devname == "a2":

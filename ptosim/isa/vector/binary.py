@@ -61,7 +61,7 @@ from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
-from ..spec import Bitwise, MaxMin
+from ..spec import Bitwise, ElementwiseRules, MaxMin
 from .common import VectorInstruction, round_to, wrap_to
 
 __all__ = [
@@ -87,16 +87,25 @@ OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN") + BITWISE + SHIFTS
 
 # -- arithmetic shared with the tile-scalar family --------------------------------------------
 def _int_div(a: np.ndarray, b: np.ndarray, dt: D.DType) -> np.ndarray:
-    """C++ integer division (truncation toward zero) of non-zero divisors, wrapped to T."""
+    """C++ integer division (truncation toward zero), wrapped to T; a zero divisor gives 0 (the
+    callers refuse one where the target defines no result: ``zero_divisor_checked``)."""
+    zero = np.asarray(b) == 0
     if dt.kind == "uint":
-        return (a.astype(dt.np) // b.astype(dt.np)).astype(dt.np)
+        y = np.where(zero, 1, b).astype(dt.np)
+        return np.where(zero, 0, a.astype(dt.np) // y).astype(dt.np)
     wide = np.int64
-    x, y = a.astype(wide), b.astype(wide)
+    x, y = a.astype(wide), np.where(zero, 1, b).astype(wide)
     with np.errstate(all="ignore"):
         q = x // y  # floor; INT64_MIN // -1 wraps to INT64_MIN
         r = x - q * y
         q = np.where((r != 0) & ((x < 0) != (y < 0)), q + 1, q)
-    return wrap_to(q, dt)
+    return wrap_to(np.where(zero, 0, q), dt)
+
+
+def zero_divisor_checked(rules: ElementwiseRules, dt: D.DType) -> bool:
+    """Whether an integer division of ``dt`` by zero is an error (else it gives 0: the a5
+    64-bit integer division, ``ElementwiseRules.int64_zero_divisor_gives_zero``)."""
+    return not (rules.int64_zero_divisor_gives_zero and dt.is_int and dt.size_bytes == 8)
 
 
 def shift_width(dt: D.DType) -> int:
@@ -260,7 +269,12 @@ class TBinary(VectorInstruction):
         dt = d.dtype
         a, b = ctx.tile_read(s0), ctx.tile_read(s1)
         for bad, what in (
-            (first_bad_divisor(self.op, dt, b), "integer division by zero"),
+            (
+                first_bad_divisor(self.op, dt, b)
+                if zero_divisor_checked(ctx.spec.elementwise, dt)
+                else None,
+                "integer division by zero",
+            ),
             (first_bad_shift(self.op, dt, b), f"shift count outside [0, {shift_width(dt)})"),
         ):
             if bad is not None:

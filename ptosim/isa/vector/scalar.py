@@ -72,6 +72,7 @@ from .binary import (
     odd_byte_padding,
     pad_bytes,
     shift_width,
+    zero_divisor_checked,
 )
 from .common import VectorInstruction, round_sum_once
 
@@ -237,7 +238,7 @@ class TBinaryScalar(VectorInstruction):
             self._execute_dup_div(ctx)
             return
         a = ctx.tile_read(src)
-        if self.op == "DIV":
+        if self.op == "DIV" and zero_divisor_checked(rules, dt):
             bad = first_bad_divisor("DIV", dt, a if self.reverse else np.full_like(a, s))
             if bad is not None:
                 divisor, value = ("src", a[bad]) if self.reverse else ("scalar", s)

@@ -82,6 +82,7 @@ def test_system_gxx_builds_and_runs(tmp_path):
     assert _run(_kernel_file(tmp_path), "g++")
 
 
+@pytest.mark.slow  # a zig clang build takes 20-50 s here
 @pytest.mark.skipif(
     not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed"
 )

@@ -275,7 +275,8 @@ SPEC = S.TargetSpec(
         u8_mask_src_dtypes=None,
         int32_eq_only=False,
         tcmps_b16_as_half=False,
-        tcmps_tile_reads_first=False,  # choice: the tile form compares elementwise
+        # npu/a5 TCmps tile form: src1 is loaded once by a broadcast vlds of its element 0
+        tcmps_tile_reads_first=True,
         tcmps_tolerance=None,
         select_bits=S.SelectBits.ROW_ALIGNED,
         select_same_tile_type=False,

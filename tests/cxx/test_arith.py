@@ -367,6 +367,21 @@ add(
     lambda n: pto.TFMOD(n.d, n.x, n.y, **HP),
     kinds=("any", "pos"),
 )
+# the scalar forms' own enums (FmodSAlgorithm, RemSAlgorithm: the a5 tfmods/trems folders)
+add(
+    "TFMODS_shp_f32",
+    "TFMODS",
+    {"d": rm("f32"), "x": rm("f32")},
+    lambda n: pto.TFMODS(n.d, n.x, 1.5, **HP),
+    kinds=("any",),
+)
+add(
+    "TREMS_shp_f32",
+    "TREMS",
+    {"d": rm("f32"), "x": rm("f32"), "t": rm("f32")},
+    lambda n: pto.TREMS(n.d, n.x, 1.5, n.t, **HP),
+    kinds=("any",),
+)
 add(
     "TFMODS_hp_f32",
     "TFMODS",

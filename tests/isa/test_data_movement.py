@@ -647,3 +647,27 @@ def test_a2a3_tmov_between_layouts_is_a_storage_copy():
         with pytest.raises(pto.ConstraintError) as e:
             pto.Device(devname).run(kp, pto.Device(devname).gm_array(host))
         assert e.value.rule in ("same-layout", "layout-pairing")
+
+
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
+def test_tload_nd_to_nz_mat_is_the_cube_path_not_implemented(devname):
+    # the library's cube tests (tmatmul, tload_gm2mat) load ND GM into NZ L1 tiles: one
+    # UnsupportedError naming that TLOAD form, not a layout-rule violation
+    dev = pto.Device(devname)
+    a = dev.gm_array(np.zeros((16, 16), np.float16))
+
+    def body(loc):
+        @pto.kernel
+        def k(a):
+            g = pto.GlobalTensor(a, shape=(1, 1, 1, 16, 16))
+            t = pto.Tile(loc, "half", 16, 16, blayout="ColMajor", slayout="RowMajor")
+            pto.TASSIGN(t, 0)
+            pto.TLOAD(t, g)
+
+        return k
+
+    with pytest.raises(pto.UnsupportedError) as info:
+        dev.run(body("Mat"), a)
+    assert "TLOAD ND to NZ (GM to L1, the cube data path) is not implemented" in str(info.value)
+    with pytest.raises(pto.ConstraintError, match="layout-pairing"):  # a Vec tile: a misuse
+        dev.run(body("Vec"), a)

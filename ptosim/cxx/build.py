@@ -412,13 +412,46 @@ class _Pre:
     key: str  # the object's content key
 
 
+class _CompileFailed(CxxBuildError):
+    """A unit that preprocessed but did not compile (the case the clang fallback retries)."""
+
+
+def clang_fallback(compiler: str | None, cmd: list[str]) -> list[str] | None:
+    """The compiler that rebuilds a source g++ rejects when the compiler was chosen
+    automatically: the library's device compiler is clang-based, and some code it accepts g++
+    does not (an explicit instantiation g++ finds ambiguous, the a5 tadds folder's). The system
+    clang++, else zig's clang; None when the compiler was named or is not g++."""
+    name = Path(cmd[0]).name  # g++, g++-12, x86_64-linux-gnu-g++ (not clang++)
+    gxx = name == "g++" or name.startswith("g++-") or name.endswith("-g++")
+    if compiler or os.environ.get("PTOSIM_CXX") or not gxx:
+        return None
+    exe = shutil.which("clang++")
+    if exe:
+        return [exe]
+    return [sys.executable, "-m", "ziglang", "c++"] if _has_ziglang() else None
+
+
 def _build_units(
     main, units, entries, target, compiler, defines, include_dirs, kind="vec"
 ) -> Library:
-    """Preprocess each unit, rewrite it, compile each into a content-keyed object (in parallel,
-    skipping those in the cache) and link them into a library keyed by its objects."""
+    """Build with the chosen compiler; where g++ rejects a unit, with clang (clang_fallback)."""
     target_defines(target, kind)  # an unknown target or core kind: CxxBuildError
     cmd = compiler_command(compiler)
+    try:
+        return _build_with(cmd, main, units, entries, target, defines, include_dirs, kind)
+    except _CompileFailed as first:
+        alt = clang_fallback(compiler, cmd)
+        if alt is None:
+            raise
+        try:
+            return _build_with(alt, main, units, entries, target, defines, include_dirs, kind)
+        except CxxBuildError:
+            raise first from None  # wrong for both compilers: g++'s message, as without a retry
+
+
+def _build_with(cmd, main, units, entries, target, defines, include_dirs, kind) -> Library:
+    """Preprocess each unit, rewrite it, compile each into a content-keyed object (in parallel,
+    skipping those in the cache) and link them into a library keyed by its objects."""
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     sources = sorted({u.source for u in units})
@@ -524,7 +557,7 @@ def _compile(pre: _Pre, obj: Path, cmd, tmp: Path) -> None:
         cmd + _compile_flags(cmd) + ["-c", str(src), "-o", str(out)], capture_output=True, text=True
     )
     if proc.returncode != 0:
-        raise CxxBuildError(
+        raise _CompileFailed(
             explain(proc.stderr, pre.unit.source, pre.wrapper, list(pre.unit.entries))
         )
     os.replace(out, obj)

@@ -25,6 +25,9 @@ from ..isa import registry
 from ..memory import GM_BASE_ADDRESS
 from .raw import RawAccess
 
+# the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
+_ALGORITHM_ENUMS = ("Div", "Exp", "Log", "Sqrt", "Rsqrt", "Recip", "Pow", "Fmod", "Rem")
+_ALGORITHM_ENUMS += ("FmodS", "RemS")
 # enum operand / template value type -> Python keyword of the instruction
 ENUM_KEYWORDS = {
     "RoundMode": "mode",
@@ -36,10 +39,7 @@ ENUM_KEYWORDS = {
     "HistByte": "byte",
     "QuantType": "quant",
     "AccPhase": "phase",
-    **{
-        f"{k}Algorithm": "algorithm"
-        for k in ("Div", "Exp", "Log", "Sqrt", "Rsqrt", "Recip", "Pow", "Fmod", "Rem")
-    },
+    **{f"{k}Algorithm": "algorithm" for k in _ALGORITHM_ENUMS},
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>

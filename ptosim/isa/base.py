@@ -14,11 +14,25 @@ import numpy as np
 
 from ..dtypes import DType, names
 from ..enums import Pipe, TileType
-from ..errors import ConstraintError, OutOfBoundsError, UnsupportedError
+from ..errors import ConstraintError, KernelError, OutOfBoundsError, UnsupportedError
 from ..findings import Finding, FindingCode
 from ..memory import SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
+
+# the C++ precision template arguments (DivAlgorithm, ExpAlgorithm ...): ptosim models the
+# correctly rounded result, which the HIGH_PRECISION sequences are written to produce
+ALGORITHMS = ("DEFAULT", "HIGH_PRECISION")
+
+
+def check_algorithm(name: str, algorithm) -> str:
+    """The upper-case algorithm name, or KernelError naming the instruction."""
+    if not isinstance(algorithm, str) or algorithm.upper() not in ALGORITHMS:
+        raise KernelError(
+            f"{name}: algorithm must be one of {', '.join(ALGORITHMS)} (the C++ precision "
+            f"template argument), got {algorithm!r}"
+        )
+    return algorithm.upper()
 
 
 @dataclass(frozen=True)

@@ -308,6 +308,16 @@ class _Transfer(Instruction):
         # The CPU simulator maps (r, c) through both layouts, so it pairs any tile layout
         # with any GlobalTensor layout (its own tests load ND tensors into ColMajor tiles).
         exact = dma.transfer is DmaTransfer.EXACT_ELEMENTS
+        if not exact and t.loc is TileType.Mat and not _pairing_ok(t, g.layout):
+            # ND/DN -> NZ into L1 is the cube unit's data path (a layout conversion in the DMA)
+            self.unsupported(
+                "tile",
+                "gm2mat-layout",
+                f"a {g.layout.name} Mat tile for a {g.layout.name} GlobalTensor",
+                f"a {t.geom.layout_name} Mat tile",
+                f"TLOAD {g.layout.name} to {t.geom.layout_name} (GM to L1, the cube data path) "
+                "is not implemented by ptosim",
+            )
         self.require(
             exact or _pairing_ok(t, g.layout),
             "tile",

@@ -71,7 +71,7 @@ from ..errors import ExecutionError
 from ..findings import HIDDEN_SCRATCH, TILE_OVERLAP
 from ..program import emit
 from ..tensors import TileRef
-from .base import Arch, ExecContext, Instruction
+from .base import Arch, ExecContext, Instruction, check_algorithm
 from .data import _tile
 from .maxmin import maxmin
 from .registry import instruction
@@ -566,12 +566,14 @@ def TROWEXPANDMUL(dst, src0, src1, tmp=None) -> None:
     family="row broadcast",
     summary="dst = src0 / src1, one operand broadcast per row",
 )
-def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:
-    """``dst = src0 / src1`` with the expanded operand broadcast per row.
+def TROWEXPANDDIV(dst, src0, src1, tmp=None, *, algorithm="DEFAULT") -> None:
+    """``dst = src0 / src1`` with the expanded operand broadcast per row; correctly rounded
+    under either ``algorithm`` (the C++ DivAlgorithm).
 
     Raises:
         ExecutionError: (at run time) an integer division by zero.
     """
+    check_algorithm("TROWEXPANDDIV", algorithm)
     _binary("DIV", dst, src0, src1, tmp)
 
 

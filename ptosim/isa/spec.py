@@ -367,6 +367,8 @@ class ElementwiseRules:
     # integer TDIVS on the scalar unit
     division_via_dup: bool
     axpy_pairs: tuple[tuple[DType, DType], ...]  # TAXPY (dst, src) dtypes besides f32 += f16
+    axpy_fused: bool  # TAXPY rounds dst + src*s once (else the product, then the sum)
+    int64_zero_divisor_gives_zero: bool  # 64-bit integer TDIV/TDIVS: x / 0 = 0 (else an error)
     math_vector_sequence: bool  # TFMOD/TREM/TPOW/TPRELU as the NPU vector sequences
     math_tmp_checked: bool  # their tmp must hold the lowering's intermediates
     # TPART<OP>: one source has dst's valid shape, the other's valid region fits inside it

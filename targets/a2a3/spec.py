@@ -260,6 +260,8 @@ SPEC = S.TargetSpec(
         math_vector_sequence=True,  # vector_isa.md 3.23 (the a2a3 sequences)
         math_tmp_checked=True,
         partial_one_source_full=True,  # the reference's PTO_ASSERT (vector_isa.md 3.22)
+        axpy_fused=False,  # assumed like the CPU's two roundings (vaxpy's fusion is not public)
+        int64_zero_divisor_gives_zero=False,  # no 64-bit integer division on a2a3
         partial_copy_then_op=True,  # copy_ubuf_to_ubuf, barrier, op
     ),
     reduce=S.ReduceRules(

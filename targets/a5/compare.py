@@ -1,10 +1,11 @@
 """950 (a5) plans of TCMP, TCMPS, TSEL, TSELS (vector_isa.md 3.19, 3.20, 2.6).
 
-One ``__VEC_SCOPE__`` with a loop per row: TCMP/TCMPS ``vlds`` of src0 (and src1 for the tile
-forms), ``vcmp`` (``vcmps`` for the scalar form, the scalar broadcast once with ``vdup``), and
-``psts`` of the predicate bits (one store per 128 elements, 256 for 1-byte data; 4-byte data
-are compared in 64-lane halves, so 2 compares per store). TSEL/TSELS: per row ``plds`` of the
-mask bits, ``vlds`` of the source(s), ``vsel``, ``vsts``, one per vector of 256 bytes.
+One ``__VEC_SCOPE__`` with a loop per row: TCMP/TCMPS ``vlds`` of src0 (and src1 for TCMP; the
+TCMPS tile form loads src1's first element once, broadcast), ``vcmp`` (``vcmps`` for the scalar
+form, the scalar broadcast once with ``vdup``), and ``psts`` of the predicate bits (one store
+per 128 elements, 256 for 1-byte data; 4-byte data are compared in 64-lane halves, so 2
+compares per store). TSEL/TSELS: per row ``plds`` of the mask bits, ``vlds`` of the source(s),
+``vsel``, ``vsts``, one per vector of 256 bytes.
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ def plan_cmp(instr, ctx) -> list[Step]:
     vectors = ceil_div(C, vle)
     stores = ceil_div(C, 256 if sz == 1 else 128)
     scalar = s1 is None
+    # TCMPS with a tile: one broadcast vlds of src1's first element (npu/a5 TCmps)
+    first = not scalar and instr.opcode == "TCMPS" and ctx.arch.spec.compare.tcmps_tile_reads_first
     if scalar:
         vf.op("vdup", 1, "scalar")
+    if first:
+        vf.op("vlds", 1, "src1 broadcast", reads=(_row(s1, 0, sz),))
     mask_bytes = instr.mask_bytes_per_row(ctx.arch)
     for i in range(R if C > 0 else 0):
         info = {"row": i, "elements": C, "vectors": vectors}
         vf.op("vlds", vectors, f"row {i} src0", reads=(_row(s0, i, C * sz),), **info)
-        if not scalar:
+        if not scalar and not first:
             vf.op("vlds", vectors, f"row {i} src1", reads=(_row(s1, i, C * sz),), **info)
         vf.op("vcmps" if scalar else "vcmp", vectors, f"row {i}", **info)
         vf.op("psts", stores, f"row {i} mask", writes=(_row(d, i, mask_bytes),))

@@ -87,14 +87,20 @@ DTYPES: dict[str, tuple | None] = {
     **{f"T{op}": ARITH for op in ("ADD", "SUB", "MAX", "MIN")},
     "TMUL": tuple(d for d in ARITH if d.size_bytes > 1),
     "TDIV": (i16, u16, i32, u32, i64, u64, f16, f32),
-    **{f"T{op}": INTS_124 for op in ("AND", "OR", "XOR")},
+    # npu/a5 TAnd/TOr: any 1/2/4-byte type (vand/vor on its bits); TXor: the integers
+    "TAND": SIZED_124,
+    "TOR": SIZED_124,
+    "TXOR": INTS_124,
     "TSHL": INTS,
     "TSHR": INTS,
     **{name: ARITH for name in ("TADDS", "TSUBS", "TMAXS", "TMINS")},
     "TMULS": tuple(d for d in ARITH if d.size_bytes > 1),
     "TDIVS": tuple(d for d in ARITH if d.size_bytes > 1 and d is not bf16),
     "TLRELU": F16_F32,
-    **{name: INTS for name in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
+    # npu/a5 TAndS/TOrS/TXorS: any 1/2/4-byte type (the static_assert checks the size only)
+    **{name: SIZED_124 for name in ("TANDS", "TORS", "TXORS")},
+    "TSHLS": INTS,
+    "TSHRS": INTS,
     "TAXPY": tuple(d for d, _ in AXPY_PAIRS),
     "TEXP": F16_F32,
     "TLOG": F16_F32,
@@ -240,6 +246,11 @@ SPEC = S.TargetSpec(
         math_vector_sequence=True,  # choice: the a2a3 model (vector_isa.md 3.23)
         math_tmp_checked=False,
         partial_one_source_full=True,  # choice: the NPU shape rule of a2a3 (no a5 TPART body)
+        # vaxpy rounds once: the a5 taxpy folder's golden is float64 dst + src*s rounded once, and
+        # its half cases with cancellation fail its own tolerance with a rounded product
+        axpy_fused=True,
+        # npu/a5 Int64Div: the quotient is selected to 0 where the divisor is 0
+        int64_zero_divisor_gives_zero=True,
         partial_copy_then_op=False,  # one vector function, predicated stores
     ),
     reduce=S.ReduceRules(
@@ -269,7 +280,8 @@ SPEC = S.TargetSpec(
         u8_mask_src_dtypes=None,
         int32_eq_only=False,
         tcmps_b16_as_half=False,
-        tcmps_tile_reads_first=False,  # choice: the tile form compares elementwise
+        # npu/a5 TCmps tile form: src1 is loaded once by a broadcast vlds of its element 0
+        tcmps_tile_reads_first=True,
         tcmps_tolerance=None,
         select_bits=S.SelectBits.ROW_ALIGNED,
         select_same_tile_type=False,

@@ -193,6 +193,8 @@ SPEC = S.TargetSpec(
         math_vector_sequence=False,  # cpu/ElementOp.h in double
         math_tmp_checked=False,
         partial_one_source_full=False,  # any valid shapes (cpu/TPartOp.hpp)
+        axpy_fused=False,  # the CPU simulator's volatile product, then the sum
+        int64_zero_divisor_gives_zero=False,  # C++ division by zero is undefined
         partial_copy_then_op=False,
     ),
     reduce=S.ReduceRules(

@@ -201,3 +201,61 @@ def test_every_shim_header_is_package_data():
     covered = {p for pat in patterns for p in pkg.glob(pat) if p.is_file()}
     headers = {p for p in B.INCLUDE_DIR.rglob("*") if p.is_file()}
     assert headers and headers <= covered
+
+
+# an explicit instantiation clang (the library's device compiler is clang-based) resolves to the
+# more specialised template and g++ 12 calls ambiguous (the shape of the a5 tadds folder)
+_CLANG_ONLY = """
+template <unsigned N, typename T>
+T pick(T v) { return v + (T)N; }
+template <unsigned N>
+float pick(float v) { return pick<N, float>(v) * 2.0f; }
+template float pick<1>(float);
+extern "C" float k(float v) { return pick<1>(v); }
+"""
+
+
+def test_clang_fallback_only_for_an_automatic_gxx(monkeypatch):
+    monkeypatch.setattr(B.shutil, "which", lambda name: None)  # no system clang++
+    monkeypatch.setattr(B, "_has_ziglang", lambda: True)
+    zig = [sys.executable, "-m", "ziglang", "c++"]
+    assert B.clang_fallback(None, ["/usr/bin/g++"]) == zig
+    assert B.clang_fallback("g++", ["/usr/bin/g++"]) is None  # the user named the compiler
+    assert B.clang_fallback(None, ["/usr/bin/clang++"]) is None  # clang already
+    monkeypatch.setenv("PTOSIM_CXX", "g++")
+    assert B.clang_fallback(None, ["/usr/bin/g++"]) is None
+    monkeypatch.delenv("PTOSIM_CXX")
+    monkeypatch.setattr(B, "_has_ziglang", lambda: False)
+    assert B.clang_fallback(None, ["/usr/bin/g++"]) is None  # nothing to fall back to
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed"
+)
+def test_code_only_clang_accepts_builds_with_clang_when_gxx_was_automatic(tmp_path, monkeypatch):
+    import ctypes
+
+    src = _kernel_file(tmp_path, _CLANG_ONLY)
+    with pytest.raises(CxxBuildError, match="ambiguous"):
+        B.build(src, [], target="a5", compiler="g++")  # named: no retry
+    monkeypatch.setattr(B.shutil, "which", lambda name: "/usr/bin/g++" if name == "g++" else None)
+    lib = B.build(src, [], target="a5")
+    assert B._is_zig(lib.compiler)
+    k = ctypes.CDLL(str(lib.path)).k
+    k.restype, k.argtypes = ctypes.c_float, [ctypes.c_float]
+    assert k(2.0) == 6.0  # the two-parameter template's v + 1, doubled
+
+
+def test_a_source_wrong_for_both_compilers_reports_gxxs_message(tmp_path, monkeypatch):
+    tried = []
+
+    def fallback(compiler, cmd):
+        tried.append(cmd)
+        return [sys.executable, "-m", "no_such_module_ptosim"]  # fails to compile anything
+
+    monkeypatch.setattr(B, "clang_fallback", fallback)
+    bad = _kernel_file(tmp_path, "int broken = ;\n", "bad.cpp")
+    with pytest.raises(CxxBuildError, match=r"bad\.cpp:1:14: error: expected primary-expression"):
+        B.build(bad, [], target="a5", compiler="g++")
+    assert len(tried) == 1  # the retry was made

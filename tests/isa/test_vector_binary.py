@@ -6,6 +6,8 @@ float32 has >= 2p+2 bits) -- never from the simulator. Timing tests assert the i
 sequence and repeat counts the reference lowering prescribes, and relations, never cycle counts.
 """
 
+from fractions import Fraction
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -101,6 +103,33 @@ def test_integer_division_by_zero_raises_before_writing(devname):
     assert "TDIV" in text and "(0, 3)" in text and "division by zero" in text
 
 
+def test_a5_64_bit_integer_division_by_zero_gives_zero():
+    # npu/a5 Int64Div selects 0 where the divisor is 0; the rest truncates toward zero
+    lo, hi = -(2**63), 2**63 - 1
+    a = np.array([[lo, -7, 7, hi]], np.int64)
+    b = np.array([[-1, 3, -3, 0]], np.int64)
+    run, d, _ = tile_tile("950pr", "DIV", "int64", a, b)
+    assert run.tile(d).tolist() == [[lo, -2, -2, 0]]
+    u = np.array([[2**64 - 1, 7, 0, 9]], np.uint64)
+    v = np.array([[3, 0, 2**64 - 1, 2]], np.uint64)
+    run, d, _ = tile_tile("950pr", "DIV", "uint64", u, v)
+    assert run.tile(d).tolist() == [[(2**64 - 1) // 3, 0, 0, 4]]
+    # the scalar form too; 32-bit division by zero stays an error (no a5 result is given)
+    run, d = tile_scalar_div("950pr", "int64", np.array([[5, -5, 0, 9]], np.int64), 0)
+    assert run.tile(d).tolist() == [[0, 0, 0, 0]]
+    with pytest.raises(pto.ExecutionError, match="division by zero"):
+        tile_tile(
+            "950pr", "DIV", "int32", np.tile(a, 2).astype(np.int32), np.tile(b, 2).astype(np.int32)
+        )
+    with pytest.raises(pto.ExecutionError, match="division by zero"):
+        tile_tile("cpu", "DIV", "int64", a, b)
+
+
+def tile_scalar_div(devname, dt, a, s):
+    src, d = vec(dt, *a.shape), vec(dt, *a.shape)
+    return run_kernel(devname, [src, d], [(src, a)], lambda: pto.TDIVS(d, src, s)), d
+
+
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_int_min_div_minus_one_wraps_and_truncation(devname):
     if devname == "a2":
@@ -185,6 +214,50 @@ def test_a2a3_bitwise_on_half_works_on_bit_patterns():
         run, d, _ = tile_tile("a2", op, "half", a, b)
         assert run.tile(d).view(np.uint16).tolist() == [pair * 8]
     assert float(np.array([0xF800], dtype=np.uint16).view(np.float16)[0]) == -32768.0
+
+
+# -- a5 TAND/TOR on a float type: its bits (npu/a5 TAnd/TOr check the element size only) -------
+def test_a5_tand_tor_on_half_and_float32_work_on_the_bits():
+    # hand-encoded IEEE bits: half 1.5 = 0x3E00, 3.0 = 0x4200, -0.0 = 0x8000
+    a = np.array([[1.5, -0.0] * 8], np.float16)
+    b = np.array([[3.0, 3.0] * 8], np.float16)
+    run, d, _ = tile_tile("950pr", "AND", "half", a, b)
+    assert run.tile(d).view(np.uint16).tolist() == [[0x0200, 0x0000] * 8]
+    run, d, _ = tile_tile("950pr", "OR", "half", a, b)
+    assert run.tile(d).view(np.uint16).tolist() == [[0x7E00, 0xC200] * 8]
+    # float32 1.0 = 0x3F800000, -0.0 = 0x80000000: OR is -1.0 = 0xBF800000
+    f = np.array([[1.0] * 8], np.float32)
+    z = np.array([[-0.0] * 8], np.float32)
+    run, d, _ = tile_tile("950pr", "OR", "float32", f, z)
+    assert run.tile(d).view(np.uint32).tolist() == [[0xBF800000] * 8]
+    # TXOR stays integer-only on a5 (its static_assert lists the integer types)
+    with pytest.raises(pto.ConstraintError, match="rule 'dtype'"):
+        tile_tile("950pr", "XOR", "float32", f, z)
+
+
+# -- DivAlgorithm::HIGH_PRECISION: accepted, the quotient correctly rounded ------------------
+@pytest.mark.parametrize("dt,npt", [("half", np.float16), ("float32", np.float32)])
+def test_tdiv_high_precision_is_the_correctly_rounded_quotient(dt, npt):
+    rng = np.random.default_rng(21)
+    a = rng.uniform(-50, 50, (2, 16)).astype(npt)
+    b = rng.uniform(0.5, 9, (2, 16)).astype(npt)
+    t0, t1, d = (vec(dt, 2, 16) for _ in range(3))
+
+    def body():
+        pto.TDIV(d, t0, t1, algorithm="HIGH_PRECISION")
+
+    run = run_kernel("950pr", [t0, t1, d], [(t0, a), (t1, b)], body)
+    bits = np.dtype(f"u{np.dtype(npt).itemsize}")
+    for got, x, y in zip(run.tile(d).ravel(), a.ravel(), b.ravel()):
+        q = Fraction(float(x)) / Fraction(float(y))
+        f = npt(float(q))
+        near = [np.nextafter(f, npt(-np.inf)), f, np.nextafter(f, npt(np.inf))]
+        want = min(
+            near, key=lambda c: (abs(Fraction(float(c)) - q), int(np.array(c).view(bits)) & 1)
+        )
+        assert np.array(got).view(bits) == np.array(want).view(bits)
+    with pytest.raises(pto.KernelError, match="algorithm must be one of DEFAULT, HIGH_PRECISION"):
+        run_kernel("950pr", [t0, t1, d], [], lambda: pto.TDIV(d, t0, t1, algorithm="FAST"))
 
 
 # -- TXOR tmp ------------------------------------------------------------------------------

@@ -175,6 +175,19 @@ def test_a2a3_tcmps_int16_compared_as_half_and_tile_form_uses_src1_0():
     np.testing.assert_array_equal(raw_bytes(r, m)[0, :8], pack_row([True] + [False] * 63, 8))
 
 
+def test_a5_tcmps_tile_form_compares_with_src1s_first_element():
+    # npu/a5 TCmps: src1 is loaded once by a broadcast vlds of its element 0; a 1x1 valid src1
+    # (the library's tcmps cases) is accepted
+    x = np.array([[3.0, 4.0] * 32], np.float32)
+    y = np.array([[3.0] + [4.0] * 7], np.float32)
+    f0, f1 = vec("float32", 1, 64), vec("float32", 1, 8, valid=(1, 1))
+    m = vec("uint8", 1, 32, valid=(1, 8))
+    r = run("950pr", [f0, f1, m], [(f0, x), (f1, y)], lambda: pto.TCMPS(m, f0, f1, "EQ"))
+    np.testing.assert_array_equal(raw_bytes(r, m)[0, :8], pack_row([True, False] * 32, 8))
+    loads = [e for e in r.trace.events if e.opcode == "TCMPS" and "src1" in e.name]
+    assert [e.name for e in loads] == ["vlds src1 broadcast x1"]  # once, not per row
+
+
 def test_tcmps_scalar_must_fit():
     s0, d = vec("int16", 1, 16), vec("uint8", 1, 32, valid=(1, 2))
     with pytest.raises(ConstraintError, match="scalar-range"):

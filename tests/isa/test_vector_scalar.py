@@ -5,6 +5,8 @@ Expected values: Python integers wrapped to T and float32 arithmetic rounded onc
 (TSUBS through float, TDIVS reciprocal in place, TDIVS s/src in place = s/s).
 """
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -222,7 +224,7 @@ def axpy(devname, dst_dt, src_dt, acc, x, s):
     return run, d
 
 
-@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
+@pytest.mark.parametrize("devname", ["cpu", "a2"])
 def test_taxpy_half_rounds_product_then_sum(devname):
     rng = np.random.default_rng(4)
     acc = rng.uniform(-4, 4, (2, 16)).astype(np.float16)
@@ -232,6 +234,38 @@ def test_taxpy_half_rounds_product_then_sum(devname):
     prod = (x.astype(np.float32) * np.float32(s)).astype(np.float16)
     want = (acc.astype(np.float32) + prod.astype(np.float32)).astype(np.float16)
     assert_bits_equal(run.tile(d), want)
+
+
+def _nearest(exact: Fraction, npt):
+    """``exact`` rounded to the float type ``npt``, nearest-even, by exact comparison."""
+    f = npt(float(exact))
+    cands = [np.nextafter(f, npt(-np.inf)), f, np.nextafter(f, npt(np.inf))]
+    bits = np.dtype(f"u{np.dtype(npt).itemsize}")
+    return min(
+        cands, key=lambda c: (abs(Fraction(float(c)) - exact), int(np.array(c).view(bits)) & 1)
+    )
+
+
+def test_a5_taxpy_rounds_once():
+    # hand case: half s = 0x3555 (0.333251953125), 3 * s = 1 - 2**-12 is a tie between half
+    # 1 - 2**-11 and 1.0: the rounded product is 1.0 and -1 + 1.0 = 0; rounded once it is -2**-12
+    acc, x = np.full((1, 16), -1.0, np.float16), np.full((1, 16), 3.0, np.float16)
+    s = float(np.array(0x3555, np.uint16).view(np.float16))
+    for devname, want in (("950pr", 0x8C00), ("a2", 0x0000), ("cpu", 0x0000)):
+        run, d = axpy(devname, "half", "half", acc, x, s)
+        assert run.tile(d).view(np.uint16).tolist() == [[want] * 16], devname
+    # random half and float32 with cancellation, against the exact sum rounded once
+    rng = np.random.default_rng(11)
+    for dt, npt in (("half", np.float16), ("float32", np.float32)):
+        acc = rng.uniform(-100, 100, (4, 16)).astype(npt)
+        x = rng.uniform(-100, 100, (4, 16)).astype(npt)
+        sv = npt(rng.uniform(-8, 8))
+        acc[0] = -(x[0].astype(np.float64) * np.float64(sv)).astype(npt)  # near-cancellation
+        run, d = axpy("950pr", dt, dt, acc, x, float(sv))
+        exact = [Fraction(float(a)) + Fraction(float(b)) * Fraction(float(sv))
+                 for a, b in zip(acc.ravel(), x.ravel())]  # fmt: skip
+        want = np.array([_nearest(e, npt) for e in exact], npt).reshape(acc.shape)
+        assert_bits_equal(run.tile(d), want)
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
@@ -260,6 +294,22 @@ def test_a2a3_tands_in_place_is_rejected():
     constraint("a2", body, "distinct-buffers", "dst", "TANDS")
     run, d, _ = tile_scalar("cpu", "TANDS", "int16", np.full((1, 16), 7, np.int16), 3, same=True)
     assert np.all(run.tile(d) == 3)
+
+
+def test_a5_tands_tors_txors_take_float_bits_and_refuse_64_bit():
+    # the scalar is converted to T, then combined bit by bit (vbr then vand/vor/vxor):
+    # float32 1.5 = 0x3FC00000, -2.0 = 0xC0000000
+    a = np.array([[1.5] * 8], np.float32)
+    run, d, _ = tile_scalar("950pr", "TANDS", "float32", a, -2.0)
+    assert run.tile(d).view(np.uint32).tolist() == [[0x3FC00000 & 0xC0000000] * 8]
+    run, d, _ = tile_scalar("950pr", "TORS", "float32", a, -2.0)
+    assert run.tile(d).view(np.uint32).tolist() == [[0xFFC00000] * 8]
+    h = np.array([[1.5] * 16], np.float16)  # 0x3E00; -2.0 = 0xC000
+    run, d, _ = tile_scalar("950pr", "TXORS", "half", h, -2.0)
+    assert run.tile(d).view(np.uint16).tolist() == [[0xFE00] * 16]
+    # npu/a5 TAndS: sizeof(T) must be 1, 2 or 4
+    with pytest.raises(pto.ConstraintError, match="rule 'dtype'"):
+        tile_scalar("950pr", "TANDS", "int64", np.ones((1, 4), np.int64), 3)
 
 
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])

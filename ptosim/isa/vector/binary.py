@@ -21,7 +21,7 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   taken to wrap on every target). DIV truncates toward zero, ``INT_MIN / -1`` wraps to INT_MIN;
   a zero divisor raises ExecutionError (PTO401) naming the instruction and the first element,
   before anything is written (the CPU asserts; the NPU result is not public).
-- AND/OR/XOR bitwise in T; on a float type (a2a3 only) bitwise on the bit patterns.
+- AND/OR/XOR bitwise in T; on a float type (a2a3 and a5) bitwise on the bit patterns.
   SHL/SHR are the C++ expressions ``src0 << src1`` / ``src0 >> src1`` after integer promotion
   (int for types up to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on
   store; ``>>`` of a signed value is arithmetic. A shift count outside ``[0, width of the
@@ -46,7 +46,8 @@ Dtypes (the target's ``TargetSpec.dtypes``): cpu accepts every integer and float
 arithmetic defines (no float8/hifloat8; bitwise ops and shifts integers only); a2a3 and a5 follow
 the tables of vector_isa.md 3.3 (a2a3 TAND/TOR/TXOR: 1/2/4-byte integers and half, bfloat16,
 float32: the a2a3 code has no dtype assert and its vand/vor move bit patterns; the library's own
-TAND test runs it on half).
+TAND test runs it on half; a5 TAND/TOR take any 1/2/4-byte type, as its size-only static_assert
+does, TXOR only integers).
 """
 
 from __future__ import annotations
@@ -57,11 +58,11 @@ from ... import dtypes as D
 from ...errors import ExecutionError
 from ...program import emit
 from ...tensors import TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
-from ..spec import Bitwise, MaxMin
+from ..spec import Bitwise, ElementwiseRules, MaxMin
 from .common import VectorInstruction, round_to, wrap_to
 
 __all__ = [
@@ -87,16 +88,25 @@ OPS = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN") + BITWISE + SHIFTS
 
 # -- arithmetic shared with the tile-scalar family --------------------------------------------
 def _int_div(a: np.ndarray, b: np.ndarray, dt: D.DType) -> np.ndarray:
-    """C++ integer division (truncation toward zero) of non-zero divisors, wrapped to T."""
+    """C++ integer division (truncation toward zero), wrapped to T; a zero divisor gives 0 (the
+    callers refuse one where the target defines no result: ``zero_divisor_checked``)."""
+    zero = np.asarray(b) == 0
     if dt.kind == "uint":
-        return (a.astype(dt.np) // b.astype(dt.np)).astype(dt.np)
+        y = np.where(zero, 1, b).astype(dt.np)
+        return np.where(zero, 0, a.astype(dt.np) // y).astype(dt.np)
     wide = np.int64
-    x, y = a.astype(wide), b.astype(wide)
+    x, y = a.astype(wide), np.where(zero, 1, b).astype(wide)
     with np.errstate(all="ignore"):
         q = x // y  # floor; INT64_MIN // -1 wraps to INT64_MIN
         r = x - q * y
         q = np.where((r != 0) & ((x < 0) != (y < 0)), q + 1, q)
-    return wrap_to(q, dt)
+    return wrap_to(np.where(zero, 0, q), dt)
+
+
+def zero_divisor_checked(rules: ElementwiseRules, dt: D.DType) -> bool:
+    """Whether an integer division of ``dt`` by zero is an error (else it gives 0: the a5
+    64-bit integer division, ``ElementwiseRules.int64_zero_divisor_gives_zero``)."""
+    return not (rules.int64_zero_divisor_gives_zero and dt.is_int and dt.size_bytes == 8)
 
 
 def shift_width(dt: D.DType) -> int:
@@ -126,7 +136,7 @@ def elementwise(op: str, dt: D.DType, a, b, rule: MaxMin) -> np.ndarray:
     ``first_bad_divisor`` / ``first_bad_shift``).
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=dt.np), np.asarray(b, dtype=dt.np))
-    if op in BITWISE and dt.is_float:  # a2a3 vand/vor on the bit patterns (module doc)
+    if op in BITWISE and dt.is_float:  # vand/vor on the bit patterns (module doc)
         bits = np.dtype(f"u{dt.size_bytes}")
         x, y = np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits)
         fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[op]
@@ -260,7 +270,12 @@ class TBinary(VectorInstruction):
         dt = d.dtype
         a, b = ctx.tile_read(s0), ctx.tile_read(s1)
         for bad, what in (
-            (first_bad_divisor(self.op, dt, b), "integer division by zero"),
+            (
+                first_bad_divisor(self.op, dt, b)
+                if zero_divisor_checked(ctx.spec.elementwise, dt)
+                else None,
+                "integer division by zero",
+            ),
             (first_bad_shift(self.op, dt, b), f"shift count outside [0, {shift_width(dt)})"),
         ):
             if bad is not None:
@@ -315,12 +330,14 @@ def TMUL(dst, src0, src1) -> None:
 
 
 @instruction(family=_FAMILY, summary="dst = src0 / src1")
-def TDIV(dst, src0, src1) -> None:
-    """``dst = src0 / src1`` over dst's valid region (integers truncate toward zero).
+def TDIV(dst, src0, src1, *, algorithm="DEFAULT") -> None:
+    """``dst = src0 / src1`` over dst's valid region (integers truncate toward zero); the
+    quotient is correctly rounded under either ``algorithm`` (the C++ DivAlgorithm).
 
     Raises:
         ExecutionError: (at run time) an integer division by zero.
     """
+    check_algorithm("TDIV", algorithm)
     _emit("DIV", dst, src0, src1)
 
 

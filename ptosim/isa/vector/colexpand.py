@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import ExecutionError
 from ...program import emit
 from ...tensors import TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..registry import instruction
 from ..rowexpand import compute
@@ -193,8 +193,10 @@ def TCOLEXPANDMUL(dst, src0, src1) -> None:
 
 
 @instruction(**_doc("DIV", "dst = src0 / src1, the row vector broadcast down the columns"))
-def TCOLEXPANDDIV(dst, src0, src1) -> None:
-    """``dst = src0 / src1`` with the row-vector operand broadcast."""
+def TCOLEXPANDDIV(dst, src0, src1, *, algorithm="DEFAULT") -> None:
+    """``dst = src0 / src1`` with the row-vector operand broadcast; correctly rounded under
+    either ``algorithm`` (the C++ DivAlgorithm)."""
+    check_algorithm("TCOLEXPANDDIV", algorithm)
     _binary("DIV", dst, src0, src1)
 
 

@@ -84,6 +84,22 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
         return np.where(inexact, bits.view(np.float32), f)
 
 
+def round_sum_once(x, y, dt: D.DType) -> np.ndarray:
+    """``x + y`` rounded once to float type ``dt``, nearest-even, for float64 ``x`` and ``y``
+    (e.g. an exact product of two half or float32 values and an addend): the float64 sum is
+    rounded to odd (TwoSum gives its error), which ``round_to`` then rounds without a second
+    rounding error (53 bits >= 2 * 24 + 2)."""
+    x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
+    with np.errstate(all="ignore"):
+        s = x + y
+        yv = s - x
+        err = (x - (s - yv)) + (y - yv)
+        even = (s.view(np.int64) & 1) == 0
+        fix = np.isfinite(s) & np.isfinite(err) & (err != 0) & even
+        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return round_to(s, dt)
+
+
 def round_to(values, dt: D.DType) -> np.ndarray:
     """Round exact values (any numeric array; floats as float64) to ``dt`` once, nearest-even.
 

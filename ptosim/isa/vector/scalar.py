@@ -39,12 +39,13 @@ Per-target quirks (vector_isa.md 3.4 and 4.6-4.7), modelled because they are det
 
 TAXPY(dst, src, scalar): ``dst = dst + src * s``, the scalar of src's dtype. Same dtypes
 (half/bfloat16/float32): the product rounded to T, then the sum rounded to T (the CPU's
-``volatile`` temporaries; assumed for vaxpy too, its fusion is not public). Mixed (float32 dst,
-half src): the reference leaves open whether the CPU rounds ``half * half`` to half or keeps
-it in float (x86 excess precision), while the NPU vaxpy widens src to float32. ptosim resolves
-it to the float32 product on every target: a half x half product is exact in float32, so the
-result is ``float32(dst + src*s)`` rounded once, identical on cpu and NPU (the other reading
-would differ only when the product is not representable in half).
+``volatile`` temporaries; assumed for the a2a3 vaxpy); on a5 (``ElementwiseRules.axpy_fused``)
+``dst + src*s`` rounded once, as the a5 taxpy folder's golden and tolerance require. Mixed
+(float32 dst, half src): the reference leaves open whether the CPU rounds ``half * half`` to
+half or keeps it in float (x86 excess precision), while the NPU vaxpy widens src to float32.
+ptosim resolves it to the float32 product on every target: a half x half product is exact in
+float32, so the result is ``float32(dst + src*s)`` rounded once, identical on cpu and NPU (the
+other reading would differ only when the product is not representable in half).
 
 TSHLS/TSHRS: the scalar is the shift count; one outside ``[0, width of the promoted type)`` is
 ConstraintError rule ``shift-count`` (undefined in C++). TSHLS/TSHRS are vector ops on a2a3 too
@@ -59,7 +60,7 @@ from ... import dtypes as D
 from ...findings import DUP_CLOBBERS_SRC, SCALAR_ROUNDED
 from ...program import emit
 from ...tensors import Tile, TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..registry import instruction
 from ..spec import Bitwise
@@ -71,8 +72,9 @@ from .binary import (
     odd_byte_padding,
     pad_bytes,
     shift_width,
+    zero_divisor_checked,
 )
-from .common import VectorInstruction, round_to
+from .common import VectorInstruction, round_sum_once
 
 __all__ = [
     "TADDS",
@@ -236,7 +238,7 @@ class TBinaryScalar(VectorInstruction):
             self._execute_dup_div(ctx)
             return
         a = ctx.tile_read(src)
-        if self.op == "DIV":
+        if self.op == "DIV" and zero_divisor_checked(rules, dt):
             bad = first_bad_divisor("DIV", dt, a if self.reverse else np.full_like(a, s))
             if bad is not None:
                 divisor, value = ("src", a[bad]) if self.reverse else ("scalar", s)
@@ -340,9 +342,10 @@ class TAxpy(VectorInstruction):
         if d.valid_row == 0 or d.valid_col == 0:
             return
         acc, x = ctx.tile_read(d), ctx.tile_read(s)
-        if self.mixed:  # half x half is exact in float32: one rounding, of the sum
-            prod = x.astype(np.float64) * np.float64(self.value)
-            out = round_to(acc.astype(np.float64) + prod, d.dtype)
+        if self.mixed or ctx.spec.elementwise.axpy_fused:
+            # the product of two half / bfloat16 / float32 values is exact in float64
+            prod = x.astype(np.float64) * np.asarray(self.value, s.dtype.np).astype(np.float64)
+            out = round_sum_once(acc.astype(np.float64), prod, d.dtype)
         else:
             rule = ctx.spec.numerics.maxmin
             prod = elementwise("MUL", d.dtype, x, self.value, rule)
@@ -391,13 +394,15 @@ def TMULS(dst, src, scalar) -> None:
 
 
 @instruction(family=_FAMILY, summary="dst = src / scalar, or dst = scalar / src (scalar first)")
-def TDIVS(dst, src, scalar) -> None:
+def TDIVS(dst, src, scalar, *, algorithm="DEFAULT") -> None:
     """``TDIVS(dst, src, scalar)`` = src / scalar; ``TDIVS(dst, scalar, src)`` = scalar / src
-    (the forms are told apart by which argument is a Tile, as the C++ overloads are).
+    (the forms are told apart by which argument is a Tile, as the C++ overloads are); the
+    quotient is correctly rounded under either ``algorithm`` (the C++ DivAlgorithm).
 
     Raises:
         ExecutionError: (at run time) an integer division by zero.
     """
+    check_algorithm("TDIVS", algorithm)
     if isinstance(src, Tile) or not isinstance(scalar, Tile):
         _emit("TDIVS", dst, src, scalar)
         return

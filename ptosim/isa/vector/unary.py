@@ -46,11 +46,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
-from ...errors import ExecutionError, KernelError
+from ...errors import ExecutionError
 from ...findings import CONVERSION_UNDEFINED, TILE_OVERLAP
 from ...program import emit
 from ...tensors import TileRef
-from ..base import Arch, ExecContext
+from ..base import Arch, ExecContext, check_algorithm
 from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
@@ -59,7 +59,6 @@ from .common import VectorInstruction, host_cast_to_int, read_valid, round_to
 
 __all__ = ["TABS", "TEXP", "TLOG", "TNEG", "TNOT", "TRECIP", "TRELU", "TRSQRT", "TSQRT"]
 
-ALGORITHMS = ("DEFAULT", "HIGH_PRECISION")
 OPS = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "RELU", "NOT")
 
 
@@ -120,15 +119,6 @@ def trunc_divmod(a: np.ndarray, b: np.ndarray, dt: D.DType) -> tuple[np.ndarray,
     return wrap_ints(np.array(q, dtype=object), dt).reshape(shape), wrap_ints(
         np.array(r, dtype=object), dt
     ).reshape(shape)
-
-
-def check_algorithm(name: str, algorithm) -> str:
-    if not isinstance(algorithm, str) or algorithm.upper() not in ALGORITHMS:
-        raise KernelError(
-            f"{name}: algorithm must be one of {', '.join(ALGORITHMS)} (the C++ precision "
-            f"template argument), got {algorithm!r}"
-        )
-    return algorithm.upper()
 
 
 def unary_value(op: str, num: Numerics, x: np.ndarray, dt: D.DType) -> np.ndarray:

@@ -17,7 +17,11 @@
 typedef void *aclrtStream;
 typedef void *aclrtContext;
 typedef int aclError;
-typedef _Float16 aclFloat16;
+#if defined(__CPU_SIM)
+typedef _Float16 aclFloat16; // the library's CPU build declares it as its half type
+#else
+typedef uint16_t aclFloat16; // the ACL runtime's type: the 16 bits of an IEEE half, as an integer
+#endif
 #define ACL_SUCCESS 0
 #define ACL_ERROR_NONE 0
 
@@ -132,5 +136,21 @@ inline aclError aclrtCreateContext(aclrtContext *c, int) { if (c) *c = nullptr; 
 inline aclError aclrtDestroyContext(aclrtContext) { return ACL_SUCCESS; }
 inline aclError aclrtSetCurrentContext(aclrtContext) { return ACL_SUCCESS; }
 inline const char *aclGetRecentErrMsg() { return "ptosim: no device error"; }
+#if defined(__CPU_SIM)
 inline float aclFloat16ToFloat(aclFloat16 v) { return (float)v; }
 inline aclFloat16 aclFloatToFloat16(float v) { return (aclFloat16)v; }
+#else
+inline float aclFloat16ToFloat(aclFloat16 v)
+{
+    _Float16 h;
+    std::memcpy(&h, &v, sizeof h);
+    return (float)h;
+}
+inline aclFloat16 aclFloatToFloat16(float v)
+{
+    const _Float16 h = (_Float16)v; // round to nearest even
+    aclFloat16 bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    return bits;
+}
+#endif

@@ -52,7 +52,9 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+#if defined(__CPU_SIM)
 typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
+#endif  // on the NPU targets acl/acl.h declares it as the runtime's 16-bit integer
 
 // bfloat16: storage + conversions (round to nearest even)
 struct bfloat16_t {

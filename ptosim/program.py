@@ -73,6 +73,35 @@ def _caller_source() -> str | None:
     return None
 
 
+def _caller_chain() -> tuple[str | None, tuple[str, ...]]:
+    """The innermost kernel-code line that emits an instruction (``file.py:57``), and the
+    lines of the kernel code that called it, outermost first: the kernel body's own line
+    (``file.py:60``, a call of a helper) down to the helper's caller. Empty when the kernel
+    body itself emits it. The walk stops at the first ptosim frame above the kernel code (the
+    run that called the kernel), so it costs one frame per helper level."""
+    frame = sys._getframe(2)
+    outside = _OUTSIDE
+    while frame is not None:
+        co_filename = frame.f_code.co_filename
+        base = outside[co_filename] if co_filename in outside else _outside(co_filename)
+        if base is not None:
+            break
+        frame = frame.f_back
+    if frame is None:
+        return None, ()
+    source = f"{base}:{frame.f_lineno}"
+    sites: list[str] = []
+    frame = frame.f_back
+    while frame is not None:
+        co_filename = frame.f_code.co_filename
+        base = outside[co_filename] if co_filename in outside else _outside(co_filename)
+        if base is None:
+            break
+        sites.append(f"{base}:{frame.f_lineno}")
+        frame = frame.f_back
+    return source, tuple(reversed(sites))
+
+
 class NeedsSession(BaseException):
     """Raised by a plain recording when the body reads a value (GetValue): nothing has been
     simulated yet, so the run layer switches to a session (ptosim/session.py). A BaseException
@@ -92,7 +121,12 @@ class Recorder:
         instr.position = n = len(self.program.instructions)
         if n >= self.program.max_steps:
             self.runaway(instr)
-        instr.source = self.source or _caller_source()
+        if self.source is not None:
+            instr.source = self.source
+        else:
+            instr.source, sites = _caller_chain()
+            if sites:
+                instr.sites = sites
         try:
             instr.check(self.program.arch)
         except ConstraintError as exc:

@@ -61,7 +61,8 @@ CXX_KERNELS = [(CXX / "bugs" / f"{g}.cpp", "fixed", f"{BUGS / g}.py:fixed") for 
     (CXX / "softmax.cpp", "softmax_16x64", f"{EX}/softmax.py:softmax_16x64"),
     (CXX / "layernorm.cpp", "layernorm_16x64", f"{EX}/layernorm.py:layernorm_16x64"),
     (CXX / "rmsnorm.cpp", "rmsnorm_f32", f"{EX}/rmsnorm.py:rmsnorm_f32"),
-    (CXX / "embedding_lookup.cpp", "embedding_lookup", f"{EX}/embedding_lookup.py:embedding_lookup"),
+    (CXX / "embedding_lookup.cpp", "embedding_lookup",
+     f"{EX}/embedding_lookup.py:embedding_lookup"),
     (CXX / "multicore_scaled_lookup.cpp", "multicore_scaled_lookup",
      f"{CXX}/py/multicore_scaled_lookup.py:multicore_scaled_lookup"),
     (CXX / "bugs" / "unconsumed_flag.cpp", "fixed", f"{CXX}/py/bugs/unconsumed_flag.py:fixed"),
@@ -123,7 +124,7 @@ def main() -> None:
     ap.add_argument("--json", help="write every verdict here")
     args = ap.parse_args()
     devices = args.devices.split(",")
-    langs = (["C++"] if args.cxx_only else ["Python"] + (["C++"] if args.cxx else []))
+    langs = ["C++"] if args.cxx_only else ["Python"] + (["C++"] if args.cxx else [])
     only = set(args.only.split(",")) if args.only else None
     rows = []
     t0 = time.perf_counter()

@@ -274,8 +274,7 @@ class _Search:
                 spot = ("before", common_line(ins[n], d))
             n -= 1
         text = (
-            f"{_label(d)} posts {_key_text(key)}, never waited: drain it at the end of the "
-            "kernel"
+            f"{_label(d)} posts {_key_text(key)}, never waited: drain it at the end of the kernel"
         )
         where, line = spot
         for eid, like in self._events(lines, line, lines.scope_of(line, last), key):

@@ -114,9 +114,7 @@ def runs(instrs: list, line: str) -> list[tuple[int, int]]:
 
 def flag_ids(instrs: list, line: str) -> list[int]:
     """The event ids of the set_flag/wait_flag calls recorded from ``line``, in order."""
-    return [
-        i.event_id for i in instrs if i.source == line and isinstance(i, (SetFlag, WaitFlag))
-    ]
+    return [i.event_id for i in instrs if i.source == line and isinstance(i, (SetFlag, WaitFlag))]
 
 
 def _ids(edit: LineEdit, instrs: list, count: int, likes: dict) -> list:

@@ -212,8 +212,8 @@ class _Search:
         ks, kw = _key(s), _key(w)
         pipes = sum(a != b for a, b in zip(ks[:2], kw[:2]))
         if pipes == 1:
-            yield ([_retarget(s, kw[:2] + (ks[2],))], "wrong-event", text)
-            yield ([_retarget(w, ks[:2] + (kw[2],))], "wrong-event", text)
+            yield ([_retarget(w, ks[:2] + (kw[2],))], "wrong-pipe-pair", text)
+            yield ([_retarget(s, kw[:2] + (ks[2],))], "wrong-pipe-pair", text)
             return
         if pipes or ks[2] == kw[2]:
             return
@@ -248,7 +248,7 @@ class _Search:
             )
             for eid, like in self._events(lines, line, scope, key):
                 yield ([_insert(key, where, line, "wait_flag", eid, like)], "missing-wait", text)
-        for w in _stuck_waits(prog, st):
+        for w in _stuck_waits(prog, st) + _partners(d, prog):
             text = f"{_label(d)} posts {_key_text(key)} but {_label(w)} waits for " + (
                 _key_text(_key(w))
             )
@@ -287,6 +287,8 @@ class _Search:
         used = {i.event_id for i in prog.instructions if _is_flag(i) and _key(i)[:2] == key[:2]}
         free = [e for e in range(self.event_ids) if e not in used]
         text = f.message.split("; fix:")[0]  # both sets, the wait, the reference's rule
+        for w2 in _partners(at[0], prog):
+            yield from self._mismatch(at[0], w2, lines, text)
         for eid, like in self._events(lines, b.source, tuple(b.sites), key):
             if like is not None:
                 yield ([_retarget(b, key[:2] + (eid,), like)], "reused-event", text)
@@ -542,6 +544,29 @@ def _dangling(prog) -> list:
                 lines.add(s.source)
                 out.append(s)
     return out
+
+
+def _partners(d, prog) -> list:
+    """The waits that may be meant for set ``d``'s posts with one pipe wrong: a wait (first of
+    its line) on ``d``'s event whose pipe pair differs from ``d``'s in one pipe, of a pair that
+    is waited more often than posted. A wait right after a set of its own pair (the usual
+    set-then-wait of one handshake) comes last: it is likely right as it is."""
+    ins = prog.instructions
+    count: Counter = Counter()
+    for i in ins:
+        if _is_flag(i):
+            count[_key(i)] += 1 if i.opcode == "WAIT_FLAG" else -1
+    kd, seen, out = _key(d), set(), []
+    for n, i in enumerate(ins):
+        if i.opcode != "WAIT_FLAG" or not _real(i.source) or i.source in seen:
+            continue
+        ki = _key(i)
+        if ki[2] != kd[2] or sum(a != b for a, b in zip(ki[:2], kd[:2])) != 1 or count[ki] <= 0:
+            continue
+        seen.add(i.source)
+        paired = n > 0 and ins[n - 1].opcode == "SET_FLAG" and _key(ins[n - 1]) == ki
+        out.append((paired, n, i))
+    return [i for _, _, i in sorted(out, key=lambda t: t[:2])]
 
 
 def _stuck_waits(prog, st: _State) -> list:

@@ -9,8 +9,10 @@ included) is run on each device. It prints, per bug class and device, how often 
 finding names the planted line (or the next one), and how often the file patched with the
 causes' fixes (``ptosim check --fix``) then runs clean and exact; then the same per kernel file.
 Mutants that are not bugs are counted apart, each with its rule (tests/helpers/planted.py):
-``equivalent`` (records the correct kernel's program) and ``no-rule`` (a removed PIPE_V barrier
-on a5). A mutant with no finding is otherwise a miss (``silent``), whatever its output.
+``equivalent`` (records the correct kernel's program), ``no-rule`` (a removed PIPE_V barrier
+on a5) and ``lowered`` (a removed PIPE_V barrier after an instruction whose lowering on that
+device ends with one). A mutant with no finding is otherwise a miss (``silent``), whatever its
+output.
 
 C++ kernels are built once per mutant and target family (about a second each with g++).
 """
@@ -35,6 +37,7 @@ from tests.helpers.planted import (  # noqa: E402
     mutants,
     original,
     python_runner,
+    settled_barriers,
 )
 
 EX = ROOT / "examples"
@@ -135,11 +138,12 @@ def main() -> None:
                 if only and path.name not in only:
                     continue
                 lines, correct = original(path, runner)
+                settled = {d: settled_barriers(path, runner, d) for d in devices}
                 for k, m in enumerate(mutants(path.read_text(), kernel, lang == "C++", lines)):
                     where = Path(tmp) / f"{lang[0]}{n}_{k}" / path.name
                     where.parent.mkdir()
                     for device in devices:
-                        v = judge(m, where, device, runner, correct)
+                        v = judge(m, where, device, runner, correct, settled[device])
                         v.file = path.name
                         verdicts.append(v)
                         rows.append({"lang": lang, "file": path.name, "line": m.line,

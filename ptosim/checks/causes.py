@@ -212,8 +212,14 @@ class _Search:
         ks, kw = _key(s), _key(w)
         pipes = sum(a != b for a, b in zip(ks[:2], kw[:2]))
         if pipes == 1:
-            yield ([_retarget(w, ks[:2] + (kw[2],))], "wrong-pipe-pair", text)
-            yield ([_retarget(s, kw[:2] + (ks[2],))], "wrong-pipe-pair", text)
+            # the pipe pair the kernel's other flag lines use is the likely right one: that
+            # side's correction first (both fix the count; ties go to the first)
+            others = [p for line, p in lines.pairs.items() if line not in (s.source, w.source)]
+            edits = [[_retarget(s, kw[:2] + (ks[2],))], [_retarget(w, ks[:2] + (kw[2],))]]
+            if others.count(ks[:2]) > others.count(kw[:2]):
+                edits.reverse()
+            for e in edits:
+                yield (e, "wrong-pipe-pair", text)
             return
         if pipes or ks[2] == kw[2]:
             return
@@ -237,6 +243,15 @@ class _Search:
                     g = max(f.instructions)
                     if g > d.position:
                         consumers.append((g, min(f.instructions)))
+        # right after the set, in the set's own function: the set-then-wait of one handshake;
+        # first when nothing but flags lies between the set and the consumer's statement (the
+        # same program point), else only when it explains more (a race reports the last
+        # unordered reader of a pipe, so an earlier one may need the wait too)
+        paired = [
+            ([_insert(key, "after", d.source, "wait_flag", eid, like)], "missing-wait",
+             f"{_label(d)} posts {_key_text(key)}, but nothing waits for it")
+            for eid, like in self._events(lines, d.source, tuple(d.sites), key)
+        ]  # fmt: skip
         if consumers:
             g_pos, p_pos = min(consumers)
             g, producer = ins[g_pos], ins[p_pos]
@@ -246,8 +261,19 @@ class _Search:
                 f"{key[1].name} uses; {_label(d)} posts {_key_text(key)} after it, but nothing "
                 f"waits for it before {g.label}"
             )
+            start = g.position
+            while start > 0 and on_line(ins[start - 1], line):
+                start -= 1  # the first instruction of the consumer's statement
+            adjacent = where == "before" and all(_is_flag(i) for i in ins[d.position + 1 : start])
+            paired = [(edits, kind, text) for edits, kind, _ in paired]
+            if adjacent:
+                yield from paired
             for eid, like in self._events(lines, line, scope, key):
                 yield ([_insert(key, where, line, "wait_flag", eid, like)], "missing-wait", text)
+            if not adjacent:
+                yield from paired
+        else:
+            yield from paired
         for w in _stuck_waits(prog, st) + _partners(d, prog):
             text = f"{_label(d)} posts {_key_text(key)} but {_label(w)} waits for " + (
                 _key_text(_key(w))

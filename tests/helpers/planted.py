@@ -24,9 +24,12 @@ A mutant with no finding is judged by a stated rule, never by its output alone:
 - ``no-rule``: a removed ``pipe_barrier(PIPE_V)`` on an a5 device (950pr/950dt), where ptosim
   has no vector-barrier rule (docs/reference.md, F207: the reference says nothing about one
   vector function's stores reaching the next one's loads);
+- ``lowered``: a removed ``pipe_barrier(PIPE_V)`` after an instruction whose lowering on that
+  device already ends with one (:func:`settled_barriers`: the A2/A3 row reductions), so the
+  device runs the same ordered steps without it;
 - anything else is ``silent`` (exact output) or ``silent-wrong``: a miss.
 
-Only ``equivalent`` and ``no-rule`` leave the denominator of the hit rate.
+Only ``equivalent``, ``no-rule`` and ``lowered`` leave the denominator of the hit rate.
 """
 
 from __future__ import annotations
@@ -51,7 +54,11 @@ KINDS = (
     "reused event",
 )
 _CALL = re.compile(r"\b(set_flag|wait_flag|pipe_barrier)\s*\((.*)\)")
-EXCLUDED = ("equivalent", "no-rule")  # not bugs: out of the denominator (see the module doc)
+EXCLUDED = (
+    "equivalent",
+    "no-rule",
+    "lowered",
+)  # not bugs: out of the denominator (see the module doc)
 MISSES = ("miss", "silent", "silent-wrong")
 _PIPES = ("PIPE_MTE2", "PIPE_V", "PIPE_MTE3", "PIPE_S")
 WRONG_ID = 6  # an id no example uses (ids 0..7 exist on every target)
@@ -72,7 +79,7 @@ class Mutant:
 class Verdict:
     mutant: Mutant
     device: str
-    outcome: str  # "hit", "miss", "silent", "silent-wrong", "equivalent", "no-rule"
+    outcome: str  # "hit", "miss", "silent", "silent-wrong", "equivalent", "no-rule", "lowered"
     first: str  # the first finding (or error) as text
     fixed: bool | None  # the patched file is clean and exact (None: nothing to patch)
 
@@ -263,6 +270,36 @@ def original(path: Path, runner) -> tuple[dict[int, list], list[tuple]]:
     return sync_lines(programs, path.name), signature(programs)
 
 
+def settled_barriers(path: Path, runner, device: str) -> set[int]:
+    """The lines of ``pipe_barrier(PIPE_V)`` calls of the correct kernel at ``path`` that
+    ``device`` does not need: every call follows an instruction whose lowering there already
+    orders its results for the next vector instruction: its last PIPE_V step in the run's trace
+    is a barrier (as the A2/A3 row reductions end), or it has no vector step (its writes are
+    done on other pipes) and ends with PIPE_V waiting for them (the A2/A3 MGATHER). Empty on an
+    untimed device (no lowering)."""
+    run_fn, _ = runner(path, device)
+    run = run_fn()
+    events = getattr(run.trace, "events", None) or []
+    kinds: dict[tuple[int, int], list[str]] = {}  # (core, position) -> its PIPE_V step kinds
+    for e in events:
+        if e.pipe == "PIPE_V" and e.instr >= 0:
+            kinds.setdefault((e.core, e.instr), []).append(e.kind)
+    last = {
+        at: "barrier" if ks[-1] == "barrier" or ("vector" not in ks and ks[-1] == "wait_flag")
+        else ks[-1]
+        for at, ks in kinds.items()
+    }  # fmt: skip
+    verdict: dict[int, bool] = {}
+    for core, program in enumerate(_programs(run)):
+        for i in program:
+            file, _, num = (i.source or "").rpartition(":")
+            if i.opcode != "PIPE_BARRIER" or i.pipe.name != "PIPE_V" or file != path.name:
+                continue
+            ok = last.get((core, i.position - 1)) == "barrier"
+            verdict[int(num)] = verdict.get(int(num), True) and ok
+    return {line for line, ok in verdict.items() if ok}
+
+
 A5_DEVICES = ("950pr", "950dt")
 
 
@@ -271,10 +308,13 @@ def no_rule(mutant: Mutant, device: str) -> bool:
     return mutant.kind == "removed barrier" and mutant.pipe == "PIPE_V" and device in A5_DEVICES
 
 
-def judge(mutant: Mutant, path: Path, device: str, runner, correct: list | None = None) -> Verdict:
+def judge(
+    mutant: Mutant, path: Path, device: str, runner, correct: list | None = None, settled=()
+) -> Verdict:
     """Run ``mutant`` (written to ``path``) on ``device``; ``runner(path, device)`` returns
     (a zero-argument run function, a check function(run) -> bool). ``correct``: the
-    :func:`signature` of the correct kernel (for telling an equivalent mutant)."""
+    :func:`signature` of the correct kernel (for telling an equivalent mutant); ``settled``:
+    :func:`settled_barriers` of the correct kernel on ``device``."""
     path.write_text(mutant.text)
     run_fn, check = runner(path, device)
     first, causes, exc, run, programs = _findings_of(run_fn)
@@ -283,6 +323,8 @@ def judge(mutant: Mutant, path: Path, device: str, runner, correct: list | None 
             return Verdict(mutant, device, "equivalent", "", None)
         if no_rule(mutant, device):
             return Verdict(mutant, device, "no-rule", "", None)
+        if mutant.kind == "removed barrier" and mutant.line in settled:
+            return Verdict(mutant, device, "lowered", "", None)
         outcome = "silent" if check(run) else "silent-wrong"
         return Verdict(mutant, device, outcome, "", None)
     named = named_lines(first, causes, path.name)

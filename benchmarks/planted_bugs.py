@@ -2,6 +2,7 @@
 
 Run:  python benchmarks/planted_bugs.py [--devices cpu,a2,950pr] [--cxx | --cxx-only]
       [--only NAME,...] [--verbose] [--json FILE]
+      python benchmarks/planted_bugs.py --report FILE   (the tables of a --json file)
 
 Every mutant of tests/helpers/planted.py (removed wait / set / barrier, wrong event id, wrong
 pipe pair, reused event) of the sync lines the correct kernels below record (helper functions
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the source tree's ptosim and tests.helpers
@@ -117,6 +119,19 @@ def table(lang: str, verdicts: list, devices: list[str]) -> None:
         print(f"    {name:32s} names the line {_rate(vs):>9s}, patched clean {_fixed(vs):>9s}")
 
 
+def report(path: Path, devices: list[str]) -> None:
+    """The tables of the verdicts a ``--json`` run wrote (whole or cut short)."""
+    by_lang: dict[str, list] = {}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        mutant = SimpleNamespace(kind=r["kind"], line=r["line"])
+        v = SimpleNamespace(mutant=mutant, device=r["device"], outcome=r["outcome"],
+                            fixed=r["fixed"], file=r["file"])  # fmt: skip
+        by_lang.setdefault(r["lang"], []).append(v)
+    for lang, verdicts in by_lang.items():
+        table(lang, verdicts, devices)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--devices", default="cpu,a2,950pr")
@@ -124,12 +139,17 @@ def main() -> None:
     ap.add_argument("--cxx-only", action="store_true", help="the C++ kernels only")
     ap.add_argument("--verbose", action="store_true", help="print every miss and failed fix")
     ap.add_argument("--only", help="comma-separated file names (e.g. reused_event_id.cpp)")
-    ap.add_argument("--json", help="write every verdict here")
+    ap.add_argument("--json", help="write every verdict here, one JSON line each, as it comes")
+    ap.add_argument("--report", help="only print the tables of a --json file (a partial run too)")
     args = ap.parse_args()
     devices = args.devices.split(",")
+    if args.report:
+        report(Path(args.report), devices)
+        return
     langs = ["C++"] if args.cxx_only else ["Python"] + (["C++"] if args.cxx else [])
     only = set(args.only.split(",")) if args.only else None
     rows = []
+    out = open(args.json, "w") if args.json else None  # noqa: SIM115 (written as it goes)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for lang in langs:
@@ -149,12 +169,15 @@ def main() -> None:
                         rows.append({"lang": lang, "file": path.name, "line": m.line,
                                      "kind": m.kind, "device": device, "outcome": v.outcome,
                                      "fixed": v.fixed, "first": v.first})  # fmt: skip
+                        if out is not None:
+                            out.write(json.dumps(rows[-1]) + "\n")
+                            out.flush()
                         if args.verbose and (v.outcome in MISSES or v.fixed is False):
                             print(f"{v.outcome} fixed={v.fixed} {path.name}:{m.line} {m.kind} "
                                   f"on {device}: {v.first[:300]}")  # fmt: skip
             table(lang, verdicts, devices)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    if out is not None:
+        out.close()
     print(f"({len(rows)} runs in {time.perf_counter() - t0:.0f} s)")
 
 

@@ -142,6 +142,7 @@ class _Search:
             yield from self._unconsumed(at[0], prog, lines, st)
             yield from self._from_fix(f, prog, lines)  # its own: the drain at the kernel's end
             yield from self._drain(at[0], prog, lines)  # the same, among the other drains
+            yield from self._paired(at[0], lines)
         elif f.code == _REUSED:
             yield from self._reused(f, at, prog, lines)
         elif f.code in (_RACE, _REORDER, _VORDER, _MISUSE):
@@ -247,11 +248,7 @@ class _Search:
         # first when nothing but flags lies between the set and the consumer's statement (the
         # same program point), else only when it explains more (a race reports the last
         # unordered reader of a pipe, so an earlier one may need the wait too)
-        paired = [
-            ([_insert(key, "after", d.source, "wait_flag", eid, like)], "missing-wait",
-             f"{_label(d)} posts {_key_text(key)}, but nothing waits for it")
-            for eid, like in self._events(lines, d.source, tuple(d.sites), key)
-        ]  # fmt: skip
+        paired = list(self._paired(d, lines))
         if consumers:
             g_pos, p_pos = min(consumers)
             g, producer = ins[g_pos], ins[p_pos]
@@ -272,14 +269,19 @@ class _Search:
                 yield ([_insert(key, where, line, "wait_flag", eid, like)], "missing-wait", text)
             if not adjacent:
                 yield from paired
-        else:
-            yield from paired
         for w in _stuck_waits(prog, st) + _partners(d, prog):
             text = f"{_label(d)} posts {_key_text(key)} but {_label(w)} waits for " + (
                 _key_text(_key(w))
             )
             yield from self._mismatch(d, w, lines, text)
         yield ([_delete(d)], "stray-set", f"{_label(d)} posts {_key_text(key)}, never waited")
+
+    def _paired(self, d, lines: Lines):
+        """A wait right after set ``d``, in the set's own function (a set-then-wait)."""
+        key = _key(d)
+        text = f"{_label(d)} posts {_key_text(key)}, but nothing waits for it"
+        for eid, like in self._events(lines, d.source, tuple(d.sites), key):
+            yield ([_insert(key, "after", d.source, "wait_flag", eid, like)], "missing-wait", text)
 
     def _drain(self, d, prog, lines: Lines):
         """The wait that drains a primed event at the end of the kernel, among the kernel's

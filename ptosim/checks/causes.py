@@ -28,6 +28,7 @@ from ..enums import Pipe
 from ..findings import Edit, Finding
 from .lineedits import LineEdit, apply_line_edits, on_line
 from .placement import Lines, chain, common_line
+from .structural import operand_regions
 
 MAX_ROUNDS = 6
 MAX_CANDIDATES = 40
@@ -249,6 +250,8 @@ class _Search:
         # same program point), else only when it explains more (a race reports the last
         # unordered reader of a pipe, so an earlier one may need the wait too)
         paired = list(self._paired(d, lines))
+        if not consumers:  # ordered some other way (another event): the set's own reader
+            consumers = _data_reader(ins, d)
         if consumers:
             g_pos, p_pos = min(consumers)
             g, producer = ins[g_pos], ins[p_pos]
@@ -595,6 +598,26 @@ def _partners(d, prog) -> list:
         paired = n > 0 and ins[n - 1].opcode == "SET_FLAG" and _key(ins[n - 1]) == ki
         out.append((paired, n, i))
     return [i for _, _, i in sorted(out, key=lambda t: t[:2])]
+
+
+def _data_reader(ins, d) -> list[tuple[int, int]]:
+    """[(reader, producer)] positions: the first instruction on ``d``'s destination pipe after
+    set ``d`` that touches the on-chip bytes the last instruction on its source pipe before it
+    writes (what the set was posted for); empty when there is none."""
+    producer = next(
+        (i for i in reversed(ins[: d.position]) if not _is_flag(i) and i.nominal_pipe == d.src),
+        None,
+    )
+    if producer is None:
+        return []
+    wrote = [r for r in operand_regions(producer, producer.writes) if r.space != "GM"]
+    for g in ins[d.position + 1 :]:
+        if _is_flag(g) or g.nominal_pipe != d.dst:
+            continue
+        for r in operand_regions(g, tuple(g.reads) + tuple(g.writes)):
+            if any(w.space == r.space and w.start < r.end and r.start < w.end for w in wrote):
+                return [(g.position, producer.position)]
+    return []
 
 
 def _stuck_waits(prog, st: _State) -> list:

@@ -38,8 +38,9 @@ from .bench import format_table, parse_devices, parse_shapes, plot, row_vs_elem
 from .bench_embedding import compare
 from .bench_embedding import format_table as embedding_table
 from .config_files import config_path, resolve, sourced_lines
+from .cxx import cache as cxx_cache
 from .cxx.cli import CxxRunSpec
-from .cxx.testdir import folder_devices, print_reports, run_test_dir
+from .cxx.testdir import folder_devices, print_reports, run_folder
 from .demo import run_demo
 from .isa.registry import dtype_list, specs
 from .kernelfile import load, load_all
@@ -248,16 +249,32 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_test(args) -> int:
-    """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails."""
+    """`ptosim test DIR`: see ptosim/cxx/testdir.py; exit 1 when any case fails or none ran."""
     if args.device.strip().lower() == "all":
         devices = folder_devices(Path(args.dir))
     else:
         devices = _devices(args.device)
-    reports = run_test_dir(
-        args.dir, devices, compiler=args.compiler, work=args.work, case_filter=args.filter
+    run = run_folder(
+        args.dir, devices, compiler=args.compiler, work=args.work, case_filter=args.filter,
+        case_timeout_seconds=args.case_timeout or None, jobs=args.jobs,
+    )  # fmt: skip
+    print_reports(run.reports, empty_reason=run.empty_reason, verbose=args.verbose)
+    return 0 if run.reports and all(r.ok for r in run.reports) else 1
+
+
+def _cmd_cache(args) -> int:
+    """`ptosim cache [clear]`: the C++ build cache's folder, size and cap; or empty it."""
+    if args.action == "clear":
+        freed = cxx_cache.clear()
+        print(f"removed {cxx_cache.cache_dir()} ({freed / 2**20:.1f} MB)")
+        return 0
+    u = cxx_cache.usage()
+    print(f"C++ build cache: {u.folder}")
+    print(
+        f"  {u.size_bytes / 2**20:.1f} MB in {u.libraries} libraries and {u.objects} objects; "
+        f"cap {u.cap_bytes / 2**20:.0f} MB (PTOSIM_CACHE_MAX_MB; least recently used removed first)"
     )
-    print_reports(reports)
-    return 0 if reports and all(r.ok for r in reports) else 1
+    return 0
 
 
 def _check_specs(args) -> list:
@@ -578,7 +595,21 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--compiler", help="zig, g++, clang++ or a path (env PTOSIM_CXX)")
     t.add_argument("--filter", default="", help="only the cases whose Suite.name contains this")
     t.add_argument("--work", help="work folder (default: a new temporary folder)")
+    t.add_argument(
+        "--case-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="stop a case (and gen_data.py) after this long (default 300; 0: no limit)",
+    )
+    t.add_argument(
+        "--jobs", type=_positive_int, default=None, help="cases run at once (default: CPU count)"
+    )
+    t.add_argument("-v", "--verbose", action="store_true", help="show what every case printed")
     t.set_defaults(func=_cmd_test)
+    c = sub.add_parser("cache", help="the C++ build cache: show its size, or clear it")
+    c.add_argument("action", nargs="?", choices=("show", "clear"), default="show")
+    c.set_defaults(func=_cmd_cache)
     b = sub.add_parser("bench", help="bandwidth studies").add_subparsers(
         dest="study", required=True
     )

@@ -45,9 +45,14 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    cxx_folder = str(CXX_TESTS) + "/"
     for item in items:
-        if CXX_TESTS in Path(str(item.fspath)).resolve().parents:
+        if str(item.path).startswith(cxx_folder):
             item.add_marker(pytest.mark.cxx)
+    # The long tests first: with two xdist workers a 60 s test collected last becomes a 60 s tail
+    # after everything else is done; started first, the other worker takes the short ones
+    # meanwhile (worksteal). The sort is stable, so the order is the same on every worker.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(params=ONE_PER_TARGET)

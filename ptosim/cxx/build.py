@@ -26,21 +26,37 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CxxBuildError
+from . import cache as _cache
+from . import headers
+from .cache import cache_dir
+from .diagnostics import explain
 
-INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+INCLUDE_DIR = headers.INCLUDE_DIR
 # Bumped whenever the headers' behaviour changes in a way the text hash would not show.
-SHIM_VERSION = "12"
+SHIM_VERSION = "18"
 
 # Macros the device compiler predefines, per ptosim target family.
+# Macros of a kernel unit, per ptosim target family: what the device compiler predefines for a
+# vector core (dav-c220-vec, dav-c310-vec), what the library's st CMake files add (MEMORY_BASE on
+# a2a3, REGISTER_BASE on a5) and what its arch_macro.hpp derives from __NPU_ARCH__; on cpu the
+# library's CPU build defines __CPU_SIM, and arch_macro.hpp then defines both core kinds. Host
+# units (a test's main.cpp) get none of the NPU macros (see unit_defines).
 TARGET_DEFINES = {
-    "a2a3": ["__NPU_ARCH__=2201", "__CCE_AICORE__=220", "__DAV_C220_VEC__", "__DAV_VEC__"],
-    "a5": ["__NPU_ARCH__=3101", "__CCE_AICORE__=310", "__DAV_C310_VEC__", "__DAV_VEC__"],
-    "cpu": ["__CPU_SIM"],
-}
+    "a2a3": [
+        "__NPU_ARCH__=2201", "__CCE_AICORE__=220", "__DAV_C220_VEC__", "__DAV_VEC__",
+        "MEMORY_BASE", "PTO_NPU_ARCH_A2A3",
+    ],
+    "a5": [
+        "__NPU_ARCH__=3101", "__CCE_AICORE__=310", "__DAV_C310_VEC__", "__DAV_VEC__",
+        "REGISTER_BASE", "PTO_NPU_ARCH_A5",
+    ],
+    "cpu": ["__CPU_SIM", "__DAV_CUBE__", "__DAV_VEC__"],
+}  # fmt: skip
 FLAGS = ["-std=c++20", "-O0", "-g", "-fPIC", "-w"]
 INSTALL_HINT = (
     'install one with `pip install "ptosim[cxx]"` (the clang of the ziglang package), '
@@ -258,12 +274,6 @@ def wrapper_source(source: Path, entries: list[str]) -> str:
 
 
 # ---- the build ----------------------------------------------------------------------------------
-def cache_dir() -> Path:
-    root = os.environ.get("PTOSIM_CACHE_DIR")
-    base = Path(root) if root else Path.home() / ".cache" / "ptosim"
-    return base / "cxx"
-
-
 @dataclass
 class Library:
     """A built shared object."""
@@ -277,95 +287,16 @@ class Library:
     cached: bool  # True when the library came from the cache
 
 
-_ERR = re.compile(
-    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
-    r"(?P<kind>fatal error|error|note|warning)?:? ?(?P<msg>.*)$"
-)
+@dataclass(frozen=True)
+class Unit:
+    """One translation unit: the file it names, the wrapper text that includes it, the entries
+    it defines, and its role: ``kernel`` (device code: the target's macros) or ``host`` (a test's
+    main.cpp: built like host code, without the device compiler's macros)."""
 
-
-# pto-isa API (inventory of the vendor kernels) that ptosim's headers deliberately do not declare:
-# a kernel using it gets one line naming it, not a cascade of compiler errors
-UNSUPPORTED_API = {
-    "ConvTile": "convolution tiles (cube unit)",
-    "ConvTileShape": "convolution tiles (cube unit)",
-    "copy_cbuf_to_ubuf": "a raw L1 -> UB copy intrinsic",
-    "create_cbuf_matrix": "a raw cube-buffer intrinsic",
-    "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",
-    "async_invoke": "SIMT launches from C++ (cce::async_invoke)",
-    "comm": "the pto::comm collective API",
-}
-_UNDECLARED = re.compile(
-    r"(?:\u2018|')(?P<name>[A-Za-z_]\w*)(?:\u2019|') "
-    r"(?:was not declared|is not a member|does not name)"
-    r"|(?:undeclared identifier|unknown type name|no template named|no member named) "
-    r"'(?P<name2>[A-Za-z_]\w*)'"
-)
-
-
-def _unsupported_api(errors: list[str]) -> list[str]:
-    """One line per use of pto-isa API that ptosim does not support, from compiler errors."""
-    out, seen = [], set()
-    for line in errors:
-        m = _ERR.match(line)
-        u = _UNDECLARED.search(line)
-        name = u and (u.group("name") or u.group("name2"))
-        if not m or name not in UNSUPPORTED_API or name in seen:
-            continue
-        seen.add(name)
-        where = f"{os.path.basename(m.group('file'))}:{m.group('line')}"
-        out.append(f"{where}: {name} ({UNSUPPORTED_API[name]}) is not supported by ptosim")
-    return out
-
-
-def _explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
-    """A build failure in the user's terms: their file:line; the wrapper's lines mean a bad entry
-    name; errors only inside ptosim's headers are a ptosim bug."""
-    user, wrap, shim = [], [], []
-    inc = str(INCLUDE_DIR)
-    for line in stderr.splitlines():
-        m = _ERR.match(line)
-        if not m:
-            continue
-        f = m.group("file")
-        kind = m.group("kind") or ""
-        if "error" not in kind and "required from here" not in line:
-            continue
-        real = os.path.realpath(f)
-        if real == os.path.realpath(wrapper):
-            wrap.append(line)
-        elif real.startswith(inc + os.sep):
-            shim.append(line)
-        else:
-            user.append(line)
-    if shim and user and all("required from here" in u for u in user):
-        # the user's call instantiates a shim template that does not compile: name their line
-        # and the header's complaint (without the header's path)
-        where = _ERR.match(user[-1])
-        said = [_ERR.match(x) for x in shim]
-        what = "; ".join(dict.fromkeys(m.group("msg").strip() for m in said if m))
-        return (
-            f"{os.path.basename(where.group('file'))}:{where.group('line')}: this call does not "
-            f"compile against ptosim's pto-isa headers: {what[:600]} (if it is valid pto-isa "
-            "C++, this is a ptosim bug: please report it with the kernel)"
-        )
-    if user:
-        known = _unsupported_api(user)
-        if known:
-            return "\n".join(known)
-        shown = "\n".join(user[:12])
-        return f"{source.name}: compilation failed:\n{shown}"
-    if wrap:
-        return (
-            f"{source.name}: no kernel function named {' / '.join(map(repr, entries))} "
-            f'(give --entry an extern "C" function or a template instantiation such as '
-            f"kern<float, 16>):\n" + "\n".join(wrap[:4])
-        )
-    if shim:
-        return (
-            "compilation failed inside ptosim's C++ headers; this is a ptosim bug, please report "
-            "it with the kernel:\n" + "\n".join(shim[:8])
-        )
-    return f"{source.name}: compilation failed:\n{stderr[-4000:]}"
+    source: Path
+    text: str
+    entries: tuple[str, ...] = ()
+    role: str = "kernel"
 
 
 def build(
@@ -383,8 +314,14 @@ def build(
         CxxBuildError: missing compiler, compilation errors (with the user's file:line).
     """
     source = _existing(source)
-    units = [(source, wrapper_source(source, entries), entries)]
+    units = [Unit(source, wrapper_source(source, entries), tuple(entries))]
     return _build_units(source, units, list(entries), target, compiler, defines, include_dirs)
+
+
+def is_host_source(path: Path) -> bool:
+    """A test folder's host program (the library's CMake files build main.cpp as host code and
+    every other source, ``<name>_kernel.cpp``, with the device compiler)."""
+    return Path(path).stem == "main"
 
 
 def build_test(
@@ -400,9 +337,10 @@ def build_test(
     sources = [_existing(s) for s in sources]
     if not sources:
         raise CxxBuildError("no .cpp sources to build")
-    units = [(s, f'#include "{s}"\n', []) for s in sources]
-    runner = '#include "ptosim_shim/testmain.hpp"\n'
-    units.append((sources[0], runner, []))
+    units = [
+        Unit(s, f'#include "{s}"\n', (), "host" if is_host_source(s) else "kernel") for s in sources
+    ]
+    units.append(Unit(sources[0], '#include "ptosim_shim/testmain.hpp"\n', (), "host"))
     return _build_units(sources[0], units, [], target, compiler, defines, include_dirs)
 
 
@@ -413,81 +351,160 @@ def _existing(source) -> Path:
     return source
 
 
+def unit_defines(target: str, role: str) -> list[str]:
+    """The macros a unit is preprocessed with: the device compiler's for kernel units; on cpu the
+    library's CPU build defines its macros for every unit."""
+    if target not in TARGET_DEFINES:
+        raise CxxBuildError(f"unknown target {target!r}")
+    if role == "host" and target != "cpu":
+        return []
+    return TARGET_DEFINES[target]
+
+
+def _unit_flags(target: str, role: str) -> list[str]:
+    """-D and -include flags of one unit (the library's CMake files: cpu units and host units
+    get ``-include stdint.h -include stddef.h``)."""
+    flags = [f"-D{d}" for d in unit_defines(target, role)]
+    if role == "host" or target == "cpu":
+        flags += ["-include", "stdint.h", "-include", "stddef.h"]
+    return flags
+
+
+@dataclass
+class _Pre:
+    """One preprocessed unit."""
+
+    unit: Unit
+    wrapper: Path
+    text: str  # rewritten (launches, asm)
+    key: str  # the object's content key
+
+
 def _build_units(main, units, entries, target, compiler, defines, include_dirs) -> Library:
-    """Preprocess each unit (source, wrapper text), rewrite, hash, compile and link them."""
+    """Preprocess each unit, rewrite it, compile each into a content-keyed object (in parallel,
+    skipping those in the cache) and link them into a library keyed by its objects."""
     if target not in TARGET_DEFINES:
         raise CxxBuildError(f"unknown target {target!r}")
     cmd = compiler_command(compiler)
-    sources = sorted({u[0] for u in units})
-    incs = [INCLUDE_DIR, *sorted({s.parent for s in sources})]
-    incs += [Path(d).resolve() for d in include_dirs]
-    flags = FLAGS + [f"-D{d}" for d in TARGET_DEFINES[target] + list(defines)]
-    flags += [f"-I{i}" for i in incs]
-    user_files = {os.path.realpath(s) for s in sources}
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
+    sources = sorted({u.source for u in units})
+    incs = [INCLUDE_DIR, headers.generated_dir(out_dir), *sorted({s.parent for s in sources})]
+    incs += [Path(d).resolve() for d in include_dirs]
+    common = [f"-D{d}" for d in defines] + [f"-I{i}" for i in incs]
+    common += ["-idirafter", str(headers.FALLBACK_DIR)]
+    user_files = {os.path.realpath(s) for s in sources}
+    per_unit = [_unit_flags(target, u.role) + common for u in units]
     # fast path: the inputs (user files, the shim's headers, system headers: every file the last
     # preprocessing read) are unchanged, so the last library is still right without running the
-    # preprocessor again (it costs more than a second per load)
-    manifest = out_dir / f"{main.stem}-{_inputs_key(units, cmd, flags)}.json"
+    # preprocessor again (it costs about a second per unit)
+    manifest = out_dir / f"{main.stem}-{_inputs_key(units, cmd, per_unit)}.json"
     hit = _manifest_hit(manifest)
     if hit is not None:
         lib, user = hit
+        _cache.touch(lib, manifest)
         return Library(lib, main, list(entries), target, cmd, user, True)
+    obj_dir = out_dir / "obj"
+    obj_dir.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
-        texts, hashed, user_text = [], [], []
-        for n, (source, wrapper_text, unit_entries) in enumerate(units):
-            wrapper = Path(tmp) / f"{source.stem}.{n}.ptosim.cpp"
-            wrapper.write_text(wrapper_text)
-            pre = subprocess.run(cmd + flags + ["-E", str(wrapper)], capture_output=True, text=True)
-            if pre.returncode != 0:
-                raise CxxBuildError(_explain(pre.stderr, source, wrapper, unit_entries))
-            text = transform(pre.stdout, user_files)
-            texts.append((source, wrapper, unit_entries, text))
-            # the temporary wrapper's path must not change the hash
-            hashed.append(text.replace(str(wrapper), "<wrapper>"))
-            user_text += [text[a:b] for a, b, u in user_segments(text, user_files) if u]
-        key = hashlib.sha256(
-            "\0".join(
-                [*hashed, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(flags)]
-            ).encode()
-        ).hexdigest()[:24]
-        lib = out_dir / f"{main.stem}-{key}.so"
-        user = "".join(user_text)
+        pres = _parallel(
+            lambda n: _preprocess(n, units[n], per_unit[n], cmd, Path(tmp), user_files),
+            range(len(units)),
+        )
+        user = "".join(
+            p.text[a:b] for p in pres for a, b, u in user_segments(p.text, user_files) if u
+        )
         deps = sorted(  # the temporary wrappers are keyed by their text already
-            {f for _, _, _, text in texts for f in _LINE_MARKER.findall(text)}
-            - {str(w) for _, w, _, _ in texts}
+            {f for p in pres for f in _LINE_MARKER.findall(p.text)} - {str(p.wrapper) for p in pres}
         )
-        if lib.exists():
-            _write_manifest(manifest, lib, user, deps)
-            return Library(lib, main, list(entries), target, cmd, user, True)
-        files = []
-        for n, (source, _, _, text) in enumerate(texts):
-            # .cpp: zig's driver links libc++ only for C++ source suffixes
-            ii = Path(tmp) / f"{source.stem}.{n}.pre.cpp"
-            ii.write_text(text)
-            files.append(str(ii))
-        tmp_lib = Path(tmp) / "out.so"
-        link = ["-shared"] + ([] if _is_zig(cmd) else ["-fno-gnu-unique", "-ldl"])
-        proc = subprocess.run(
-            cmd + FLAGS + files + ["-o", str(tmp_lib)] + link, capture_output=True, text=True
-        )
-        if proc.returncode != 0:
-            source, wrapper, unit_entries, _ = texts[0]
-            raise CxxBuildError(_explain(proc.stderr, source, wrapper, unit_entries))
-        os.replace(tmp_lib, lib)  # atomic: concurrent builds of the same key are harmless
+        objects = [obj_dir / f"{p.key}.o" for p in pres]
+        todo = [(p, o) for p, o in zip(pres, objects) if not o.is_file()]
+        _parallel(lambda job: _compile(job[0], job[1], cmd, Path(tmp)), todo)
+        _cache.touch(*objects)
+        lib_key = hashlib.sha256(
+            "\0".join([*(p.key for p in pres), " ".join(_link_flags(cmd))]).encode()
+        ).hexdigest()[:24]
+        lib = out_dir / f"{main.stem}-{lib_key}.so"
+        cached = lib.is_file() and not todo
+        if not cached:
+            tmp_lib = Path(tmp) / "out.so"
+            proc = subprocess.run(
+                cmd + [str(o) for o in objects] + ["-o", str(tmp_lib)] + _link_flags(cmd),
+                capture_output=True,
+                text=True,
+            )
+            if proc.returncode != 0:
+                p = pres[0]
+                raise CxxBuildError(explain(proc.stderr, p.unit.source, p.wrapper, list(entries)))
+            os.replace(tmp_lib, lib)  # atomic: concurrent builds of the same key are harmless
     _write_manifest(manifest, lib, user, deps)
-    return Library(lib, main, list(entries), target, cmd, user, False)
+    _cache.touch(lib)
+    _cache.trim(out_dir)
+    return Library(lib, main, list(entries), target, cmd, user, cached)
+
+
+def _parallel(fn, items) -> list:
+    """fn over items on up to os.cpu_count() threads (each runs a compiler process), in order;
+    the first error is raised."""
+    items = list(items)
+    if len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 1)) as pool:
+        return list(pool.map(fn, items))
+
+
+def _preprocess(n: int, unit: Unit, flags, cmd, tmp: Path, user_files) -> _Pre:
+    wrapper = tmp / f"{unit.source.stem}.{n}.ptosim.cpp"
+    wrapper.write_text(unit.text)
+    pre = subprocess.run(cmd + FLAGS + flags + ["-E", str(wrapper)], capture_output=True, text=True)
+    if pre.returncode != 0:
+        raise CxxBuildError(explain(pre.stderr, unit.source, wrapper, list(unit.entries)))
+    text = transform(pre.stdout, user_files)
+    # the temporary wrapper's path must not change the key; the -D flags are in the text already
+    # (a unit whose text does not depend on the target is one object for every target)
+    hashed = text.replace(str(wrapper), "<wrapper>")
+    key = hashlib.sha256(
+        "\0".join(
+            [hashed, SHIM_VERSION, " ".join(cmd), _compiler_id(cmd), " ".join(_compile_flags(cmd))]
+        ).encode()
+    ).hexdigest()[:24]
+    return _Pre(unit, wrapper, text, key)
+
+
+def _compile_flags(cmd: list[str]) -> list[str]:
+    # g++: -fno-gnu-unique, so that dlclose really unloads a library (one per build)
+    return FLAGS + ([] if _is_zig(cmd) or "clang" in cmd[0] else ["-fno-gnu-unique"])
+
+
+def _link_flags(cmd: list[str]) -> list[str]:
+    # -z defs: a symbol no unit defines (a missing explicit template instantiation) is a link
+    # error naming the user's line, not a failure to load the library
+    return ["-shared", "-Wl,-z,defs"] + ([] if _is_zig(cmd) else ["-ldl"])
+
+
+def _compile(pre: _Pre, obj: Path, cmd, tmp: Path) -> None:
+    # .cpp: zig's driver links libc++ only for C++ source suffixes
+    src = tmp / f"{pre.key}.pre.cpp"
+    src.write_text(pre.text)
+    out = tmp / f"{pre.key}.o"
+    proc = subprocess.run(
+        cmd + _compile_flags(cmd) + ["-c", str(src), "-o", str(out)], capture_output=True, text=True
+    )
+    if proc.returncode != 0:
+        raise CxxBuildError(
+            explain(proc.stderr, pre.unit.source, pre.wrapper, list(pre.unit.entries))
+        )
+    os.replace(out, obj)
 
 
 # the files a preprocessed text came from (its line markers: `# 12 "path" flags`)
 _LINE_MARKER = re.compile(r'^# \d+ "([^"<][^"]*)"', re.M)
 
 
-def _inputs_key(units, cmd: list[str], flags: list[str]) -> str:
-    """What the manifest is keyed by: the units (paths, wrapper texts), compiler and flags."""
-    parts = [SHIM_VERSION, " ".join(cmd), " ".join(flags)]
-    parts += [f"{source}\0{text}" for source, text, _ in units]
+def _inputs_key(units, cmd: list[str], flags: list[list[str]]) -> str:
+    """What the manifest is keyed by: the units (paths, wrapper texts, flags), the compiler."""
+    parts = [SHIM_VERSION, " ".join(cmd), " ".join(FLAGS), " ".join(_link_flags(cmd))]
+    parts += [f"{u.source}\0{u.text}\0{' '.join(f)}" for u, f in zip(units, flags)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 

@@ -59,6 +59,8 @@ ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
     "TROWEXPANDDIV", "TROWEXPANDEXPDIF",
 }  # fmt: skip
+# the tile locations ptosim models (Bias, Scaling, ScaleLeft/Right: cube buffers it does not)
+_TILE_TYPES = frozenset(t.name for t in pto.TileType)
 # registered instructions that a C++ kernel cannot reach (Python-only helpers)
 NOT_CXX = {"SyncAll"}
 
@@ -81,9 +83,7 @@ class Dispatcher:
         site = None
         try:
             req = json.loads(request)
-            site = self.loaded.site(req.get("pc", -1))
-            if "pcs" in req:  # a raw access: the first frame in the user's code
-                site = self.loaded.first_user_site(req["pcs"])
+            site = self.loaded.request_site(req)
             self.recorder.source = site
             self.issue(req, site, out)
             return 0
@@ -183,6 +183,15 @@ class Dispatcher:
         op = req["op"]
         t = req.get("t", {})
         raw = [d for d in req.get("a", []) if d["k"] != "event"]
+        unmodelled = [d["loc"] for d in raw if d["k"] == "tile" and d["loc"] not in _TILE_TYPES]
+        if op == "TASSIGN" and unmodelled:
+            return  # placing a cube buffer's tile: the instruction that uses it stops the run
+        if unmodelled:
+            raise CxxError(
+                f"{op} on a {unmodelled[0]} tile is not implemented by ptosim (the cube unit's "
+                f"{unmodelled[0]} buffer, and TMATMUL and the instructions that use it, are not "
+                "modelled)"
+            )
         if op == "TASSIGN":
             d = raw[0]
             tile = self.tiles.get(d["id"]) or self.tile(dict(d, **{"as": False}))
@@ -192,6 +201,8 @@ class Dispatcher:
             self.raw.access(req, site, out)
         elif op == "raw_done":
             self.raw.done(out)
+        elif op == "raw_write":
+            self.raw.replay_write(req)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":

@@ -24,10 +24,13 @@ from ..errors import CxxError, KernelError, PtoSimError
 from ..memory import GM_BASE_ADDRESS, GmBuffer
 from ..program import Kernel
 from . import build as _build
+from .diagnostics import ptosim_header
 from .dispatch import Dispatcher
 from .raw import ONCHIP_SPAN_BYTES, RAW_ACCESS_SERVED
 from .sites import SiteMap
 
+# the compiler's and C library's headers (std::fill's loop is not the kernel's line)
+_SYSTEM_HEADERS = ("/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/lib64/")
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 
@@ -69,9 +72,16 @@ class _Loaded:
         if where is None:
             return None
         path, line = where
-        if path.startswith(str(_build.INCLUDE_DIR)):
-            return None
+        if ptosim_header(path) or path.startswith(_SYSTEM_HEADERS) or "/ziglang/lib/" in path:
+            return None  # a frame in ptosim's or the C++ library's headers: not the user's line
         return f"{os.path.basename(path)}:{line}"
+
+    def request_site(self, req: dict) -> str | None:
+        """The user's line of a shim request (a raw access: the first frame in the user's
+        code)."""
+        if "pcs" in req:
+            return self.first_user_site(req["pcs"])
+        return self.site(req.get("pc", -1))
 
     def first_user_site(self, pcs) -> str | None:
         for pc in pcs:

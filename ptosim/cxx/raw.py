@@ -119,13 +119,28 @@ class RawAccess:
         if p is None:
             raise CxxError("internal error: a raw write ended without its start")
         self.d.recorder.source = p["site"]
-        page, given = p["page"], np.frombuffer(p["given"], np.uint8)
+        given = np.frombuffer(p["given"], np.uint8)
         now = np.frombuffer(ctypes.string_at(out, len(given)), np.uint8)
+        self.store_page(p["addr"], p["page"], given, now)
+
+    def replay_write(self, req: dict) -> None:
+        """A raw tile write made by a kernel called as a plain function (host.py keeps it with
+        the call's other requests): the page was given as zeros, ``req["bytes"]`` holds its
+        non-zero bytes after the write (offset -> value)."""
+        n = int(req["page_size"])
+        given = np.zeros(n, np.uint8)
+        now = given.copy()
+        offsets = np.asarray(req["offsets"], np.int64)
+        now[offsets] = np.asarray(req["values"], np.uint8)
+        self.store_page(req["addr"], req["page"], given, now)
+
+    def store_page(self, addr: int, page: int, given, now) -> None:
+        """SetValue of each element whose bytes a raw write changed, and always of the addressed
+        one (storing the value already there is still a store), in address order."""
         changed = [page + int(i) for i in np.flatnonzero(now != given)]
-        # the addressed element always: a store of the value already there is still a store
         elements: dict[int, tuple] = {}  # first byte -> (tile or tensor, index, itemsize)
-        for a in sorted({p["addr"], *changed}):
-            obj, index, size, first = self.element(a, aligned=a == p["addr"])
+        for a in sorted({addr, *changed}):
+            obj, index, size, first = self.element(a, aligned=a == addr)
             elements.setdefault(first, (obj, index, size))
         for first in sorted(elements):
             obj, index, size = elements[first]

@@ -1,51 +1,61 @@
-"""``ptosim test DIR``: run a vendor-style test folder (kernel.cpp, main.cpp, gen_data.py).
+"""``ptosim test DIR``: run a test folder of the library's shape (kernel, main.cpp, gen_data.py).
 
-Steps: ``gen_data.py`` runs in a temporary work folder (``<work>/data``); every ``.cpp`` of the
-folder is built with the ACL and gtest stand-ins and the test runner; each gtest case runs in
-process (cwd ``<work>/data/bin``, as the vendor's scripts do) on a fresh device. ACL device
-memory is ptosim GM; each ``kernel<<<blocks, l2, stream>>>(args)`` is simulated by
-``Device.run`` with ``block_dim = blocks`` (the closure stored by the launch runs once per
-block, live-recorded like ``ptosim run``). Per case: the test's own verdict, output.bin vs
-golden.bin, the cycles and findings of each launch.
+Steps: ``gen_data.py`` runs in ``<work>/data`` as the library's scripts run it (gendata.py);
+the folder's ``.cpp`` files are built with the ACL and gtest stand-ins and the test runner (one
+library per target family; objects shared where the text does not depend on the target); each
+gtest case then runs in its own process (isolate.py), with cwd ``<work>/data/bin`` as the
+library's runners use, on a fresh device. ACL device memory is ptosim GM; each
+``kernel<<<blocks, l2, stream>>>(args)`` is simulated by ``Device.run`` (host.py). Per case: the
+test's own verdict, output.bin vs golden.bin, the cycles and findings of each launch, or the one
+line that ended it (a ptosim error at the C++ line, a signal, the time-out). A folder without
+gtest cases runs its own ``main()`` as one case.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import os
-import re
-import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import program as _program
 from ..config import available_devices
 from ..device import Device
-from ..errors import CxxError, KernelError, PtoSimError
-from ..memory import GM_BASE_ADDRESS
+from ..errors import KernelError, PtoSimError
 from ..program import Kernel
 from . import build as _build
-from .dispatch import Dispatcher, _located
+from .gendata import checkout_root, run_gen_data
+from .host import BODY_IS_KERNEL, Host, run_body_as_kernel
+from .isolate import run_isolated, run_many
 from .kernel import _CALLBACK, _fault_error, _Loaded
+
+DEFAULT_CASE_TIMEOUT_SECONDS = 300.0
+MAIN_CASE = "main"  # the name of the one case of a folder that has its own main() and no gtest
 
 
 @dataclass
 class CaseReport:
     case: str
     device: str
-    verdict: str  # "pass", "FAIL" (a gtest check failed) or "ERROR" (ptosim stopped it)
+    # "pass", "FAIL" (a gtest check failed) or "ERROR" (stopped: error, crash, time-out)
+    verdict: str
     output: str  # "bit-exact", "differs in N of M bytes", "no golden/output pair"
     cycles: list = field(default_factory=list)  # per launch (None when untimed)
     findings: list = field(default_factory=list)  # str of each finding
     error: str | None = None
+    log: str = ""  # what the case printed
 
     @property
     def ok(self) -> bool:
         return self.verdict == "pass"
+
+
+@dataclass
+class FolderRun:
+    """The reports of a folder, and why there are none when there are none."""
+
+    reports: list[CaseReport]
+    empty_reason: str | None = None
 
 
 def folder_devices(test_dir: Path) -> list[str]:
@@ -57,17 +67,13 @@ def folder_devices(test_dir: Path) -> list[str]:
         return ["950pr", "950dt"]
     if "cpu" in parts:
         return ["cpu"]
-
     return [d for d in available_devices()]
 
 
 def _common_includes(test_dir: Path) -> list[Path]:
-    """tests/common (test_common.h) of a pto-isa checkout, when the folder lives in one."""
-    for parent in [test_dir, *test_dir.parents]:
-        for cand in (parent / "tests" / "common", parent / "common"):
-            if (cand / "test_common.h").is_file():
-                return [cand]
-    return []
+    """tests/common (test_common.h ...) of the pto-isa checkout the folder lives in."""
+    root = checkout_root(test_dir)
+    return [root / "tests" / "common"] if root is not None else []
 
 
 def compare_outputs(case_dir: Path) -> str:
@@ -84,218 +90,148 @@ def compare_outputs(case_dir: Path) -> str:
     return f"differs in {diff} of {n} bytes"
 
 
-class _Host:
-    """Serves the requests of one test case: ACL calls on the host side, launches, and (while
-    a launch is being recorded) the kernel's instructions through a Dispatcher."""
-
-    def __init__(self, loaded: _Loaded, dev: Device):
-        self.loaded = loaded
-        self.dev = dev
-        self.block: Dispatcher | None = None
-        self.error: BaseException | None = None
-        self.runs: list = []
-        # requests of a kernel called as a plain function (no <<<>>>): replayed as one block at
-        # the next host runtime call, the way a stream synchronisation ends a launch
-        self.implicit: list[tuple[dict, str | None]] = []
-
-    def handle(self, request: bytes, out) -> int:
-        if self.block is not None:  # inside a launch: the kernel's own requests
-            rc = self.block.handle(request, out)
-            if rc:
-                self.error = self.block.error
-            return rc
-        site = None
-        try:
-            req = json.loads(request)
-            site = self.loaded.site(req.get("pc", -1))
-            if "pcs" in req:  # a raw access: the first frame in the user's code
-                site = self.loaded.first_user_site(req["pcs"])
-            if req["op"] in ("raw", "raw_done"):
-                raise CxxError(
-                    "raw access to device memory (a __gm__ pointer or tile.data()) outside a "
-                    "kernel launch <<<...>>>: use aclrtMemcpy, or launch the kernel"
-                )
-            if req["op"] == "launch" or req["op"].startswith("acl."):
-                self.flush()
-                self.host(req, out)
-            elif req["op"].endswith(("GetValue", "SetValue")):
-                raise CxxError(
-                    "scalar access in a kernel called without <<<...>>>: its data is only known "
-                    "after the call; launch it with <<<...>>>"
-                )
-            else:
-                self.implicit.append((req, site))
-            return 0
-        except BaseException as exc:
-            located = isinstance(exc, PtoSimError) and re.match(r"\S+:\d+: ", exc.message)
-            if site and isinstance(exc, PtoSimError) and not located:
-                exc.message = f"{site}: {exc.message}"
-                exc.args = (exc.message,)
-            self.error = exc
-            return 1
-
-    def _buffer(self, addr: int):
-        base = self.loaded.gm_base
-        for buf in self.dev.gm.buffers:
-            start = base + (buf.address - GM_BASE_ADDRESS)
-            if start <= addr < start + max(buf.nbytes, 1):
-                return buf, addr - start
-        raise CxxError(
-            f"device address {addr - base + GM_BASE_ADDRESS:#x} is not in any aclrtMalloc buffer"
-        )
-
-    def host(self, req: dict, out) -> None:
-        op = req["op"]
-        if op == "acl.malloc":
-            buf = self.dev.gm_zeros(max(int(req["size"]), 1), "uint8")
-            addr = self.loaded.gm_base + (buf.address - GM_BASE_ADDRESS)
-            ctypes.memmove(out, ctypes.byref(ctypes.c_uint64(addr)), 8)
-        elif op == "acl.memcpy":
-            self._memcpy(req["dst"], req["src"], int(req["n"]))
-        elif op == "acl.memset":
-            buf, off = self._buffer(req["dst"])
-            n = min(int(req["n"]), buf.nbytes - off)
-            buf.data[off : off + n] = req["value"] & 0xFF
-        elif op == "launch":
-            self.launch(int(req["blocks"]), req.get("kernel") or "kernel")
-        else:
-            raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
-
-    def _memcpy(self, dst: int, src: int, n: int) -> None:
-        lo, hi = self.loaded.gm_base, self.loaded.gm_base + (16 << 30)
-        if lo <= src < hi:
-            sbuf, soff = self._buffer(src)
-            n = min(n, sbuf.nbytes - soff)
-            data = sbuf.data[soff : soff + n].tobytes()
-        else:
-            data = ctypes.string_at(src, n)
-        if lo <= dst < hi:
-            dbuf, doff = self._buffer(dst)
-            m = min(len(data), dbuf.nbytes - doff)
-            dbuf.data[doff : doff + m] = bytearray(data[:m])
-        else:
-            ctypes.memmove(dst, data, len(data))
-
-    def flush(self) -> None:
-        """Simulate the pending plain-call requests as one single-block launch."""
-        reqs, self.implicit = self.implicit, []
-        if not reqs:
-            return
-        host = self
-
-        def implicit_launch():
-            rec = _program.current()
-            disp = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
-            for req, site in reqs:
-                rec.source = site
-                try:
-                    disp.issue(req, site, None)
-                except BaseException as exc:
-                    raise _located(exc, site) from None
-                finally:
-                    rec.source = None
-
-        self.runs.append(self.dev.run(Kernel(implicit_launch), block_dim=1))
-
-    def launch(self, blocks: int, symbol: str) -> None:
-        host = self
-
-        def body():
-            rec = _program.current()
-            host.block = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
-            host.loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
-            try:
-                rc = host.loaded.dll.ptosim_run_pending()
-            finally:
-                err = host.block.error
-                host.block = None
-                rec.source = None
-            if rc == 1 and err is not None:
-                raise err
-            if rc == 3:
-                raise _fault_error(host.loaded)
-            if rc != 0:
-                raise CxxError(f"{symbol}: the kernel ended with a C++ exception (code {rc})")
-
-        body.__name__ = _demangle(symbol)
-        try:
-            self.runs.append(self.dev.run(Kernel(body), block_dim=blocks))
-        finally:  # host code after the launch (and plain calls) is block 0 of 1 again
-            self.loaded.dll.ptosim_set_block(0, 1)
+def run_test_dir(test_dir, devices: list[str], **options) -> list[CaseReport]:
+    """Run every case of ``test_dir`` on each device (options: those of ``run_folder``)."""
+    return run_folder(test_dir, devices, **options).reports
 
 
-def _demangle(name: str) -> str:
-    exe = shutil.which("c++filt")
-    if not name.startswith("_Z") or exe is None:
-        return name
-    out = subprocess.run([exe, name], capture_output=True, text=True).stdout.strip()
-    return out.split("(")[0] or name
-
-
-def run_test_dir(
+def run_folder(
     test_dir,
     devices: list[str],
     *,
     compiler: str | None = None,
     work: Path | None = None,
     case_filter: str = "",
-) -> list[CaseReport]:
-    """Run every gtest case of ``test_dir`` on each device; see the module docstring.
+    case_timeout_seconds: float | None = DEFAULT_CASE_TIMEOUT_SECONDS,
+    jobs: int | None = None,
+) -> FolderRun:
+    """``run_test_dir`` with the reason an empty run is empty.
 
     Raises:
-        CxxBuildError: the folder does not build. KernelError: gen_data.py failed.
+        CxxBuildError: the folder does not build. KernelError: no folder, no sources, or
+        gen_data.py failed.
     """
     test_dir = Path(test_dir).resolve()
     if not test_dir.is_dir():
         raise KernelError(f"ptosim test: {test_dir} is not a folder")
-    sources = sorted(test_dir.glob("*.cpp"))
+    sources = sorted(p for p in test_dir.iterdir() if p.suffix in (".cpp", ".cc", ".cxx"))
     if not sources:
         raise KernelError(f"ptosim test: no .cpp files in {test_dir}")
     work = Path(work or tempfile.mkdtemp(prefix=f"ptosim_test_{test_dir.name}_")).resolve()
     data = work / "data"
     (data / "bin").mkdir(parents=True, exist_ok=True)
-    gen = test_dir / "gen_data.py"
-    if gen.is_file():
-        proc = subprocess.run([sys.executable, str(gen)], cwd=data, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise KernelError(f"ptosim test: gen_data.py failed:\n{proc.stderr[-2000:]}")
-    reports = []
+    run_gen_data(test_dir, data, timeout_seconds=case_timeout_seconds)
+    jobs = jobs or os.cpu_count() or 1  # cases at once, each in its own process
+    reports: list[CaseReport] = []
+    reasons: list[str] = []
+    libraries: dict[str, _build.Library] = {}
     for device in devices:
         target = Device(device).target
-        lib = _build.build_test(
-            sources, target=target, compiler=compiler, include_dirs=_common_includes(test_dir)
+        if target not in libraries:
+            libraries[target] = _build.build_test(
+                sources, target=target, compiler=compiler,
+                include_dirs=_common_includes(test_dir),
+            )  # fmt: skip
+        lib = libraries[target]
+        names, has_main = _listing(lib, case_timeout_seconds)
+        if not names and has_main:
+            names = [MAIN_CASE]
+        if not names:
+            reasons.append(
+                "the test program registers no gtest cases (no TEST / TEST_F / TEST_P / "
+                "TYPED_TEST) and defines no main()"
+            )
+        chosen = [n for n in names if not case_filter or case_filter in n]
+        if names and not chosen:
+            reasons.append(f"no case name contains {case_filter!r} (cases: {', '.join(names)})")
+        if chosen:
+            _warm_up(device)
+        reports += _isolated_cases(
+            lib, [(names.index(n), n) for n in chosen], device, data, case_timeout_seconds, jobs
         )
-        loaded = _Loaded(lib)
-        loaded.dll.ptosim_test_count.restype = ctypes.c_int
-        loaded.dll.ptosim_test_name.restype = ctypes.c_char_p
-        loaded.dll.ptosim_test_name.argtypes = [ctypes.c_int]
-        loaded.dll.ptosim_test_run.argtypes = [ctypes.c_int]
-        loaded.dll.ptosim_run_pending.restype = ctypes.c_int
-        for i in range(loaded.dll.ptosim_test_count()):
-            name = loaded.dll.ptosim_test_name(i).decode()
-            if case_filter and case_filter not in name:
-                continue
-            reports.append(_run_case(loaded, i, name, device, data))
+    return FolderRun(reports, "; ".join(dict.fromkeys(reasons)) or None)
+
+
+def _warm_up(device: str) -> None:
+    """Import and configure what a simulation needs once, in this process, so that each case's
+    child process starts with it (about a second per case otherwise)."""
+    Device(device).run(Kernel(lambda: None))
+
+
+def _load(lib: _build.Library) -> _Loaded:
+    loaded = _Loaded(lib)
+    dll = loaded.dll
+    dll.ptosim_test_count.restype = ctypes.c_int
+    dll.ptosim_test_name.restype = ctypes.c_char_p
+    dll.ptosim_test_name.argtypes = [ctypes.c_int]
+    dll.ptosim_test_run.argtypes = [ctypes.c_int]
+    dll.ptosim_run_pending.restype = ctypes.c_int
+    dll.ptosim_run_main.argtypes = [ctypes.c_void_p]
+    dll.ptosim_run_main.restype = ctypes.c_int
+    return loaded
+
+
+def _main_address(loaded: _Loaded) -> int | None:
+    """The address of the program's own ``main`` (a folder run like a plain executable)."""
+    try:
+        return ctypes.cast(loaded.dll.main, ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _listing(lib: _build.Library, timeout_seconds: float | None) -> tuple[list[str], bool]:
+    """The gtest case names and whether there is a main(), read in a child process (the test
+    program's static constructors run there, not in ptosim's process)."""
+
+    def names():
+        loaded = _load(lib)
+        dll = loaded.dll
+        return [dll.ptosim_test_name(i).decode() for i in range(dll.ptosim_test_count())], (
+            _main_address(loaded) is not None
+        )
+
+    outcome = run_isolated(names, timeout_seconds)
+    if outcome.crash is not None:
+        raise KernelError(
+            f"ptosim test: the test program failed while starting (static initialisation): "
+            f"{outcome.crash.reason}"
+        )
+    return outcome.value
+
+
+def _isolated_cases(lib, cases, device: str, data: Path, timeout_seconds, jobs: int):
+    """The reports of ``cases`` ((index, name) pairs), each run in its own process."""
+
+    def case(index, name):
+        return lambda: _run_case(lib, index, name, device, data)
+
+    outcomes = run_many([case(i, n) for i, n in cases], timeout_seconds, jobs)
+    reports = []
+    for (_, name), outcome in zip(cases, outcomes):
+        if outcome.crash is not None:
+            reports.append(CaseReport(
+                name, device, "ERROR", compare_outputs(data / name), [], [],
+                outcome.crash.reason, outcome.crash.output,
+            ))  # fmt: skip
+            continue
+        report = outcome.value
+        report.log = outcome.output
+        reports.append(report)
     return reports
 
 
-def _run_case(loaded: _Loaded, index: int, name: str, device: str, data: Path) -> CaseReport:
-    host = _Host(loaded, Device(device))
-    cb = _CALLBACK(host.handle)
-    loaded.dll.ptosim_set_callback(cb)
-    loaded.dll.ptosim_set_block(0, 1)
-    cwd = os.getcwd()
-    os.chdir(data / "bin")  # the vendor tests read ../<Suite>.<case>/input.bin
-    try:
-        rc = loaded.dll.ptosim_test_run(index)
-        if rc in (0, 1) and host.implicit:  # a plain call after the last runtime call
-            try:
-                host.flush()
-            except PtoSimError as exc:
-                host.error, rc = exc, 2
-    finally:
-        os.chdir(cwd)
-        loaded.dll.ptosim_set_callback(_CALLBACK(0))
+def _run_case(lib: _build.Library, index: int, name: str, device: str, data: Path) -> CaseReport:
+    """One case in this (child) process: the gtest case ``index`` (or the program's main)."""
+    loaded = _load(lib)
+    os.chdir(data / "bin")  # the library's tests read ../<Suite>.<case>/input.bin
+    rc, host = _run_hosted(loaded, index, name, device)
+    if rc == 2 and any(k in str(host.error) for k in BODY_IS_KERNEL):
+        # the test body drives tiles itself: run it as a single-block kernel (unless it is host
+        # code after all: then the first error is the one to report)
+        first = host
+        rc, host = run_body_as_kernel(loaded, index, Device(device))
+        if rc == 2 and "is host code" in str(host.error):
+            rc, host = 2, first
     error = None
     if rc == 2:
         error = str(host.error) if host.error is not None else "stopped by ptosim"
@@ -303,7 +239,9 @@ def _run_case(loaded: _Loaded, index: int, name: str, device: str, data: Path) -
         error = str(_fault_error(loaded))
     elif rc == 4:
         error = "the test ended with a C++ exception"
-    verdict = {0: "pass", 1: "FAIL"}.get(rc, "ERROR")
+    elif rc == 5:
+        error = f"main() returned {int(loaded.dll.ptosim_main_status())}"
+    verdict = {0: "pass", 1: "FAIL", 5: "FAIL"}.get(rc, "ERROR")
     return CaseReport(
         name,
         device,
@@ -315,13 +253,52 @@ def _run_case(loaded: _Loaded, index: int, name: str, device: str, data: Path) -
     )
 
 
-def print_reports(reports: list[CaseReport]) -> None:
+def _run_hosted(loaded: _Loaded, index: int, name: str, device: str) -> tuple[int, Host]:
+    host = Host(loaded, Device(device))
+    loaded.dll.ptosim_set_callback(host.callback)
+    loaded.dll.ptosim_set_block(0, 1)
+    try:
+        if name == MAIN_CASE and index == 0 and loaded.dll.ptosim_test_count() == 0:
+            rc = loaded.dll.ptosim_run_main(_main_address(loaded))
+        else:
+            rc = loaded.dll.ptosim_test_run(index)
+        if rc in (0, 1, 5) and host.implicit:  # a plain call after the last runtime call
+            try:
+                host.flush()
+            except PtoSimError as exc:
+                host.error, rc = exc, 2
+    finally:
+        loaded.dll.ptosim_set_callback(_CALLBACK(0))
+    return rc, host
+
+
+def print_reports(reports: list[CaseReport], *, empty_reason: str | None = None,
+                  verbose: bool = False) -> None:  # fmt: skip
     for r in reports:
         tail = f"  <- {r.error.splitlines()[0]}" if r.error else ""
         if not r.error and r.findings:
             tail = f"  ({len(r.findings)} finding(s): {r.findings[0].splitlines()[0]})"
         cycles = ",".join("-" if c is None else str(c) for c in r.cycles) or "-"
         print(f"{r.device:<6} {r.case:<40} {r.verdict:<5} {r.output:<24} cycles {cycles}{tail}")
+        if verbose and r.log.strip():
+            print("\n".join("    | " + ln for ln in r.log.rstrip().splitlines()))
+        elif r.verdict == "FAIL":
+            for line in _failure_lines(r.log):
+                print(f"    | {line}")
     ok = sum(r.ok for r in reports)
     exact = sum(r.output == "bit-exact" for r in reports)
-    print(f"{ok}/{len(reports)} cases pass, {exact}/{len(reports)} outputs bit-exact to golden.bin")
+    why = f" ({empty_reason})" if not reports and empty_reason else ""
+    print(
+        f"{ok}/{len(reports)} cases pass, {exact}/{len(reports)} outputs bit-exact to "
+        f"golden.bin{why}"
+    )
+
+
+def _failure_lines(log: str, most: int = 6) -> list[str]:
+    """The gtest failure messages of a case's output (``file:line: Failure`` and the next line)."""
+    lines = log.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if line.endswith(": Failure"):
+            out += lines[i : i + 2]
+    return out[:most]

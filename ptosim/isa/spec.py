@@ -269,6 +269,8 @@ class DmaRules:
     ub_burst_pitch: UbBurstPitch  # (BURSTS)
     burst_count_must_match: bool  # ND/DN valid burst-count dim == the view's
     burst_length_must_match: bool  # ND/DN valid burst-length dim == the view's
+    # ND/DN TSTORE: the valid region need only fit in the view (where a must-match applies)
+    store_valid_within_view: bool
     burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
     atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
     tmov: TMovCopy

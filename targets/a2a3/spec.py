@@ -205,6 +205,7 @@ SPEC = S.TargetSpec(
         ub_burst_pitch=S.UbBurstPitch.BLOCKS_PLUS_GAP,  # whole blocks + ubGap
         burst_count_must_match=False,  # nBurst comes from the GlobalTensor (D14, F106)
         burst_length_must_match=False,  # (F101)
+        store_valid_within_view=False,
         burst_count_limit=4096,  # nBurst and Rows "< 4096" (semantics.md 3.5)
         # TSTORE<AtomicAdd>: the set_atomic_{s8,s16,s32,f16,bf16,f32} types (semantics.md 3.5)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),

@@ -189,6 +189,7 @@ SPEC = S.TargetSpec(
         ub_burst_pitch=S.UbBurstPitch.TILE_DIM,  # the UB stride is programmed directly
         burst_count_must_match=True,  # the burst count must match the view (D15)
         burst_length_must_match=False,  # the burst length is free
+        store_valid_within_view=False,
         burst_count_limit=None,
         # assumed to be a2a3's set_atomic types (the a5 DMA atomics are not in the reference)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),

@@ -152,6 +152,7 @@ SPEC = S.TargetSpec(
         ub_burst_pitch=S.UbBurstPitch.TILE_DIM,  # (no bursts)
         burst_count_must_match=True,  # the simulator asserts both valid dims (D13)
         burst_length_must_match=True,
+        store_valid_within_view=True,  # the reference asserts the view holds it
         burst_count_limit=None,
         atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
         tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)

@@ -52,6 +52,7 @@ def test_json_keeps_the_tree_of_causes_and_consequences(tmp_path):
     assert [c["code"] for c in cause["consequences"]] == ["F203"]
 
 
+@pytest.mark.slow
 @pytest.mark.cxx
 def test_fix_patches_a_cxx_kernel_file(tmp_path):
     pytest.importorskip("ptosim.cxx")

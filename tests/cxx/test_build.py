@@ -10,6 +10,7 @@ import pytest
 
 import ptosim as pto
 from ptosim.cxx import build as B
+from ptosim.cxx.diagnostics import explain
 from ptosim.errors import CxxBuildError, CxxError
 from tests.helpers.paths import CXX_DIR, ROOT
 
@@ -81,6 +82,7 @@ def test_system_gxx_builds_and_runs(tmp_path):
     assert _run(_kernel_file(tmp_path), "g++")
 
 
+@pytest.mark.slow  # a zig clang build takes 20-50 s here
 @pytest.mark.skipif(
     not B._has_ziglang(), reason="the ziglang package (ptosim[cxx]) is not installed"
 )
@@ -139,7 +141,7 @@ def test_unknown_entry_is_named(tmp_path):
 def test_error_only_in_shim_headers_is_reported_as_a_ptosim_bug(tmp_path):
     shim = B.INCLUDE_DIR / "ptosim_shim" / "pto.hpp"
     text = f"{shim}:12:3: error: something broke\n"
-    msg = B._explain(text, tmp_path / "k.cpp", tmp_path / "w.cpp", ["k"])
+    msg = explain(text, tmp_path / "k.cpp", tmp_path / "w.cpp", ["k"])
     assert "ptosim bug" in msg and "pto.hpp:12" in msg
 
 

@@ -139,10 +139,15 @@ def _commented(lines: list[str], row: int) -> bool:
 
 
 def _function_nodes(tree: ast.AST) -> set[int]:
+    """The nodes inside a function body (each node visited once, nested functions too)."""
     inside: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            inside.update(id(sub) for sub in ast.walk(node) if sub is not node)
+    todo = [(tree, False)]
+    while todo:
+        node, in_function = todo.pop()
+        if in_function:
+            inside.add(id(node))
+        below = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        todo.extend((child, below) for child in ast.iter_child_nodes(node))
     return inside
 
 
@@ -265,23 +270,30 @@ def _in(module: str, package: str) -> bool:
 
 
 # -- the project -----------------------------------------------------------------------------
-MODS = modules(ROOT)
-IMPORTS = imports(MODS)
+@pytest.fixture(scope="module")
+def project() -> tuple[dict[str, Path], list[Import]]:
+    """The modules and their imports, read once when a test here runs (not at collection, which
+    every xdist worker does)."""
+    mods = modules(ROOT)
+    return mods, imports(mods)
 
 
-def test_the_tree_is_read():
+def test_the_tree_is_read(project):
+    MODS, IMPORTS = project
     """The walk finds both folders and their imports (an empty graph would pass anything)."""
     assert {"ptosim", "ptosim.program", "ptosim.targets", "ptosim.targets.a2a3"} <= set(MODS)
     assert len(IMPORTS) > 500
     assert any(i.importer == "ptosim.device" and i.target == "ptosim.run" for i in IMPORTS)
 
 
-def test_no_import_cycle():
+def test_no_import_cycle(project):
+    MODS, IMPORTS = project
     found = cycles(graph(IMPORTS))
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
-def test_function_local_imports_only_for_heavy_optional_dependencies():
+def test_function_local_imports_only_for_heavy_optional_dependencies(project):
+    MODS, IMPORTS = project
     bad = [
         f"{i.importer}:{i.line} imports {i.target}"
         for i in IMPORTS
@@ -292,7 +304,8 @@ def test_function_local_imports_only_for_heavy_optional_dependencies():
     assert not silent, "a function-local import needs a comment saying why: " + str(silent)
 
 
-def test_layers_import_downward():
+def test_layers_import_downward(project):
+    MODS, IMPORTS = project
     bad = []
     for i in IMPORTS:
         if not i.internal:
@@ -311,7 +324,8 @@ def test_layers_import_downward():
     assert not bad, "\n".join(dict.fromkeys(bad))
 
 
-def test_every_module_has_a_layer():
+def test_every_module_has_a_layer(project):
+    MODS, IMPORTS = project
     for name in MODS:
         layer_of(name)
 

@@ -105,6 +105,32 @@ __attribute__((noinline)) inline aclError aclrtMemset(void *dst, size_t dstMax, 
     ptosim::acl_request("acl.memset", ptosim::call_site(__builtin_return_address(0)), b);
     return ACL_SUCCESS;
 }
+// asynchronous forms: a stream runs in order and ptosim simulates each launch when it is made,
+// so they are the synchronous calls
+inline aclError aclrtMemcpyAsync(void *dst, size_t dstMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                                 aclrtStream)
+{
+    return aclrtMemcpy(dst, dstMax, src, count, kind);
+}
+inline aclError aclrtMemsetAsync(void *dst, size_t dstMax, int value, size_t count, aclrtStream)
+{
+    return aclrtMemset(dst, dstMax, value, count);
+}
+// events and device queries: one simulated device; event timing is not measured on the host
+// (the simulated cycles are in ptosim's report)
+typedef void *aclrtEvent;
+inline aclError aclrtCreateEvent(aclrtEvent *e) { if (e) *e = nullptr; return ACL_SUCCESS; }
+inline aclError aclrtCreateEventWithFlag(aclrtEvent *e, uint32_t) { return aclrtCreateEvent(e); }
+inline aclError aclrtRecordEvent(aclrtEvent, aclrtStream) { return ACL_SUCCESS; }
+inline aclError aclrtSynchronizeEvent(aclrtEvent) { return ACL_SUCCESS; }
+inline aclError aclrtStreamWaitEvent(aclrtStream, aclrtEvent) { return ACL_SUCCESS; }
+inline aclError aclrtEventElapsedTime(float *ms, aclrtEvent, aclrtEvent) { if (ms) *ms = 0.0f; return ACL_SUCCESS; }
+inline aclError aclrtDestroyEvent(aclrtEvent) { return ACL_SUCCESS; }
+inline aclError aclrtGetDeviceCount(uint32_t *n) { if (n) *n = 1; return ACL_SUCCESS; }
+inline aclError aclrtGetDevice(int32_t *d) { if (d) *d = 0; return ACL_SUCCESS; }
+inline aclError aclrtCreateContext(aclrtContext *c, int) { if (c) *c = nullptr; return ACL_SUCCESS; }
+inline aclError aclrtDestroyContext(aclrtContext) { return ACL_SUCCESS; }
+inline aclError aclrtSetCurrentContext(aclrtContext) { return ACL_SUCCESS; }
 inline const char *aclGetRecentErrMsg() { return "ptosim: no device error"; }
 inline float aclFloat16ToFloat(aclFloat16 v) { return (float)v; }
 inline aclFloat16 aclFloatToFloat16(float v) { return (aclFloat16)v; }

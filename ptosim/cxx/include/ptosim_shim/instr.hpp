@@ -10,6 +10,8 @@
 // All entry points are noinline so that __builtin_return_address(0) is the kernel's call site.
 #pragma once
 
+#include "ptosim_shim/arity.hpp"
+
 #define PTOSIM_PC ::ptosim::call_site(__builtin_return_address(0))
 #define PTOSIM_NOINLINE __attribute__((noinline))
 
@@ -420,55 +422,59 @@ std::string value_targ2()
 }
 } // namespace detail
 
-#define PTOSIM_GENERIC(NAME)                                                                            \
-    template <typename... A>                                                                            \
-    PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
+// Operand counts: PTOSIM_ARITY_<NAME>(n) (ptosim_shim/arity.hpp, generated from ptosim's
+// instruction registry by ptosim/cxx/headers.py) refuses at compile time a call whose operand
+// count (events and enum modes not counted) the instruction cannot take, so the compiler names the
+// kernel's line (TLOG(x) instead of TLOG(dst, src)).
+} // namespace pto
+namespace ptosim {
+template <typename T>
+constexpr bool counts_as_operand()
+{
+    using U = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (::pto::is_event<U>::value) return false;
+    else if constexpr (requires(U u) { ptosim_enum_type(u); }) return false;
+    else return true;
+}
+template <typename... A>
+constexpr int operand_count()
+{
+    return (0 + ... + (counts_as_operand<A>() ? 1 : 0));
+}
+} // namespace ptosim
+namespace pto {
+
+// the body of every generic overload: check the operand count, wait on Event operands, record
+#define PTOSIM_GENERIC_BODY(NAME, TARGS)                                                                \
     {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename... A>                                                                            \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, "", args...);                                                   \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <auto V, typename... A>                                                                    \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <auto V1, auto V2, typename... A>                                                          \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ2<V1, V2>(), args...);                        \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, auto V, typename... A>                                                       \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, auto V, typename... A>                                          \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
-        return {};                                                                                      \
-    }                                                                                                   \
-    template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
-    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
-    {                                                                                                   \
-        detail::issue(#NAME, PTOSIM_PC, detail::value_targ<V>(), args...);                              \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+        detail::issue(#NAME, PTOSIM_PC, TARGS, args...);                                                \
         return {};                                                                                      \
     }
+#define PTOSIM_GENERIC(NAME)                                                                            \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &...args) PTOSIM_GENERIC_BODY(NAME, "")                          \
+    template <typename... A>                                                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, "")                         \
+    template <auto V, typename... A>                                                                    \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <auto V1, auto V2, typename... A>                                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, auto V, typename... A>                                                       \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, auto V1, auto V2, typename... A>                                             \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, typename T2, auto V, typename... A>                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, typename T2, auto V1, auto V2, typename... A>                                \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <typename T1, typename T2, typename T3, auto V, typename... A>                             \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    template <typename T1, typename T2, typename T3, typename T4, auto V, typename... A>                 \
+    PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())
 
 PTOSIM_GENERIC(TABS) PTOSIM_GENERIC(TADD) PTOSIM_GENERIC(TADDC) PTOSIM_GENERIC(TADDSC)
 PTOSIM_GENERIC(TAND) PTOSIM_GENERIC(TBROADCAST) PTOSIM_GENERIC(TCI) PTOSIM_GENERIC(TCMP)
@@ -499,6 +505,7 @@ PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
 PTOSIM_GENERIC(TPARTARGMAX) PTOSIM_GENERIC(TPARTARGMIN) PTOSIM_GENERIC(TPOW)
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 #undef PTOSIM_GENERIC
+#undef PTOSIM_GENERIC_BODY
 
 // ---- tile-scalar instructions ---------------------------------------------------------------
 // The public API declares the scalar `typename TileDataSrc::DType`: the call converts it to the

@@ -55,7 +55,18 @@ PTOSIM_ENUM(HistByte, uint8_t, BYTE_0, BYTE_1, BYTE_2, BYTE_3)
 PTOSIM_ENUM(QuantType, uint8_t, INT8_SYM, INT8_ASYM)
 PTOSIM_ENUM(GatherAxis, uint8_t, GATHER_ROW, GATHER_COL)
 
-PTOSIM_ENUM(Op, uint16_t, TLOAD, TSTORE_VEC, SCALAR, TRESHAPE, VECTOR, TADD, TADDS, TSUB, TMUL, TMULS, TDIV, TDIVS, TMIN, TMINS, TMAX, TAND, TOR, TSEL, TSHL, TSHR, TEXP, TSELS, TSQRT, TRSQRT, TEXPANDS, TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TCMPS, TMRGSORT, TSORT32, TCI, TGATHER, TGATHERB, TCVT, TROWSUM, TROWPROD, TROWMAX, TROWMIN, TROWEXPAND, TCOLSUM, TCOLPROD, TCOLMAX, TCOLMIN, TTRANS, TTRI, TREM, TFMOD, TREMS, TFMODS, TSUBS, TMAXS, TLRELU, TPRELU, TMOV_V2V, TMOV_V2M, TEXTRACT_V2M, TMOV_M2B, TMOV_M2L, TMOV_M2R, TMOV_M2S, TMOV_A2V, TMOV_A2M, TSTORE_ACC, TSTORE_MAT, TMATMUL, TGEMV, TMATMUL_MX, TEXTRACT_M2LR, TANDS, TORS, TSHLS, TSHRS, TXOR, TXORS, TEXTRACT_A2M, TINSERT_A2M, TIMG2COL, TSETFMATRIX, TSET_IMG2COL_RPT, TSET_IMG2COL_PADDING, TDEQUANT, OP_COUNT,)
+// the operations an Event<SrcOp, DstOp> names (the library's Op names, and ptosim's older
+// spellings of a few)
+PTOSIM_ENUM(Op, uint16_t, TLOAD, TSTORE_VEC, SCALAR, TRESHAPE, VECTOR, TADD, TADDS, TAXPY, TSUB, TMUL, TMULS, TDIV, TDIVS, TMIN, TMINS, TMAX, TAND, TOR, TSEL, TSHL, TSHR, TEXP, TSELS, TSQRT, TRSQRT, TEXPANDS, TEXPANDS_MAT, TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TPOW, TPOWS, TCMPS, TMRGSORT, TSORT32, TCI, TGATHER, TGATHERB, TCVT, TROWSUM, TROWPROD, TROWMAX, TROWMIN, TROWEXPAND, TRANDOM, TCOLSUM, TCOLPROD, TCOLMAX, TCOLMIN, TTRANS, TTRI, TREM, TFMOD, TREMS, TFMODS, TSUBS, TMAXS, TLRELU, TPRELU, TMOV_V2V, TMOV_V2M, TEXTRACT_V2M, TMOV_M2B, TMOV_M2L, TMOV_M2R, TMOV_M2S, TMOV_A2V, TMOV_A2M, TSTORE_ACC, TSTORE_MAT, TMATMUL, TGEMV, TEXTRACT_M2LR, TANDS, TORS, TSHLS, TSHRS, TXOR, TXORS, TEXTRACT_A2M, TINSERT_A2M, TIMG2COL, SETFMATRIX, SET_IMG2COL_RPT, SET_IMG2COL_PADDING, TCONCAT, TDEQUANT, TADDDEQRELU, TABS, TNEG, TRELU, TNOT, TLOG, TRECIP, TCMP, TSCATTER, TCOLEXPAND, TCOLEXPANDDIV, TCOLEXPANDMUL, TCOLEXPANDADD, TCOLEXPANDMAX, TCOLEXPANDMIN, TCOLEXPANDSUB, TCOLEXPANDEXPDIF, TROWEXPANDDIV, TROWEXPANDMUL, TROWEXPANDSUB, TROWEXPANDADD, TROWEXPANDMAX, TROWEXPANDMIN, TROWEXPANDEXPDIF, TPAIRREDUCESUM, TSUBRELUCONV, TADDRELUCONV, TFUSEDMULADD, TMULADDDST, TSUBRELU, TFUSEDMULADDRELU, TMATMUL_MX, TSETFMATRIX, TSET_IMG2COL_RPT, TSET_IMG2COL_PADDING, OP_COUNT,)
+
+// a signed 4-bit integer in the low half of a byte (two of them are packed per byte in memory);
+// it reads as the sign-extended value
+struct int4b_t {
+    uint8_t storage;
+    int4b_t() = default;
+    explicit int4b_t(int32_t v) : storage(uint8_t(v) & 0x0F) {}
+    operator int8_t() const { return int8_t(storage & 0x08 ? (storage | 0xF0) : storage); }
+};
 
 namespace GlobalTensorDim {
 constexpr int DIM_0 = 0, DIM_1 = 1, DIM_2 = 2, DIM_3 = 3, DIM_4 = 4, TOTAL_DIM = 5;
@@ -82,6 +93,22 @@ constexpr int BLOCK_LEN = 16;
 constexpr int CUBE_BLOCK_SIZE = 512;
 constexpr uint32_t TMP_UB_SIZE = 8 * 1024;
 constexpr uint32_t TMP_UB_OFFSET = 184 * 1024;
+// more of the public constants kernels and tests use by name (pto/common/constants.hpp)
+constexpr uint64_t BLOCK_MAX_PER_REPEAT = REPEAT_BYTE / BLOCK_BYTE_SIZE;
+constexpr int REPEAT_STRIDE_MAX = 255;
+constexpr int FIXP_BURST_UNIT_LEN = 64;
+constexpr uint32_t SHIFT_BLOCK_LEN = 4, SHIFT_BLOCK_BYTE = 5, SHIFT_FRACTAL_BYTE = 9;
+constexpr uint64_t MASK_LEN = 64;
+constexpr int FRACTAL_ZZ_ROW = 16, ACC_C0_SIZE = 16;
+constexpr uint32_t B4_C0_SIZE = 64;
+constexpr int MX_COL_LEN = 2, MX_ROW_LEN = 16, MX_BLOCK_SIZE = 32;
+constexpr int HIF4_COL_LEN = 4, HIF4_ROW_LEN = 16, HIF4_BLOCK_SIZE = 64;
+constexpr int B8_DATA_TYPE_OFFSET = 8, MAD_MODE_BIT = 46, MAD_ROUND_MODE_BIT = 47;
+constexpr int TROW_PROD_LOOP_B16 = 7, TROW_PROD_LOOP_B32 = 6, PAD_SHIFT_LENGTH = 32;
+constexpr uint16_t PTO_TIME_1 = 1, PTO_TIME_2 = 2, PTO_TIME_4 = 4;
+constexpr uint16_t PTO_IDX_0 = 0, PTO_IDX_1 = 1, PTO_IDX_2 = 2, PTO_IDX_3 = 3;
+constexpr int NUM_1 = 1, NUM_4 = 4, NUM_8 = 8, NUM_12 = 12, NUM_16 = 16, NUM_32 = 32, NUM_64 = 64;
+constexpr int NUM_77 = 77, NUM_96 = 96, NUM_128 = 128, NUM_256 = 256, NUM_512 = 512;
 
 
 // ---- Shape / Stride -------------------------------------------------------------------------
@@ -164,11 +191,21 @@ struct GlobalTensor {
     {
         return ::ptosim::scalar_read<DType>("GlobalTensor.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
     }
+    // the CPU simulator's element access by offset: the same scalar instructions
+    __attribute__((noinline)) void SetElement(const size_t i, const DType v)
+    {
+        ::ptosim::scalar_access("GlobalTensor.SetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i, &v);
+    }
+    __attribute__((noinline)) DType GetElement(const size_t i)
+    {
+        return ::ptosim::scalar_read<DType>("GlobalTensor.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
+    }
 
     DType *data_;
     Shape shape_;
     Stride stride_;
 };
+
 
 // ---- Tile -----------------------------------------------------------------------------------
 namespace detail {
@@ -254,6 +291,9 @@ struct Tile : detail::TileIdentity {
     {
         return ::ptosim::scalar_read<DType>("Tile.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
     }
+    // storage size (the packed 4-bit types hold two elements per byte)
+    static constexpr size_t GetSizeInUnits() { return (IsTwinType<DType>() ? Numel / 2 : Numel); }
+    static constexpr size_t GetSizeInBytes() { return GetSizeInUnits() * sizeof(DType); }
     bool GetKAligned() const { return kAligned_; }
     void SetKAligned(bool k) { kAligned_ = k; }
     void SetMadTF32Mode(RoundMode = RoundMode::CAST_ROUND) {}
@@ -439,3 +479,12 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 
 #include "describe.hpp"
 #include "instr.hpp"
+
+#if defined(__CPU_SIM)
+// the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)
+// with its PTO headers, so a cpu test's headers use them without including acl/acl.h
+#include "acl/acl.h"
+// ... and its CPU memory model (tests pick an architecture through it)
+#include "pto/cpu/NPUMemoryModel.hpp"
+#include "pto/cpu/tile_offsets.hpp"
+#endif

@@ -3,9 +3,11 @@
 // Own code, written for ptosim; no vendor code.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <functional>
 #include <string>
@@ -73,20 +75,48 @@ struct bfloat16_t {
     }
 };
 typedef bfloat16_t bfloat16;
+typedef half float16_t;
+typedef float float32_t;
 
-#define PTOSIM_OPAQUE8(NAME)                       \
-    struct NAME {                                  \
-        uint8_t bits = 0;                          \
-        NAME() = default;                          \
-        explicit NAME(uint8_t b) : bits(b) {}      \
+// 8-bit floating types (storage, and the value read back, e.g. by a test comparing outputs):
+// sign, E exponent bits with the bias, M mantissa bits; `specials`: 1 an all-ones exponent is
+// inf/NaN (IEEE-like e5m2), 2 only all-ones exponent and mantissa is NaN (e4m3fn), 0 none. The
+// 4-bit pairs read their first (low) element. hifloat8 is not decoded (NaN).
+namespace ptosim {
+inline float minifloat(unsigned bits, int e_bits, int m_bits, int bias, int specials)
+{
+    const unsigned m_mask = (1u << m_bits) - 1, e_mask = (1u << e_bits) - 1;
+    const unsigned m = bits & m_mask, e = (bits >> m_bits) & e_mask, sign = (bits >> (m_bits + e_bits)) & 1u;
+    float v;
+    if (specials == 1 && e == e_mask) v = m ? NAN : INFINITY;
+    else if (specials == 2 && e == e_mask && m == m_mask) v = NAN;
+    else if (e == 0) v = std::ldexp(float(m) / float(1u << m_bits), 1 - bias);
+    else v = std::ldexp(1.0f + float(m) / float(1u << m_bits), int(e) - bias);
+    return sign ? -v : v;
+}
+} // namespace ptosim
+#define PTOSIM_OPAQUE8(NAME, VALUE)                                \
+    struct NAME {                                                  \
+        uint8_t bits = 0;                                          \
+        NAME() = default;                                          \
+        explicit NAME(uint8_t b) : bits(b) {}                      \
+        explicit operator float() const { return VALUE; }          \
     };
-PTOSIM_OPAQUE8(float8_e4m3_t)
-PTOSIM_OPAQUE8(float8_e5m2_t)
-PTOSIM_OPAQUE8(float8_e8m0_t)
-PTOSIM_OPAQUE8(hifloat8_t)
-PTOSIM_OPAQUE8(float4_e2m1x2_t)
-PTOSIM_OPAQUE8(float4_e1m2x2_t)
+PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2))
+PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1))
+PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127))
+PTOSIM_OPAQUE8(hifloat8_t, NAN)
+PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0))
+PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0))
 #undef PTOSIM_OPAQUE8
+
+// the packed 4-bit element types hold two values per byte ("twin" types; global, as the
+// library declares them)
+template <typename T>
+constexpr bool IsTwinType()
+{
+    return std::is_same_v<T, float4_e2m1x2_t> || std::is_same_v<T, float4_e1m2x2_t>;
+}
 
 // ---- pipes and events (global names, as the device compiler provides them) ------------------
 enum pipe_t : int {
@@ -201,6 +231,11 @@ inline void set_mask_norm() {}
 inline void set_vector_mask(uint64_t, uint64_t) {}
 inline void set_atomic_none() {}
 inline void dsb(int = 0) {}
+// data-cache maintenance: ptosim's GM has no cache between the scalar unit and memory
+enum class cache_line_t { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE };
+enum class dcci_dst_t { CACHELINE_ALL, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+inline void dcci(const volatile void *, cache_line_t) {}
+inline void dcci(const volatile void *, cache_line_t, dcci_dst_t) {}
 #define DSB_DDR 0
 #define DSB_ALL 0
 

@@ -1,0 +1,292 @@
+"""The host side of a test case: ACL runtime calls, kernel launches, and a test body that drives
+tiles itself.
+
+A ``Host`` serves the requests of one case: outside a launch, ACL calls (device memory is
+ptosim's GM), ``kernel<<<blocks, l2, stream>>>(args)`` (simulated by ``Device.run`` with
+``block_dim = blocks``) and instructions of a kernel called as a plain function (kept, and
+simulated as one single-block run at the next runtime call); inside a launch, the kernel's own
+requests through a ``Dispatcher``.
+
+Some tests (the library's cpu tests of TMOV, TEXTRACT, TCOLPROD ...) have no kernel: the test
+body itself assigns tiles, fills them through ``tile.data()``, calls instructions and reads the
+results. ``run_body_as_kernel`` runs such a body as a single-block kernel, so its raw accesses
+and ``GetValue`` calls are served by the simulation session like a kernel's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+
+from .. import program as _program
+from ..device import Device
+from ..errors import CxxError, PtoSimError
+from ..memory import GM_BASE_ADDRESS
+from ..program import Kernel
+from .dispatch import Dispatcher, _located
+from .kernel import _CALLBACK, _fault_error, _Loaded
+
+# instructions that write GM (a raw host read of GM must wait for them)
+GM_WRITERS = frozenset({"TSTORE", "MSCATTER"})
+# the host-side errors that mean "this test body is the kernel" (run_body_as_kernel)
+BODY_IS_KERNEL = ("raw access to device memory", "scalar read in a kernel called without")
+
+
+class Host:
+    """Serves the requests of one test case: ACL calls on the host side, launches, and (while
+    a launch is being recorded) the kernel's instructions through a Dispatcher."""
+
+    def __init__(self, loaded: _Loaded, dev: Device):
+        self.loaded = loaded
+        self.dev = dev
+        self.block: Dispatcher | None = None
+        self.error: BaseException | None = None
+        self.runs: list = []
+        # requests of a kernel called as a plain function (no <<<>>>): replayed as one block at
+        # the next host runtime call, the way a stream synchronisation ends a launch
+        self.implicit: list[tuple[dict, str | None]] = []
+        self.callback = _CALLBACK(self.handle)  # kept alive as long as the host
+        self._raw_page: int | None = None  # a host write to device memory in flight
+        self._raw_tile: dict | None = None  # a plain-called kernel's tile write in flight
+
+    # -- a kernel called as a plain function writing tile storage (tile.data()[i] = v,
+    # std::fill): kept with its other requests as the SetValues of the elements it wrote (the
+    # page is given as zeros: a write needs no old value; the addressed element is always stored)
+    def raw_tile_write(self, req: dict, site, out) -> None:
+        n = int(req["page"])
+        ctypes.memset(out, 0, n)
+        self._raw_tile = {"addr": req["addr"], "page": req["addr"] - req["addr"] % n,
+                          "page_size": n, "site": site}  # fmt: skip
+
+    def raw_tile_done(self, out) -> None:
+        w, self._raw_tile = self._raw_tile, None
+        now = np.frombuffer(ctypes.string_at(out, w["page_size"]), np.uint8)
+        nz = np.flatnonzero(now)
+        req = dict(w, op="raw_write", offsets=nz.tolist(), values=now[nz].tolist())
+        self.implicit.append((req, w.pop("site")))
+
+    # -- host code touching device memory directly (the CPU simulator's device memory is host
+    # memory, so tests fill aclrtMalloc buffers in place): served from the GM buffers, no
+    # instruction; between launches the buffers hold the device's memory
+    def _in_gm(self, addr: int) -> bool:
+        return self.loaded.gm_base <= addr < self.loaded.gm_base + (16 << 30)
+
+    def _page(self, page: int, n: int) -> bytes:
+        out = np.zeros(n, np.uint8)
+        base = self.loaded.gm_base
+        for buf in self.dev.gm.buffers:
+            start = base + (buf.address - GM_BASE_ADDRESS)
+            lo, hi = max(page, start), min(page + n, start + buf.nbytes)
+            if lo < hi:
+                out[lo - page : hi - page] = buf.data[lo - start : hi - start]
+        return out.tobytes()
+
+    def _pending_conflicts(self, write: bool) -> bool:
+        """Whether the plain-call instructions not yet simulated must run before a raw GM access
+        by code on the host thread: a read follows their GM writes, a write follows any of their
+        GM accesses. Otherwise the access is served now and they stay one kernel (a plain-called
+        kernel that reads a scalar argument from GM between its instructions keeps its tiles)."""
+        for req, _ in self.implicit:
+            if req["op"] in GM_WRITERS:
+                return True
+            if write and any(d.get("k") == "gm" for d in req.get("a", [])):
+                return True
+        return False
+
+    def raw_gm(self, req: dict, out) -> None:
+        self._buffer(req["addr"])  # an address outside every aclrtMalloc buffer is an error
+        n = int(req["page"])
+        page = req["addr"] - req["addr"] % n
+        ctypes.memmove(out, self._page(page, n), n)
+        if req["write"]:
+            self._raw_page = page
+
+    def raw_gm_done(self, out) -> None:
+        page, self._raw_page = self._raw_page, None
+        n = 4096
+        now = ctypes.string_at(out, n)
+        base = self.loaded.gm_base
+        for buf in self.dev.gm.buffers:
+            start = base + (buf.address - GM_BASE_ADDRESS)
+            lo, hi = max(page, start), min(page + n, start + buf.nbytes)
+            if lo < hi:
+                buf.data[lo - start : hi - start] = bytearray(now[lo - page : hi - page])
+
+    def handle(self, request: bytes, out) -> int:
+        if self.block is not None:  # inside a launch: the kernel's own requests
+            rc = self.block.handle(request, out)
+            if rc:
+                self.error = self.block.error
+            return rc
+        site = None
+        try:
+            req = json.loads(request)
+            site = self.loaded.request_site(req)
+            if req["op"] == "raw" and self._in_gm(req["addr"]):
+                if self._pending_conflicts(req["write"]):
+                    self.flush()  # the access must see (or follow) the work issued before it
+                self.raw_gm(req, out)
+            elif req["op"] == "raw_done" and self._raw_page is not None:
+                self.raw_gm_done(out)
+            elif req["op"] == "raw" and req["write"]:
+                self.raw_tile_write(req, site, out)
+            elif req["op"] == "raw_done" and self._raw_tile is not None:
+                self.raw_tile_done(out)
+            elif req["op"] in ("raw", "raw_done"):
+                raise CxxError(
+                    "raw access to device memory (tile.data()) outside a kernel launch "
+                    "<<<...>>>: launch the kernel"
+                )
+            elif req["op"] == "launch" or req["op"].startswith("acl."):
+                self.flush()
+                self.host(req, out)
+            elif req["op"].endswith("GetValue"):  # (a SetValue is kept like an instruction)
+                raise CxxError(
+                    "scalar read in a kernel called without <<<...>>>: its data is only known "
+                    "after the call; launch it with <<<...>>>"
+                )
+            else:
+                self.implicit.append((req, site))
+            return 0
+        except BaseException as exc:
+            located = isinstance(exc, PtoSimError) and re.match(r"\S+:\d+: ", exc.message)
+            if site and isinstance(exc, PtoSimError) and not located:
+                exc.message = f"{site}: {exc.message}"
+                exc.args = (exc.message,)
+            self.error = exc
+            return 1
+
+    def _buffer(self, addr: int):
+        base = self.loaded.gm_base
+        for buf in self.dev.gm.buffers:
+            start = base + (buf.address - GM_BASE_ADDRESS)
+            if start <= addr < start + max(buf.nbytes, 1):
+                return buf, addr - start
+        raise CxxError(
+            f"device address {addr - base + GM_BASE_ADDRESS:#x} is not in any aclrtMalloc buffer"
+        )
+
+    def host(self, req: dict, out) -> None:
+        op = req["op"]
+        if op == "acl.malloc":
+            buf = self.dev.gm_zeros(max(int(req["size"]), 1), "uint8")
+            addr = self.loaded.gm_base + (buf.address - GM_BASE_ADDRESS)
+            ctypes.memmove(out, ctypes.byref(ctypes.c_uint64(addr)), 8)
+        elif op == "acl.memcpy":
+            self._memcpy(req["dst"], req["src"], int(req["n"]))
+        elif op == "acl.memset":
+            buf, off = self._buffer(req["dst"])
+            n = min(int(req["n"]), buf.nbytes - off)
+            buf.data[off : off + n] = req["value"] & 0xFF
+        elif op == "launch":
+            self.launch(int(req["blocks"]), req.get("kernel") or "kernel")
+        else:
+            raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
+
+    def _memcpy(self, dst: int, src: int, n: int) -> None:
+        lo, hi = self.loaded.gm_base, self.loaded.gm_base + (16 << 30)
+        if lo <= src < hi:
+            sbuf, soff = self._buffer(src)
+            n = min(n, sbuf.nbytes - soff)
+            data = sbuf.data[soff : soff + n].tobytes()
+        else:
+            data = ctypes.string_at(src, n)
+        if lo <= dst < hi:
+            dbuf, doff = self._buffer(dst)
+            m = min(len(data), dbuf.nbytes - doff)
+            dbuf.data[doff : doff + m] = bytearray(data[:m])
+        else:
+            ctypes.memmove(dst, data, len(data))
+
+    def flush(self) -> None:
+        """Simulate the pending plain-call requests as one single-block launch."""
+        reqs, self.implicit = self.implicit, []
+        if not reqs:
+            return
+        host = self
+
+        def implicit_launch():
+            rec = _program.current()
+            disp = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
+            for req, site in reqs:
+                rec.source = site
+                try:
+                    disp.issue(req, site, None)
+                except BaseException as exc:
+                    raise _located(exc, site) from None
+                finally:
+                    rec.source = None
+
+        self.runs.append(self.dev.run(Kernel(implicit_launch), block_dim=1))
+
+    def launch(self, blocks: int, symbol: str) -> None:
+        host = self
+
+        def body():
+            rec = _program.current()
+            host.block = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
+            host.loaded.dll.ptosim_set_callback(host.callback)  # the thread's own shim state
+            host.loaded.dll.ptosim_set_block(rec.program.block_idx, rec.program.block_num)
+            try:
+                rc = host.loaded.dll.ptosim_run_pending()
+            finally:
+                err = host.block.error
+                host.block = None
+                rec.source = None
+            if rc == 1 and err is not None:
+                raise err
+            if rc == 3:
+                raise _fault_error(host.loaded)
+            if rc != 0:
+                raise CxxError(f"{symbol}: the kernel ended with a C++ exception (code {rc})")
+
+        body.__name__ = _demangle(symbol)
+        try:
+            self.runs.append(self.dev.run(Kernel(body), block_dim=blocks))
+        finally:  # host code after the launch (and plain calls) is block 0 of 1 again
+            self.loaded.dll.ptosim_set_block(0, 1)
+
+
+def _demangle(name: str) -> str:
+    exe = shutil.which("c++filt")
+    if not name.startswith("_Z") or exe is None:
+        return name
+    out = subprocess.run([exe, name], capture_output=True, text=True).stdout.strip()
+    return out.split("(")[0] or name
+
+
+def run_body_as_kernel(loaded: _Loaded, index: int, dev: Device) -> tuple[int, Host]:
+    """Run test case ``index`` as the body of a single-block kernel on ``dev``: its instructions,
+    raw tile accesses and GetValue calls are served like a kernel's (in a simulation session
+    when it reads values). Returns the runner's code (0 pass, 1 a gtest check failed, 2 ptosim
+    stopped it, 3 a raw access ptosim cannot serve, 4 another C++ exception) and the host."""
+    host = Host(loaded, dev)
+    codes: list[int] = []
+
+    def body():
+        rec = _program.current()
+        host.block = Dispatcher(loaded, rec, list(dev.gm.buffers))
+        loaded.dll.ptosim_set_callback(host.callback)
+        loaded.dll.ptosim_set_block(0, 1)
+        try:
+            rc = loaded.dll.ptosim_test_run(index)
+        finally:
+            err = host.block.error
+            host.block = None
+            rec.source = None
+        if rc == 2 and err is not None:
+            raise err  # a ptosim error, or the request for a session (re-run by Device.run)
+        codes.append(rc)
+
+    body.__name__ = "test_body"
+    try:
+        host.runs.append(dev.run(Kernel(body), block_dim=1))
+    except PtoSimError as exc:
+        host.error = exc
+        return 2, host
+    return (codes[-1] if codes else 2), host

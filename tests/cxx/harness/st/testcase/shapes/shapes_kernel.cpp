@@ -1,0 +1,39 @@
+// The kernel of the shapes folder: out = a + b over one R x C tile per block.
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+template <typename T, int R, int C>
+__global__ AICORE void add_kernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)
+{
+    using Tl = Tile<TileType::Vec, T, R, C>;
+    using G = GlobalTensor<T, Shape<1, 1, 1, R, C>, Stride<R * C, R * C, R * C, C, 1>>;
+    G ga(a), gb(b), go(out);
+    Tl ta, tb;
+    TASSIGN(ta, 0x0);
+    TASSIGN(tb, 0x8000);
+    TLOAD(ta, ga);
+    TLOAD(tb, gb);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TADD(ta, ta, tb);
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    TSTORE(go, ta);
+}
+
+template <typename T, int R, int C>
+void LaunchAdd(T *out, T *a, T *b, void *stream)
+{
+    add_kernel<T, R, C><<<1, nullptr, stream>>>(out, a, b);
+}
+template <typename T, int R, int C>
+void CallAdd(T *out, T *a, T *b)
+{
+    add_kernel<T, R, C>(out, a, b);  // called as a plain function, as the library's cpu tests do
+}
+template void LaunchAdd<float, 16, 16>(float *, float *, float *, void *);
+template void LaunchAdd<float, 32, 64>(float *, float *, float *, void *);
+template void LaunchAdd<int32_t, 16, 16>(int32_t *, int32_t *, int32_t *, void *);
+template void CallAdd<float, 16, 16>(float *, float *, float *);
+template void CallAdd<float, 32, 64>(float *, float *, float *);
+template void CallAdd<int32_t, 16, 16>(int32_t *, int32_t *, int32_t *);

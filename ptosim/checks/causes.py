@@ -167,6 +167,11 @@ class _Search:
             )
             for eid, like in self._events(lines, line, lines.scope_of(line, p), key):
                 yield ([_insert(key, "after", line, "set_flag", eid, like)], "missing-set", text)
+            # right before the wait (its set-then-wait), when the work's line runs more often
+            # than the wait's (the last run of a loop body the wait follows)
+            for eid, like in self._events(lines, w.source, tuple(w.sites), key):
+                yield ([_insert(key, "before", w.source, "set_flag", eid, like)], "missing-set",
+                       text)  # fmt: skip
         yield from self._prime(w, prog, lines)
         for d in _dangling(prog):
             text = f"{_label(d)} posts {_key_text(_key(d))} but {_label(w)} waits for " + (

@@ -13,7 +13,7 @@ The pooled lookup of recommendation models (``torch.nn.EmbeddingBag(mode="sum")`
 
 ``pipe_barrier(PIPE_V)`` orders the dependent vector steps (the gather, the scaling, the
 column sums). The products round once to float32 everywhere; the column sums are where the
-targets differ (docs/reference.md, "Vector ISA: reductions and column broadcasts"): cpu and
+targets differ (docs/reference/reduction.md: the reduction orders): cpu and
 a2a3 add the 8 rows in order (row 0, then + row 1, ...), a5 adds ``r0 + (r1 + r2) + (r3 + r4)
 + (r5 + r6) + r7``; ``check`` writes both orders.
 

@@ -14,11 +14,12 @@ broadcasts want the [R, 1] ColMajor column: ``TRESHAPE`` views the same 4*R byte
 RowMajor tile for the scalar steps (an alias, no data moves). A ``pipe_barrier(PIPE_V)`` sits
 between every dependent pair of vector instructions.
 
-Expected bits per target (docs/reference.md, "Vector ISA: ..."): the two row sums are added in
-each target's order (cpu sequential, a2a3 chunk tree + vcadd lane tree, a5 per-chunk lane trees
-summed in order), and TRSQRT is one rounding of 1/sqrt on cpu and on a2a3 (the 2-operand vrsqrt)
-but vsqrt then vdiv, two roundings, on a5. Everything else rounds once to float32 everywhere.
-Two shapes: ``layernorm_16x64`` (one 256-byte repeat per row) and ``layernorm_8x256``.
+Expected bits per target (docs/reference/reduction.md, elementwise-unary.md): the two row sums
+are added in each target's order (cpu sequential, a2a3 chunk tree + vcadd lane tree, a5
+per-chunk lane trees summed in order), and TRSQRT is one rounding of 1/sqrt on cpu and on
+a2a3 (the 2-operand vrsqrt) but vsqrt then vdiv, two roundings, on a5. Everything else rounds
+once to float32 everywhere. Two shapes: ``layernorm_16x64`` (one 256-byte repeat per row) and
+``layernorm_8x256``.
 
 Run it: ``python -m ptosim run examples/layernorm.py:layernorm_8x256 --device a2``.
 """
@@ -114,7 +115,7 @@ def inputs_layernorm_8x256(dev):
     return _inputs("layernorm_8x256", dev)
 
 
-# -- the expected bits per target, from docs/reference.md (not from ptosim) ---------------------
+# -- the expected bits per target, from docs/reference/*.md (not from ptosim) ----------------------
 f32 = np.float32
 LANES = 64  # float32 elements per 256-byte repeat (a2a3) / vector (a5)
 

@@ -12,7 +12,7 @@ A ``pipe_barrier(PIPE_V)`` separates every dependent pair of vector instructions
 lane tree while a5 sums two chunk trees) and ``rmsnorm_f16`` (half: one repeat per row on the
 NPUs, a half accumulator there, while the cpu reference accumulates the row sum in float32 and
 rounds once). ``check`` writes each target's order and TRSQRT (one rounding on cpu and a2a3,
-vsqrt then vdiv on a5) from docs/reference.md and compares bit for bit.
+vsqrt then vdiv on a5) from docs/reference/elementwise-unary.md and compares bit for bit.
 
 Run it: ``python -m ptosim run examples/rmsnorm.py:rmsnorm_f16 --device 950pr``.
 """
@@ -88,7 +88,7 @@ def inputs_rmsnorm_f16(dev):
     return _inputs(dev, np.float16)
 
 
-# -- the expected bits per target, from docs/reference.md (not from ptosim) ---------------------
+# -- the expected bits per target, from docs/reference/*.md (not from ptosim) ----------------------
 def lane_tree(v, t):
     """vcadd: lane 2k + lane 2k+1, level by level, an odd last lane carried, in type t."""
     v = [t(a) for a in v]

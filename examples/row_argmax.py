@@ -10,7 +10,7 @@ The data has the cases where the result is defined by the tie rule: a row whose 
 twice (the first index wins on every target) and a row whose maximum is zero, present as -0.0
 at column 3 and as +0.0 at column 10. The cpu reference compares with ``>``, so -0.0 stays (3);
 the NPU compares in the IEEE maximum order, where +0 > -0 (10). ``check`` branches on the
-target for that (docs/reference.md, "Vector ISA: reductions and column broadcasts").
+target for that (docs/reference/reduction.md: the reduction orders).
 
 DEVICES are cpu, a2 and a3 only: TROWARGMAX is not defined on a5 (the 950's vector ISA has no
 arg-reduction; ptosim raises UnsupportedError there). See row_topk.py for a TSORT32 top-k that

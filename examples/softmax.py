@@ -16,7 +16,7 @@ adds the chunks pairwise into tmp before the lane tree, a5 adds one lane tree pe
 sequentially). Every step except the row sum rounds once to float32 on every target, so the
 exact expected output differs between targets only through the row sums' addition order:
 ``check`` writes the three orders (cpu sequential, a2a3 chunk tree + lane tree, a5 per-chunk
-trees) from docs/reference.md, "Vector ISA: reductions and column broadcasts".
+trees) from docs/reference/reduction.md (the reduction orders).
 
 Run it: ``python -m ptosim run examples/softmax.py:softmax_8x256 --device 950pr``.
 """
@@ -82,7 +82,7 @@ def inputs_softmax_8x256(dev):
     return _inputs("softmax_8x256", dev)
 
 
-# -- the row-sum orders, written from docs/reference.md (not from ptosim) -----------------------
+# -- the row-sum orders, written from docs/reference/reduction.md (not from ptosim)-----------------
 LANES = 64  # float32 elements per 256-byte repeat (a2a3) / vector (a5)
 
 

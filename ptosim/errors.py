@@ -257,7 +257,7 @@ def error_codes() -> list[type[PtoSimError]]:
 
 
 def markdown_table() -> str:
-    """The docs table of the error codes (generated into docs/reference.md)."""
+    """The docs table of the error codes (generated into docs/reference/codes.md)."""
     lines = ["| code | class | raised when | fix |", "|---|---|---|---|"]
     for cls in error_codes():
         lines.append(f"| {cls.code} | `{cls.__name__}` | {cls.meaning} | {cls.fix or '-'} |")

@@ -134,7 +134,7 @@ def finding_codes() -> list[FindingCode]:
 
 
 def markdown_table(*, short: bool = False) -> str:
-    """The docs table of the finding codes (generated into docs/reference.md; ``short``: code
+    """The docs table of the finding codes (generated into docs/reference/codes.md; ``short``: code
     and meaning only, for the README)."""
     if short:
         lines = ["| code | finding |", "|---|---|"]
@@ -150,7 +150,7 @@ def markdown_table(*, short: bool = False) -> str:
 
 
 # -- the registry ----------------------------------------------------------------------------
-# D<n> refers to the semantic decisions of docs/reference.md.
+# D<n> refers to the semantic decisions of docs/decisions.md.
 GM_PITCH = FindingCode(
     "F101",
     "gm-pitch",
@@ -208,7 +208,7 @@ CONVERSION_UNDEFINED = FindingCode(
     "F109",
     "conversion-undefined",
     "TCVT data whose result the reference leaves undefined (NaN, infinities or out-of-range "
-    "values to an integer type); ptosim gives the result docs/reference.md names",
+    "values to an integer type); ptosim gives the result docs/reference/conversion.md names",
     "clamp or filter the data before converting",
 )
 FLAG_UNCONSUMED = FindingCode(

@@ -106,7 +106,7 @@ def dispatch(target: str, device_family: str, plans: dict, instr, ctx) -> list:
     if fn is None:
         raise UnsupportedError(
             instr.opcode, "instruction", f"{target}-plan",
-            f"an instruction with an {device_family} timing plan", instr.opcode,
+            f"an instruction with a timing plan for {device_family}", instr.opcode,
             target=target, position=instr.position, source=instr.source,
         )  # fmt: skip
     cache = _plan_cache(ctx) if PLAN_CACHE else None

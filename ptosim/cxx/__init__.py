@@ -3,7 +3,7 @@
     prog = pto.cxx.load("add.cpp")
     res = dev.run(prog.entry("add_kernel"), x, y, block_dim=4)
 
-See docs/reference.md, "C++ front end".
+See docs/guide-cxx.md.
 """
 
 from __future__ import annotations

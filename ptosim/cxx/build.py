@@ -1,6 +1,6 @@
 """Building a C++ kernel file against ptosim's shim headers into a shared library.
 
-Steps (docs/reference.md, "C++ front end"):
+Steps (docs/guide-cxx.md, "Build"):
 
 1. A small wrapper translation unit includes the user's file, then the shim's entry runtime,
    then one pair of extern "C" functions per requested entry (its signature and its call).

@@ -222,7 +222,7 @@ def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
 class _Transfer(Instruction):
     """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor).
 
-    Per target (docs/reference.md D7, D13-D15; the target's ``DmaRules``):
+    Per target (docs/decisions.md D7, D13-D15; the target's ``DmaRules``):
     - cpu (``EXACT_ELEMENTS``) maps every valid (r, c) exactly, so any strides and any Vec tile
       layout work; the valid shape must equal the GlobalTensor's 2-D view (the CPU simulator
       asserts it).

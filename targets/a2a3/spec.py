@@ -2,7 +2,7 @@
 
 Every value is what the references say of the a2a3 code: semantics.md (the ``npu/a2a3``
 paragraphs of section 3), vector_isa.md (the a2a3 lowering paragraphs and tables; numerics 2.3,
-quirks 4.x) and the decisions D1-D16 of docs/reference.md where the reference leaves a choice.
+quirks 4.x) and the decisions D1-D17 of docs/decisions.md where the reference leaves a choice.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every value is what the references say of the a5 code: semantics.md (the ``npu/a5`` paragraphs of
 section 3: SIMT MGATHER/MSCATTER, vector-register TSCATTER/TROWEXPAND), vector_isa.md (the a5
-paragraphs and tables) and the decisions D1-D16 of docs/reference.md; where the reference gives
+paragraphs and tables) and the decisions D1-D17 of docs/decisions.md; where the reference gives
 no a5 body, the choice is named in the comment.
 """
 

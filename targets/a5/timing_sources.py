@@ -21,12 +21,12 @@ _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", 
            "PROD": ("vmul",)}  # fmt: skip
 
 USES: dict[str, tuple[str, ...]] = {
-    "GetValue": ("scalar"),
-    "SetValue": ("scalar"),
+    "GetValue": ("scalar",),
+    "SetValue": ("scalar",),
     "TASSIGN": ("control",),
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
-    "TSTORE": ("mte3"),
+    "TSTORE": ("mte3",),
     "TMOV": _LS,
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("simt", "scalar"),

@@ -2,7 +2,7 @@
 
 Every value is the CPU simulator's as the references describe it: semantics.md (sections 3.x,
 the ``cpu/*.hpp`` paragraphs), vector_isa.md (the "CPU semantics" paragraphs; numerics 2.3) and
-the decisions D1-D16 of docs/reference.md where the reference leaves a choice.
+the decisions D1-D17 of docs/decisions.md where the reference leaves a choice.
 """
 
 from __future__ import annotations

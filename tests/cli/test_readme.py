@@ -1,9 +1,11 @@
-"""The README's snippets run, and the outputs it shows are what ptosim prints today.
+"""The snippets of the README and the guides run, and the outputs they show are what ptosim
+prints today.
 
-A fenced block preceded by ``<!-- readme-test: NAME -->`` is a tested block. Python blocks are
-executed in order in one namespace per test; text blocks are compared with what the matching
-snippet prints. After a deliberate change of output, regenerate the text blocks with
-``PTOSIM_UPDATE_README=1 pytest tests/cli/test_readme.py`` and review the diff of README.md.
+A fenced block preceded by ``<!-- readme-test: NAME -->`` is a tested block (names are unique
+across the files of ``DOCS``). Python blocks are executed in order in one namespace per test;
+text blocks are compared with what the matching snippet prints. After a deliberate change of
+output, regenerate the text blocks with ``PTOSIM_UPDATE_README=1 pytest tests/cli/test_readme.py``
+and review the diff.
 """
 
 from __future__ import annotations
@@ -22,37 +24,51 @@ from ptosim.bench import crossovers, row_vs_elem
 from tests.helpers.paths import ROOT
 
 README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide-python-kernels.md"
+DOCS = (README, GUIDE)
 _BLOCK = re.compile(
     r"<!-- readme-test: (?P<name>[\w-]+) -->\n```(?P<lang>\w*)\n(?P<body>.*?)```", re.S
 )
 _UPDATE = os.environ.get("PTOSIM_UPDATE_README") == "1"
 
 
+def _located() -> dict[str, tuple]:
+    """Block name -> (file, body), over every file of DOCS."""
+    out: dict[str, tuple] = {}
+    for path in DOCS:
+        for m in _BLOCK.finditer(path.read_text()):
+            assert m["name"] not in out, f"block {m['name']} is defined twice"
+            out[m["name"]] = (path, m["body"])
+    return out
+
+
 def _blocks() -> dict[str, str]:
-    return {m["name"]: m["body"] for m in _BLOCK.finditer(README.read_text())}
+    return {name: body for name, (_, body) in _located().items()}
 
 
 def _check_output(name: str, printed: str) -> None:
     """Compare (or, when updating, rewrite) the README block NAME with what was printed."""
     blocks = _blocks()
-    assert name in blocks, f"README.md has no block marked readme-test: {name}"
+    assert name in blocks, f"no doc has a block marked readme-test: {name}"
     printed = printed.rstrip("\n") + "\n"
     if _UPDATE and blocks[name] != printed:
-        text = README.read_text()
+        path = _located()[name][0]
+        text = path.read_text()
         marker = f"<!-- readme-test: {name} -->\n"
         start = text.index(marker)
         fence_start = text.index("```", start)
         body_start = text.index("\n", fence_start) + 1
         body_end = text.index("```", body_start)
-        README.write_text(text[:body_start] + printed + text[body_end:])
+        path.write_text(text[:body_start] + printed + text[body_end:])
         return
-    assert blocks[name] == printed, f"README block {name!r} is out of date:\n{printed}"
+    assert blocks[name] == printed, f"doc block {name!r} is out of date:\n{printed}"
 
 
 def _exec(name: str, ns: dict) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(_blocks()[name], f"README.md:{name}", "exec"), ns)  # noqa: S102
+        path, body = _located()[name]
+        exec(compile(body, f"{path.name}:{name}", "exec"), ns)  # noqa: S102
     return out.getvalue()
 
 
@@ -95,7 +111,7 @@ def test_race_example_is_what_ptosim_check_prints(tmp_path, monkeypatch, capsys)
 
 @pytest.mark.slow
 def test_row_vs_elem_claims_hold():
-    """The README's "Row vs Elem bandwidth" claims, float32, 32 rows of 32 B to 1 KiB."""
+    """The claims of the README and docs/guide-row-vs-elem.md, float32, 32 rows of 32 B to 1 KiB."""
     rows = row_vs_elem(["a2", "950pr", "950dt"], None, "float32", seed=0)
     sp = {(r["device"], r["op"], r["row_bytes"], r["mode"]): r["speedup"] for r in rows}
     cross = {k: v["text"] for k, v in crossovers(rows).items()}
@@ -124,20 +140,20 @@ def test_row_vs_elem_claims_hold():
     assert 140 < sp[("a2", "MGATHER", 1024, "Elem")] < 160
 
 
-def test_readme_blocks_are_all_tested():
-    names = set(_blocks())
+def test_doc_blocks_are_all_tested():
+    where = {name: path.name for name, (path, _) in _located().items()}
     expected = {
-        "first-kernel",
-        "first-kernel-summary",
-        "timed-outputs",
-        "constraint-error",
-        "constraint-error-message",
-        "race-kernel",
-        "race-check-output",
-        "reading-values",
-        "reading-values-output",
+        "first-kernel": "README.md",
+        "race-kernel": "README.md",
+        "race-check-output": "README.md",
+        "first-kernel-summary": GUIDE.name,
+        "timed-outputs": GUIDE.name,
+        "constraint-error": GUIDE.name,
+        "constraint-error-message": GUIDE.name,
+        "reading-values": GUIDE.name,
+        "reading-values-output": GUIDE.name,
     }
-    assert names == expected, textwrap.shorten(str(names ^ expected), 200)
+    assert where == expected, textwrap.shorten(str(set(where.items()) ^ set(expected.items())), 300)
 
 
 def test_reading_values_snippet_runs_and_prints_what_it_shows():

@@ -60,15 +60,15 @@ def test_scalar_argument_and_errors(tmp_path, capsys):
     assert "missing --arg out=" in capsys.readouterr().err
 
 
-def test_readme_cxx_snippets_run(tmp_path, monkeypatch):
-    """README "C++ kernels": the C++ block compiles and the Python block runs as shown."""
+def test_guide_cxx_snippets_run(tmp_path, monkeypatch):
+    """docs/guide-cxx.md: the C++ block compiles and the Python block runs as shown."""
     import re
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide-cxx.md").read_text()
     blocks = dict(re.findall(r"<!-- cxx-readme: (\w+) -->\n```\w*\n(.*?)```", readme, re.S))
     (tmp_path / "scale.cpp").write_text(blocks["kernel"])
     monkeypatch.chdir(tmp_path)
-    exec(compile(blocks["python"], "README.md", "exec"), {})  # noqa: S102
+    exec(compile(blocks["python"], "guide-cxx.md", "exec"), {})  # noqa: S102
     x = np.arange(512, dtype=np.float32)
     x.tofile(tmp_path / "x.bin")
     assert main([

@@ -73,6 +73,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.bench_embedding",
             "ptosim.demo",
             "ptosim.sourcepatch",
+            "ptosim.docgen",
             "ptosim.cli",
             "ptosim.__main__",
         ),

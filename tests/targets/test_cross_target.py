@@ -8,7 +8,7 @@ the reference result. The kernel then runs on cpu, a2, a3, 950pr and 950dt and e
 is compared bit for bit.
 
 The generator only draws kernels inside the region where the documented decisions
-(docs/reference.md D1-D16) say the targets agree; each restriction below cites its decision.
+(docs/decisions.md D1-D17) say the targets agree; each restriction below cites its decision.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # hypothesis over every device: about 20 s in all
 
 DEVICES = ("cpu", "a2", "a3", "950pr", "950dt")
 
-# TLOAD/TSTORE dtypes on every target (a2a3 has no fp8/hifloat8: docs/reference.md dtype table)
+# TLOAD/TSTORE dtypes on every target (a2a3 has no fp8/hifloat8: docs/reference/data-movement.md)
 MOVE_DTYPES = (
     "int8",
     "uint8",
@@ -40,7 +40,7 @@ MOVE_DTYPES = (
     "bfloat16",
     "float32",
 )
-# MGATHER/MSCATTER dtypes of a2a3, the smallest set (docs/reference.md dtype table)
+# MGATHER/MSCATTER dtypes of a2a3, the smallest set (docs/reference/gather-scatter.md)
 GATHER_DTYPES = MOVE_DTYPES[:6] + ("half", "bfloat16", "float32")
 # MSCATTER Add: a2a3 {int8,int16,int32,half,bf16,float} & a5 {int32,uint32,float,half,bf16}
 ADD_DTYPES = ("int32", "half", "bfloat16", "float32")

@@ -38,8 +38,11 @@ def as_int(value, what: str, *, lo: int | None = None, hi: int | None = None) ->
     return v
 
 
-def as_shape(value, what: str, *, max_dims: int | None = None) -> tuple[int, ...]:
-    """An int or a sequence of ints >= 0 whose product fits int64, as a tuple.
+def as_shape(
+    value, what: str, *, max_dims: int | None = None, counts: bool = True
+) -> tuple[int, ...]:
+    """An int or a sequence of ints >= 0 whose product fits int64 (``counts``; strides are
+    not counts: their product means nothing), as a tuple.
 
     Raises:
         KernelError: not integers, negative, too many dimensions, or the count overflows int64.
@@ -56,7 +59,7 @@ def as_shape(value, what: str, *, max_dims: int | None = None) -> tuple[int, ...
     if max_dims is not None and not 1 <= len(dims) <= max_dims:
         raise KernelError(f"{what} must have 1 to {max_dims} entries, got {len(dims)}")
     out = tuple(as_int(d, f"{what} entry", lo=0) for d in dims)
-    if math.prod(out) > INT64_MAX:
+    if counts and math.prod(out) > INT64_MAX:
         raise KernelError(f"{what} {out} holds more than 2**63-1 elements")
     return out
 

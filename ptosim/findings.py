@@ -187,7 +187,7 @@ DMA_EXTENT = FindingCode(
     "F106",
     "dma-extent",
     "an a2a3 TLOAD/TSTORE whose valid rows (ND) or columns (DN) differ from the view's; the "
-    "DMA moves the view's extent (D14)",
+    "DMA moves the view's extent, past the tile into the UB after it if need be (D14)",
     "make the view's shape match the tile's valid shape",
 )
 DUP_CLOBBERS_SRC = FindingCode(
@@ -207,8 +207,9 @@ SCALAR_ROUNDED = FindingCode(
 CONVERSION_UNDEFINED = FindingCode(
     "F109",
     "conversion-undefined",
-    "TCVT data whose result the reference leaves undefined (NaN, infinities or out-of-range "
-    "values to an integer type); ptosim gives the result docs/reference/conversion.md names",
+    "TCVT (or a cpu TLOG on integers) whose result the reference leaves undefined (NaN, "
+    "infinities or out-of-range values to an integer type); ptosim gives the result "
+    "docs/reference/conversion.md names",
     "clamp or filter the data before converting",
 )
 FLAG_UNCONSUMED = FindingCode(

@@ -130,12 +130,20 @@ class Tile:
         self.placement: Placement | None = None
 
     # -- shape ---------------------------------------------------------------------------
-    def _check_valid(self, valid) -> tuple[int, int]:
+    def _check_valid(self, valid, *, bounded: bool = True) -> tuple[int, int]:
+        """``valid`` as ints; ``bounded``: within the tile's shape (the static ValidRow/ValidCol
+        static_assert). A runtime valid shape is bounded only by the instructions that use it
+        (``Instruction.check``): the library's constructor checks nothing, and its tests give a
+        tmp tile, whose address alone matters, the valid shape of the data tiles."""
         if not (isinstance(valid, (tuple, list)) and len(valid) == 2):
             raise KernelError(f"{self.name}: valid must be a pair (rows, cols), got {valid!r}")
         vr = as_int(valid[0], f"{self.name}: valid rows")
         vc = as_int(valid[1], f"{self.name}: valid cols")
-        if not (0 <= vr <= self.geom.rows and 0 <= vc <= self.geom.cols):
+        if not bounded:
+            rows, cols = TILE_DIM_MAX, TILE_DIM_MAX
+        else:
+            rows, cols = self.geom.rows, self.geom.cols
+        if not (0 <= vr <= rows and 0 <= vc <= cols):
             raise ConstraintError(
                 "Tile",
                 self.name,
@@ -147,7 +155,7 @@ class Tile:
 
     def set_valid(self, rows: int, cols: int) -> None:
         """Set a runtime (dynamic) valid shape, like ``Tile(vr, vc)`` / ``SetValidShape``."""
-        self._valid = self._check_valid((rows, cols))
+        self._valid = self._check_valid((rows, cols), bounded=False)
         self.static_valid = False
 
     @property
@@ -232,7 +240,8 @@ class TileRef:
 
 
 def _five(values, what: str) -> tuple[int, ...]:
-    return as_shape(values, f"GlobalTensor {what}", max_dims=5)
+    # a stride's entries are each bounded (the span check below), their product is not
+    return as_shape(values, f"GlobalTensor {what}", max_dims=5, counts=what != "stride")
 
 
 class GlobalTensor:
@@ -259,12 +268,10 @@ class GlobalTensor:
                 f"{type(buffer).__name__}"
             )
         self.buffer = buffer
+        # a buffer whose size is not a multiple of the element size (the library's TPART tests
+        # allocate n * sizeof(T) + 1 bytes) holds its whole elements; the bytes after the last
+        # one are not part of any element (``capacity`` below, ``GmRef.storage``)
         self.dtype = as_dtype(dtype) if dtype is not None else buffer.dtype
-        if buffer.nbytes % self.dtype.size_bytes:
-            raise KernelError(
-                f"GlobalTensor dtype {self.dtype.name} ({self.dtype.size_bytes} B) does not divide "
-                f"{buffer!r} of {buffer.nbytes} bytes: the view would cut an element"
-            )
         lay = Layout.parse(layout, "GlobalTensor layout")
         shp = _five(shape, "shape")
         shape5 = (1,) * (5 - len(shp)) + shp
@@ -332,8 +339,9 @@ class GmRef:
     layout = property(lambda self: self.geom.layout)
 
     def storage(self) -> np.ndarray:
-        """Writable flat typed view of the whole underlying buffer (element 0 = buffer start)."""
-        return self.buffer.data.view(self.dtype.np)
+        """Writable flat typed view of the buffer's whole elements (element 0 = buffer start)."""
+        data = self.buffer.data
+        return data[: data.size - data.size % self.dtype.size_bytes].view(self.dtype.np)
 
     def offsets(self, r, c) -> np.ndarray:
         """Buffer element offsets of logical (r, c)."""

@@ -128,11 +128,33 @@ class Instruction:
         key = self.validation_key(arch) if VALIDATE_CACHE else None
         if key is not None and _VALID.get(key) is arch:
             return
+        self.check_valid_shapes()
         self.validate(arch)
         if key is not None:
             if len(_VALID) >= _VALID_SIZE:
                 _VALID.clear()
             _VALID[key] = arch
+
+    # operands whose valid shape no lowering reads (only their address: scratch tiles)
+    address_only: ClassVar[frozenset[str]] = frozenset({"tmp"})
+
+    def check_valid_shapes(self) -> None:
+        """ConstraintError ``valid-within-shape`` when an operand's runtime valid shape exceeds
+        its tile (``Tile.set_valid`` accepts it, as the library's constructor does: the
+        instruction that reads the valid region refuses it; scratch operands are exempt)."""
+        for name in self.reads + self.writes:
+            ref = getattr(self, name, None)
+            if (
+                isinstance(ref, TileRef)
+                and (ref.valid_row > ref.geom.rows or ref.valid_col > ref.geom.cols)
+                and name not in self.address_only
+            ):
+                self.fail(
+                    name,
+                    "valid-within-shape",
+                    f"0 <= ValidRow <= {ref.geom.rows} and 0 <= ValidCol <= {ref.geom.cols}",
+                    f"({ref.valid_row}, {ref.valid_col})",
+                )
 
     def validation_key(self, arch: Arch) -> tuple | None:
         """The signature ``validate`` is a pure function of, or None (the default) to validate

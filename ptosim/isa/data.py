@@ -22,7 +22,7 @@ from .. import dtypes as D
 from ..enums import AtomicType, Layout, PadValue, Pipe, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH
-from ..layout import BLOCK_BYTES
+from ..layout import BLOCK_BYTES, GmGeom
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Placement, Tile, TileRef
 from . import base as isa_base
@@ -204,6 +204,19 @@ def _pairing_ok(tile: TileRef, layout: Layout) -> bool:
     return g.is_nz
 
 
+def _vector_store_view(tile: TileRef, gm: GmRef) -> GmRef | None:
+    """The view a burst TSTORE walks for a one-row or one-column tile whose layout does not
+    pair with the GlobalTensor's, or None. The library's TSTORE accepts such a tile with any
+    view (its static assert names "the special case of one row/one column") and dispatches on
+    the tile's layout: the view's shape and strides read as ND for a RowMajor tile, DN for a
+    ColMajor one (common/arch/memory/tstore_common.hpp)."""
+    g = tile.geom
+    if not (tile.rows == 1 or tile.cols == 1) or _pairing_ok(tile, gm.layout) or g.is_boxed:
+        return None
+    lay = Layout.ND if g.is_row_major else Layout.DN
+    return replace(gm, geom=GmGeom(gm.shape, gm.stride, lay))
+
+
 def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
     """(stride name, required value) pairs a DMA burst needs: it reads contiguous GM elements.
 
@@ -241,12 +254,20 @@ class _Transfer(Instruction):
     is_load = True
     _bursts: tuple[DmaRules, Bursts] | None = None
 
+    def dma_gm(self, rules: DmaRules) -> GmRef:
+        """The GlobalTensor as the target's DMA walks it (``_vector_store_view``: a burst
+        TSTORE of a one-row/one-column tile follows the tile's layout), else ``gm``."""
+        if self.is_load or rules.transfer is DmaTransfer.EXACT_ELEMENTS:
+            return self.gm
+        return _vector_store_view(self.tile, self.gm) or self.gm
+
     def bursts(self, rules: DmaRules) -> Bursts:
         """``dma_bursts`` of this transfer under ``rules``, computed once: the validation, the
         plan and the execution all need it, and tile and GlobalTensor refs are frozen."""
         cached = self._bursts
         if cached is None or cached[0] is not rules:
-            cached = self._bursts = (rules, _memo_bursts(rules, self.tile, self.gm, self.is_load))
+            gm = self.dma_gm(rules)
+            cached = self._bursts = (rules, _memo_bursts(rules, self.tile, gm, self.is_load))
         return cached[1]
 
     def validation_key(self, arch: Arch) -> tuple | None:
@@ -260,7 +281,7 @@ class _Transfer(Instruction):
                 dtype, g.geom.shape, g.geom.stride, g.geom.layout)  # fmt: skip
 
     def validate(self, arch: Arch) -> None:
-        t, g = self.tile, self.gm
+        t, g = self.tile, self.dma_gm(arch.spec.dma)
         if t.loc not in (TileType.Vec, TileType.Mat):
             self.fail(
                 "tile", "tile-location", "TileType::Vec or TileType::Mat", f"TileType::{t.loc.name}"
@@ -303,9 +324,8 @@ class _Transfer(Instruction):
             n_burst = {Layout.ND: s3, Layout.DN: s4, Layout.NZ: s1}[g.layout]
             self.require(t.rows < limit, "tile", "a2a3-rows", f"Rows < {limit}", t.rows)
             self.require(n_burst < limit, "gm", "a2a3-nburst", f"nBurst < {limit}", n_burst)
-            self.require(
-                min(g.shape) > 0, "gm", "positive-shape", "all shape dims > 0", list(g.shape)
-            )
+            # an empty view (a dim of 0) is no burst at all: the library's TPART tests load
+            # (16, 0) and (0, 32) views and expect nothing to move
         if not exact:
             self._check_footprint(dma)
         if self.is_load and isinstance(t.pad, PadValue) and t.pad in (PadValue.Max, PadValue.Min):
@@ -318,16 +338,17 @@ class _Transfer(Instruction):
                 f"{t.pad} on {t.dtype.name}",
             )
 
-    def _dims(self) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+    def _dims(self, dma: DmaRules) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
         """(name, valid, view) of the burst-length dimension and of the burst-count one."""
-        (vr, vc), (rows, cols) = self.tile.valid, self.gm.geom.logical_shape
+        g = self.dma_gm(dma)
+        (vr, vc), (rows, cols) = self.tile.valid, g.geom.logical_shape
         row, col = ("validRow", vr, rows), ("validCol", vc, cols)
         # DN bursts are columns of validRow elements, NZ bursts validRow*32 bytes per block
-        return (col, row) if self.gm.layout is Layout.ND else (row, col)
+        return (col, row) if g.layout is Layout.ND else (row, col)
 
     def _check_valid_shape(self, dma: DmaRules) -> None:
-        g = self.gm
-        burst, count = self._dims()
+        g = self.dma_gm(dma)
+        burst, count = self._dims(dma)
         nz = g.layout is Layout.NZ
         # cpu asserts both dims; a5 and NZ need the burst count; a2a3 ND/DN need neither.
         checks = []
@@ -350,7 +371,7 @@ class _Transfer(Instruction):
 
     def _check_dma_view(self, dma: DmaRules) -> None:
         """Reject views the target's DMA cannot express (instead of moving other elements)."""
-        g = self.gm
+        g = self.dma_gm(dma)
         for name, want in _inner_stride_rules(g):
             got = g.stride[int(name[-2])]
             if got != want:
@@ -384,31 +405,52 @@ class _Transfer(Instruction):
                 "a2a3 DMA bursts cannot overlap or go backwards in GM",
             )
 
-    def _check_footprint(self, dma: DmaRules) -> None:
-        """The DMA's tile elements must lie inside the tile's storage."""
-        t = self.tile
+    def storage_elements(self, dma: DmaRules) -> int:
+        """Elements from the tile's address the DMA touches: the tile's storage, or more when
+        the bursts (which follow the GlobalTensor's shape, D14) run past its end."""
         b = self.bursts(dma)
         if b.tile_start.size == 0 or b.length == 0:
-            return
-        end = int(b.tile_start.max()) + b.length + b.pad
-        lowest = int(b.tile_start.min())
-        if lowest < 0 or end > t.numel:
-            self.fail(
-                "tile",
-                "dma-within-tile",
-                f"the DMA's tile elements inside the {t.numel} elements of the tile "
-                f"(GlobalTensor shape {list(self.gm.shape)})",
-                f"elements up to {end}",
-                "the DMA loops over the GlobalTensor shape; give the tile room for it",
-            )
+            return self.tile.numel
+        return max(self.tile.numel, int(b.tile_start.max()) + b.length + b.pad)
+
+    def _check_footprint(self, dma: DmaRules) -> None:
+        """A DMA whose bursts run past the tile's storage moves the UB bytes after it, as the
+        hardware does (the library's release build has no check; D14): allowed here, finding
+        F106 at run time, an OutOfBoundsError past the end of UB (``_storage``)."""
+        b = self.bursts(dma)
+        if b.tile_start.size and int(b.tile_start.min()) < 0:  # not reachable by the DMA
+            self.fail("tile", "dma-within-tile", "tile elements >= 0", int(b.tile_start.min()))
+
+    def _storage(self, ctx: ExecContext) -> np.ndarray:
+        """The UB (L1) elements the transfer touches from the tile's address (its storage, or
+        more, with finding F106 naming the bytes past the tile)."""
+        t = self.tile
+        if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:
+            return ctx.tile_storage(t)
+        count = self.storage_elements(ctx.spec.dma)
+        if count == t.numel:
+            return ctx.tile_storage(t)
+        sz = t.dtype.size_bytes
+        lo, hi = t.address + t.size_bytes, t.address + count * sz
+        mem = ctx.memory_of(t)
+        view = mem.typed(t.address, t.dtype, count, what=f"{self.label} tile {t.name}")
+        verb = "writes" if self.is_load else "reads"
+        ctx.finding(
+            DMA_EXTENT,
+            "dma-extent",
+            f"the DMA {verb} {mem.name} bytes [{lo:#x}, {hi:#x}) past the end of tile {t.name} "
+            f"(its bursts follow the GlobalTensor shape {list(self.gm.shape)}, not the tile's "
+            f"{t.rows}x{t.cols} storage)",
+        )
+        return view
 
     def _pitch_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
         """F101 / F106 where the burst arithmetic moves other elements than the valid region
         names (only a target that checks neither valid dimension gets here with a mismatch)."""
-        g = self.gm
+        g = self.dma_gm(dma)
         if dma.gm_burst_pitch is not GmBurstPitch.BURST_PLUS_GAP or g.layout is Layout.NZ:
             return
-        (dim, v, _), (cdim, cv, cview) = self._dims()
+        (dim, v, _), (cdim, cv, cview) = self._dims(dma)
         inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
         if v != inner:
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
@@ -456,7 +498,7 @@ class TLoad(_Transfer):
 
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, pad = self._element_pairs(ctx)
-        store = ctx.tile_storage(self.tile)
+        store = self._storage(ctx)
         values = self.gm.storage()[gm_offs]
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
@@ -502,7 +544,7 @@ class TStore(_Transfer):
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, _ = self._element_pairs(ctx)
         store = self.gm.storage()
-        values = ctx.tile_storage(self.tile)[tile_offs]
+        values = self._storage(ctx)[tile_offs]
         if self.atomic is AtomicType.AtomicNone:
             store[gm_offs] = values
             return

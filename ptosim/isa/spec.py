@@ -228,6 +228,13 @@ class FillPad(Enum):
     # of it, rows below
 
 
+class Sort32Pitch(Enum):
+    """Where TSORT32 writes the records of block ``b`` (32 source columns) in a dst row."""
+
+    RECORDS = "records"  # after the previous block's records: element 32*b*(8/size)
+    TWICE_COLUMNS = "twice-columns"  # element 2*32*b whatever the size (2-byte blocks overlap)
+
+
 # -- the rule groups ----------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Refusal:
@@ -403,6 +410,13 @@ class LayoutRules:
     # TCI with tmp: bytes tmp needs per element size (descending gives -(start + j)); None:
     # tmp ignored
     tci_tmp_bytes: Mapping[int, int] | None
+    sort32_pitch: Sort32Pitch = Sort32Pitch.RECORDS
+    # TSORT32 with validCol not a multiple of 32: the tail block's records only (False: refused,
+    # the NaN-padded tail the NPU sorts through tmp is not modelled)
+    sort32_partial_block: bool = False
+    # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
+    # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
+    mrgsort_block_len: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,7 +32,7 @@ def _dma_groups(instr, ctx) -> tuple[list[np.ndarray], int]:
     shape4 bursts) and per shape0 for NZ (shape1 bursts). The 950 DMA loops over shape1 and
     shape2 in hardware (the loop registers the reference a5 TLOAD/TSTORE set), so it issues one
     DMA instruction per shape0 for every layout."""
-    g = instr.gm
+    g = instr.dma_gm(ctx.spec.dma)  # the view as the DMA walks it
     b = instr.bursts(ctx.spec.dma)
     s0, s1, s2, s3, s4 = g.shape
     per_dma = s1 if g.layout is Layout.NZ else (s4 if g.layout is Layout.DN else s3)
@@ -122,6 +122,9 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
     groups, length = _dma_groups(instr, ctx)
     sz = t.dtype.size_bytes
     ub = tile_region(t)
+    extent = instr.storage_elements(ctx.spec.dma)  # bursts past the tile move UB after it
+    if extent > t.numel:
+        ub = Region(ub.space, ub.start, ub.start + extent * sz)
     steps = []
     for n, starts in enumerate(groups):
         gm_bytes = g.buffer.address + starts * sz

@@ -301,7 +301,8 @@ def plan_col_arg(instr: TColArg, ctx):
         return vs.steps()
     sz = s.dtype.size_bytes
     E = REPEAT_BYTES // max(sz, instr.dst_idx.dtype.size_bytes)
-    cur = rows_region(t, 0, 1, 0, C)
+    # the lowering's scratch from tmp's address (it may run past a small tmp tile)
+    cur = Region("UB", t.address, t.address + instr.scratch_elements() * sz)
     idx = rows_region(instr.dst_idx, 0, 1, 0, C)
     vs.call("vector_dup", count(C, E), writes=(idx,), label="vector_dup index 0")
     copy_call(vs, cur, rows_region(s, 0, 1, 0, C), _blocks(C, sz), E, "src row 0 -> tmp")

@@ -98,9 +98,10 @@ DTYPES: dict[str, tuple | None] = {
     # element-wise (vector_isa.md 3.3, 3.4, 3.8)
     **{f"T{op}": _BASIC for op in ("ADD", "SUB", "MUL", "MAX", "MIN")},
     "TDIV": F16_F32,
-    # TAND/TOR/TXOR: 1/2/4-byte integers (no dtype assert in the code; floats refused so that a
-    # kernel also runs on cpu)
-    **{f"T{op}": INTS_124 for op in ("AND", "OR", "XOR", "SHL", "SHR")},
+    # TAND/TOR/TXOR: no dtype assert in npu/a2a3/TAnd.hpp, TOr.hpp, TXor.hpp: vand/vor/vnot
+    # move the bit patterns of any 1/2/4-byte type (the library's TAND test runs half)
+    **{f"T{op}": INTS_124 + (f16, bf16, f32) for op in ("AND", "OR", "XOR")},
+    **{f"T{op}": INTS_124 for op in ("SHL", "SHR")},
     **{name: _BASIC for name in ("TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS")},
     "TLRELU": F16_F32,
     **{name: INTS_124 for name in ("TANDS", "TORS", "TXORS")},

@@ -78,10 +78,10 @@ DTYPES: dict[str, tuple | None] = {
     **{f"T{op}": INTS for op in ("AND", "OR", "XOR", "SHL", "SHR")},
     **{name: ARITH for name in ("TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS")},
     **{name: INTS for name in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
-    "TLRELU": FLOATS,
+    "TLRELU": ARITH,  # cpu/ElementOp.h: src > 0 ? src : src * s for any arithmetic T
     "TAXPY": tuple(d for d, _ in AXPY_PAIRS),
     "TEXP": FLOATS,
-    "TLOG": FLOATS,
+    "TLOG": (i16, i32) + FLOATS,  # (T)std::log(double(x)): integers by the C cast
     "TSQRT": FLOATS,
     "TABS": (i8, i16, i32, f16, bf16, f32),
     "TNEG": (i8, i16, u16, i32, u32) + FLOATS,
@@ -112,17 +112,12 @@ DTYPES: dict[str, tuple | None] = {
     "TEXTRACT": SIZED_124 + (i64, u64),
     "TINSERT": SIZED_124 + (i64, u64),
     # sort / other (vector_isa.md 3.16, 3.24)
-    "TSORT32": (f32,),
+    "TSORT32": (i32, i16, f16, bf16, f32),  # cpu/TSort32.hpp's static_assert
+    "TMRGSORT": (f32, f16, u16),  # 8-byte records of 2 or 4 elements (cpu/TMrgSort.hpp)
     "THISTOGRAM": (u16, u32),
 }
 
-REFUSALS = {
-    # TSORT32: the CPU record layout of the other types is not pinned down (vector_isa.md 3.16)
-    "TSORT32": S.Refusal(
-        "the CPU record layout of this dtype is not pinned down by the reference",
-        tuple(d for d in ALL if d is not f32),
-    ),
-}
+REFUSALS: dict[str, S.Refusal] = {}
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
 
@@ -242,5 +237,10 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,
         dequant_row_params=False,
         tci_tmp_bytes=None,
+        # cpu/TSort32.hpp: block b at dst column 2*32*b; 2-byte records take 4 columns, so a
+        # later block overwrites half of the one before (tsort32.md gives 4*32*b for the NPUs)
+        sort32_pitch=S.Sort32Pitch.TWICE_COLUMNS,
+        sort32_partial_block=True,  # the last block sorts its min(32, C - 32*b) pairs
+        mrgsort_block_len=True,  # cpu/TMrgSort.hpp: whole 4-block groups of dst's valid columns
     ),
 )

@@ -84,6 +84,8 @@ def test_a_test_body_that_drives_tiles_is_run_as_a_kernel(folder_run):
     assert cases["TileBody.adds_in_place"].verdict == "pass"
     wrong = cases["TileBody.a_wrong_expectation_fails"]
     assert wrong.verdict == "FAIL" and "actual: 8 vs 9" in wrong.log
+    setup = cases["TileBody.memory_setup_and_tile_offsets"]
+    assert setup.verdict == "pass", setup.error or setup.log
 
 
 def test_a_program_with_its_own_main_is_one_case(folder_run, monkeypatch, tmp_path):

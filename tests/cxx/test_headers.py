@@ -3,26 +3,12 @@ counterpart: ptosim's stand-in, a generated header, or a stop at the user's #inc
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from ptosim.cxx import build as B
 from ptosim.cxx import headers as H
 from ptosim.errors import CxxBuildError
-
-# a pto-isa checkout, when one is at hand: PTOSIM_PTO_ISA, else shared/pto-isa beside the repo
-# (or beside the folder of work trees)
-_ROOT = Path(__file__).resolve().parents[2]
-PTO_ISA = Path(
-    os.environ.get("PTOSIM_PTO_ISA")
-    or next(
-        (p / "shared" / "pto-isa" for p in (_ROOT.parent, _ROOT.parent.parent)
-         if (p / "shared" / "pto-isa").is_dir()),
-        _ROOT.parent / "shared" / "pto-isa",
-    )
-)  # fmt: skip
+from tests.helpers.paths import PTO_ISA
 
 
 def test_the_list_has_each_kind_and_no_duplicates():

@@ -60,6 +60,12 @@ def int_ref(op, x, y):
 def reference(op, dt, a, b):
     """``a OP b`` in T: ints exact then wrapped; floats in float32, rounded once to T."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    if op in ("AND", "OR", "XOR") and not is_int(dt):  # on the bit patterns (Python ints)
+        bits = np.dtype(f"u{np.dtype(npdt(dt)).itemsize}")
+        x = np.ascontiguousarray(a, dtype=npdt(dt)).view(bits).ravel().tolist()
+        y = np.ascontiguousarray(b, dtype=npdt(dt)).view(bits).ravel().tolist()
+        vals = [int_ref(op, p, q) for p, q in zip(x, y)]
+        return np.array(vals, dtype=bits).reshape(a.shape).view(npdt(dt))
     if is_int(dt):
         vals = [int_ref(op, x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]
         return wrap(np.array(vals, dtype=object).reshape(a.shape), dt)

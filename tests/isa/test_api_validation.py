@@ -91,9 +91,23 @@ def test_global_tensor_rejects_bad_arguments(dev, kwargs):
         pto.GlobalTensor(buf, **kwargs)
 
 
-def test_global_tensor_dtype_view_must_divide_the_buffer(dev):
-    with pytest.raises(pto.KernelError, match="does not divide"):
-        pto.GlobalTensor(dev.gm_zeros(6, "int8"), (1,), dtype="float32")
+def test_global_tensor_view_of_a_buffer_with_a_partial_last_element():
+    """The library's TPART tests allocate n * sizeof(T) + 1 bytes: the view holds the n whole
+    elements (a load moves them exactly), and an element past them is out of bounds."""
+    dev = pto.Device("a2")
+    raw = np.arange(9, dtype=np.uint8)  # bytes 0..7 are the two float32 elements
+    buf = dev.gm_array(raw)
+    want = raw[:8].view(np.float32).reshape(1, 2)
+    tile = pto.Tile("Vec", "float32", 1, 8, valid=(1, 2))
+
+    @pto.kernel
+    def k(buf):
+        pto.TLOAD(tile, pto.GlobalTensor(buf, (1, 2), dtype="float32"))
+
+    run = dev.run(k, buf)
+    assert run.tile(tile).view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    with pytest.raises(pto.OutOfBoundsError, match="spans elements \\[0, 3\\)"):
+        pto.GlobalTensor(buf, (1, 3), dtype="float32")
 
 
 @pytest.mark.parametrize(
@@ -197,3 +211,14 @@ def test_identical_reruns_print_identical_tile_names():
     pto.Tile("Vec", "float32", 16, 16)  # a tile created in between must not shift the names
     assert message() == first
     assert "tile1<float32,256x256,ND>" in first
+
+
+def test_global_tensor_strides_whose_product_overflows_are_accepted():
+    """Only the span must fit int64: the library's TROWARGMAX test gives a (1, 1, 1, 2, 32761)
+    view the strides (65536, 65536, 65536, 32768, 1), whose product exceeds 2**63."""
+    dev = pto.Device("a2")
+    buf = dev.gm_zeros(2 * 32768, "float32")
+    g = pto.GlobalTensor(buf, (1, 1, 1, 2, 32761), stride=(65536, 65536, 65536, 32768, 1))
+    assert g.stride == (65536, 65536, 65536, 32768, 1)
+    with pytest.raises(pto.KernelError, match="overflows int64"):
+        pto.GlobalTensor(buf, (1, 1, 1, 2, 2), stride=(1, 1, 1, 2**62, 2**62))

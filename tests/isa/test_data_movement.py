@@ -595,11 +595,67 @@ def test_a2a3_dn_short_bursts_land_at_the_dma_ub_pitch():
     assert [f.code for f in run.findings] == ["F101"]
 
 
-def test_dma_that_leaves_the_tile_is_an_error():
+def test_a2a3_dma_past_the_tile_moves_the_ub_bytes_after_it():
+    """D14: the a2a3 DMA follows the GlobalTensor's 16 rows into an 8-row tile; the release
+    build of the library checks nothing, so rows 8..15 land in the UB bytes after the tile
+    (the library's TCMP test loads a 64x64 view into a 32x32 tile this way), finding F106."""
+    host = np.arange(16 * 8, dtype=np.float32).reshape(16, 8)
+    dev = pto.Device("a2")
+    src, out = dev.gm_array(host), dev.gm_zeros((8, 8), "float32")
+    tile, after = pto.Tile("Vec", "float32", 8, 8), pto.Tile("Vec", "float32", 8, 8)
+
+    @pto.kernel
+    def k(src, out):
+        pto.TASSIGN(tile, 0x0)
+        pto.TASSIGN(after, 8 * 8 * 4)  # the next 256 bytes
+        pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, 16, 8)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 8, 8)), after)
+
+    run = dev.run(k, src, out)
+    assert np.array_equal(run.tile(tile), host[:8])
+    assert np.array_equal(out.numpy(), host[8:])  # written by the first TLOAD's rows 8..15
+    f106 = [f for f in run.findings if f.code == "F106"]
+    assert any("UB bytes [0x100, 0x200) past the end of tile" in f.message for f in f106)
+
+
+def test_a2a3_tstore_past_the_tile_reads_the_ub_bytes_after_it():
+    """D14, the other direction: a 16-row view stored from an 8-row tile reads 8 more rows."""
+    host = np.arange(16 * 8, dtype=np.float32).reshape(16, 8)
+    dev = pto.Device("a2")
+    src, out = dev.gm_array(host), dev.gm_zeros((16, 8), "float32")
+    a, b = pto.Tile("Vec", "float32", 8, 8), pto.Tile("Vec", "float32", 8, 8)
+
+    @pto.kernel
+    def k(src, out):
+        pto.TASSIGN(a, 0x0)
+        pto.TASSIGN(b, 0x100)
+        pto.TLOAD(a, pto.GlobalTensor(src, (1, 1, 1, 8, 8)))
+        pto.TLOAD(b, pto.GlobalTensor(src, (1, 1, 1, 8, 8), offset=64))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 16, 8)), a)
+
+    run = dev.run(k, src, out)
+    assert np.array_equal(out.numpy(), host)
+    assert any("reads UB bytes [0x100, 0x200)" in f.message for f in run.findings)
+
+
+def test_a2a3_dma_past_the_end_of_ub_is_an_error():
     host = np.zeros((16, 8), np.float32)
-    with pytest.raises(pto.ConstraintError) as e:
-        _load_run("a2", host, pto.Tile("Vec", "float32", 8, 8), (1, 1, 1, 16, 8))
-    assert e.value.rule == "dma-within-tile" and e.value.instruction == "TLOAD"
+    tile = pto.Tile("Vec", "float32", 8, 8)
+    dev = pto.Device("a2")
+    src = dev.gm_array(host)
+    top = dev.config.memory.ub_size_bytes - 8 * 8 * 4  # the tile ends at the end of UB
+
+    @pto.kernel
+    def k(src):
+        pto.TASSIGN(tile, top)
+        pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, 16, 8)))
+
+    with pytest.raises(pto.OutOfBoundsError, match="leave the UB"):
+        dev.run(k, src)
 
 
 def test_a2a3_tmov_between_layouts_is_a_storage_copy():
@@ -647,3 +703,46 @@ def test_a2a3_tmov_between_layouts_is_a_storage_copy():
         with pytest.raises(pto.ConstraintError) as e:
             pto.Device(devname).run(kp, pto.Device(devname).gm_array(host))
         assert e.value.rule in ("same-layout", "layout-pairing")
+
+
+@pytest.mark.parametrize("shape,valid", [((16, 0), (16, 0)), ((0, 32), (0, 32))])
+def test_a2a3_empty_view_moves_nothing(shape, valid):
+    """nBurst = 0 or lenBurst = 0: no element moves, the tile keeps its bytes (UB starts as
+    0xFF) and the GM buffer is untouched, both directions."""
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.arange(16 * 32, dtype=np.float32))
+    out = dev.gm_array(np.zeros(16 * 32, dtype=np.float32))
+    tile = pto.Tile("Vec", "float32", 16, 32, valid=valid)
+
+    @pto.kernel
+    def k(src, out):
+        pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, *shape)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, *shape)), tile)
+
+    run = dev.run(k, src, out)
+    assert (run.tile_storage(tile).view(np.uint32) == 0xFFFFFFFF).all()
+    assert not out.numpy().any()
+
+
+def test_npu_tstore_of_a_one_column_tile_to_an_nd_view_follows_the_tile_layout():
+    """The library's TSTORE accepts a one-row/one-column tile with any view and walks the view
+    in the tile's layout: a 16x1 ColMajor column (valid 13) stored to an ND (13, 1) view is
+    one burst of 13 contiguous elements (the library's TROWARGMAX test stores its results so)."""
+    col = np.arange(16, dtype=np.float32).reshape(16, 1) + 0.5
+    for devname in ("a2", "950pr"):
+        dev = pto.Device(devname)
+        src = dev.gm_array(col)
+        out = dev.gm_zeros((16,), "float32")
+        tile = pto.Tile("Vec", "float32", 16, 1, "ColMajor", valid=(13, 1))
+
+        @pto.kernel
+        def k(src, out, tile=tile):
+            pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, 13, 1), layout="DN"))
+            pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+            pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, pto.EVENT_ID0)
+            pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 13, 1), stride=(16, 16, 16, 1, 1)), tile)
+
+        dev.run(k, src, out)
+        assert out.numpy().tolist() == col[:13, 0].tolist() + [0.0] * 3, devname

@@ -235,3 +235,50 @@ def test_a_slower_gm_makes_a_simt_gather_slower():
 
         cycles.append(dev.run(gather, table).cycles)
     assert cycles[1] > cycles[0]
+
+
+def test_runtime_valid_past_the_tile_is_refused_by_the_instruction_that_reads_it():
+    """``Tile(vr, vc)`` of a dynamic tile checks nothing in the library; an instruction whose
+    operand's valid region leaves the tile refuses it, a scratch (tmp) operand is exempt."""
+    t = pto.Tile("Vec", "float32", 4, 8)
+    t.set_valid(5, 8)  # accepted here, as the library's constructor does
+    assert t.valid == (5, 8)
+    dev = pto.Device("a2")
+
+    @pto.kernel
+    def k():
+        pto.TADD(t, t, t)
+
+    with pytest.raises(pto.ConstraintError) as e:
+        dev.run(k)
+    assert e.value.rule == "valid-within-shape" and e.value.instruction == "TADD"
+    assert e.value.operand == "src0" and "(5, 8)" in str(e.value)  # reads come first
+
+
+def test_runtime_valid_of_a_scratch_tile_is_not_read():
+    """The library's TROWEXPANDADD test gives its 16x1 tmp the (16, 16) valid shape of the
+    data: a2a3 uses only tmp's address; dst = src0 + src1 broadcast along each row."""
+    dev = pto.Device("a2")
+    x = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    col = np.arange(16, dtype=np.float32).reshape(16, 1) * 100
+    gx, gc = dev.gm_array(x), dev.gm_array(col)
+    src0 = pto.Tile("Vec", "float32", 16, 16)
+    src1 = pto.Tile("Vec", "float32", 16, 1, blayout="ColMajor")
+    dst = pto.Tile("Vec", "float32", 16, 16)
+    tmp = pto.Tile("Vec", "float32", 16, 1, blayout="ColMajor")
+    tmp.set_valid(16, 16)
+
+    @pto.kernel
+    def k(gx, gc):
+        pto.TASSIGN(src0, 0x0)
+        pto.TASSIGN(dst, 0x400)
+        pto.TASSIGN(src1, 0x800)
+        pto.TASSIGN(tmp, 0x900)
+        pto.TLOAD(src0, pto.GlobalTensor(gx, (1, 1, 1, 16, 16)))
+        pto.TLOAD(src1, pto.GlobalTensor(gc, (1, 1, 1, 16, 1), layout="DN"))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        pto.TROWEXPANDADD(dst, src0, src1, tmp)
+
+    run = dev.run(k, gx, gc)
+    assert np.array_equal(run.tile(dst), x + col)

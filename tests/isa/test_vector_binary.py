@@ -169,6 +169,24 @@ def test_a2a3_odd_byte_width_writes_padding_byte(op):
         assert np.all(outs[devname][:, 7:] == 0xFF)
 
 
+# -- a2a3 bitwise on float tiles: the bit patterns (no dtype assert in the a2a3 code) ----------
+def test_a2a3_bitwise_on_half_works_on_bit_patterns():
+    # hand-computed on the binary16 encodings: 1.0 = 0x3C00, 1.5 = 0x3E00, -2.0 = 0xC000,
+    # 0.5 = 0x3800; 0x3C00 & 0x3E00 = 0x3C00 (1.0); 0xC000 | 0x3800 = 0xF800 (-32768.0);
+    # 0x3C00 ^ 0x3E00 = 0x0200 (a subnormal, 2**-15)
+    a = np.array([[1.0, -2.0] * 8], dtype=np.float16)
+    b = np.array([[1.5, 0.5] * 8], dtype=np.float16)
+    want = {
+        "AND": [0x3C00, 0xC000 & 0x3800],
+        "OR": [0x3C00 | 0x3E00, 0xF800],
+        "XOR": [0x0200, 0xC000 ^ 0x3800],
+    }
+    for op, pair in want.items():
+        run, d, _ = tile_tile("a2", op, "half", a, b)
+        assert run.tile(d).view(np.uint16).tolist() == [pair * 8]
+    assert float(np.array([0xF800], dtype=np.uint16).view(np.float16)[0]) == -32768.0
+
+
 # -- TXOR tmp ------------------------------------------------------------------------------
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_txor_tmp_written_only_on_a2a3(devname):

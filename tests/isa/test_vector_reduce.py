@@ -364,6 +364,34 @@ def test_colargmin_first_row(devname):
     assert r.tile(idx).ravel().tolist() == [1, 2, 0]
 
 
+@pytest.mark.parametrize("dt,C", [("float32", 255), ("half", 300)])
+def test_a2a3_colarg_tmp_is_a_scratch_address(dt, C):
+    """npu/a2a3/TColReduceIdx.hpp uses only tmp's address and dtype: the library's tests pass a
+    1x32 tmp for 255 columns; the first row index of each column's extreme, as numpy's."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-4, 5, size=(6, C)).astype(dt)  # small ints: many ties, first row wins
+    idx_dt = "int32"
+    idx = vec(idx_dt, 1, aligned(C, np.int32), valid=(1, C))
+    for op, ref in (("MAX", np.argmax), ("MIN", np.argmin)):
+        fn = getattr(pto, f"TCOLARG{op}")
+        r = run("a2", x, lambda s, i, t, fn=fn: fn(i, s, t), [idx], [vec(dt, 1, 32)])
+        assert r.tile(idx).ravel().tolist() == ref(x, axis=0).tolist()
+
+
+def test_a2a3_colarg_scratch_past_the_end_of_ub_is_an_error():
+    x = np.zeros((2, 255), np.float32)
+    idx = vec("int32", 1, 256, valid=(1, 255))
+    tmp = vec("float32", 1, 32)
+    top = pto.Device("a2").config.memory.ub_size_bytes - 128  # tmp's 128 bytes end UB
+
+    def body(s, i):
+        pto.TASSIGN(tmp, top)
+        pto.TCOLARGMAX(i, s, tmp)  # the scratch is 2 x 64 floats = 512 bytes
+
+    with pytest.raises(pto.OutOfBoundsError, match="tmp scratch of 128 elements"):
+        run("a2", x, body, [idx])
+
+
 # -- checks -----------------------------------------------------------------------------------
 def test_dst_rows_must_match():
     x = np.zeros((4, 8), np.float32)

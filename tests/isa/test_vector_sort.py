@@ -76,14 +76,10 @@ def test_tmrgsort_two_and_three_lists(device):
     np.testing.assert_array_equal(k.storage(k.three)[0].view(np.uint32), merged(a, b, c))
 
 
-def test_tmrgsort_exhausted_mode_unsupported():
-    k = Kern("cpu", [np.zeros((1, 8), np.float32)] * 2)
-    with pytest.raises(UnsupportedError, match="exhausted"):
-        k.run(lambda k, x, y: pto.TMRGSORT(k.place(vec("float32", 1, 16)), x, y, exhausted=True))
-
-
-def test_tsort32_partial_block_rejected(device):
-    k = Kern(device.name, [np.zeros((1, 32), np.float32), np.zeros((1, 32), np.uint32)])
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+def test_npu_tsort32_partial_block_rejected(device):
+    # the NPUs sort a NaN-padded tail through tmp (not modelled); cpu sorts the tail's pairs
+    k = Kern(device, [np.zeros((1, 32), np.float32), np.zeros((1, 32), np.uint32)])
 
     def body(k, src, idx):
         src.set_valid(1, 20)

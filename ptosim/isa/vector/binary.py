@@ -21,10 +21,11 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   taken to wrap on every target). DIV truncates toward zero, ``INT_MIN / -1`` wraps to INT_MIN;
   a zero divisor raises ExecutionError (PTO401) naming the instruction and the first element,
   before anything is written (the CPU asserts; the NPU result is not public).
-- AND/OR/XOR bitwise in T. SHL/SHR are the C++ expressions ``src0 << src1`` / ``src0 >> src1``
-  after integer promotion (int for types up to 32 bits, unsigned for uint32, 64-bit for
-  int64/uint64), truncated on store; ``>>`` of a signed value is arithmetic. A shift count
-  outside ``[0, width of the promoted type)`` is undefined in C++ and not specified for the
+- AND/OR/XOR bitwise in T; on a float type (a2a3 only) bitwise on the bit patterns.
+  SHL/SHR are the C++ expressions ``src0 << src1`` / ``src0 >> src1`` after integer promotion
+  (int for types up to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on
+  store; ``>>`` of a signed value is arithmetic. A shift count outside ``[0, width of the
+  promoted type)`` is undefined in C++ and not specified for the
   NPU: ExecutionError, before anything is written.
 
 Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py; the
@@ -43,8 +44,9 @@ target's ``ElementwiseRules.bitwise``):
 
 Dtypes (the target's ``TargetSpec.dtypes``): cpu accepts every integer and float type C++
 arithmetic defines (no float8/hifloat8; bitwise ops and shifts integers only); a2a3 and a5 follow
-the tables of vector_isa.md 3.3 (a2a3 TAND/TOR/TXOR: 1/2/4-byte integers, the code has no dtype
-assert; floats are rejected so the kernel also runs on cpu).
+the tables of vector_isa.md 3.3 (a2a3 TAND/TOR/TXOR: 1/2/4-byte integers and half, bfloat16,
+float32: the a2a3 code has no dtype assert and its vand/vor move bit patterns; the library's own
+TAND test runs it on half).
 """
 
 from __future__ import annotations
@@ -124,6 +126,11 @@ def elementwise(op: str, dt: D.DType, a, b, rule: MaxMin) -> np.ndarray:
     ``first_bad_divisor`` / ``first_bad_shift``).
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=dt.np), np.asarray(b, dtype=dt.np))
+    if op in BITWISE and dt.is_float:  # a2a3 vand/vor on the bit patterns (module doc)
+        bits = np.dtype(f"u{dt.size_bytes}")
+        x, y = np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits)
+        fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[op]
+        return fn(x, y).view(dt.np)
     if op in ("MAX", "MIN"):
         return maxmin(rule, op, a, b).astype(dt.np)
     if dt.is_float:

@@ -25,8 +25,9 @@ for NE).
   dst u8 or u32 (u32 per docs; the bits are addressed as bytes either way).
 
 TCMPS(dst, src0, scalar_or_tile, cmp_mode):
-- cpu: EQ is ``|a - b| < 1e-9`` and NE ``NaN or |a - b| > 1e-9`` in double (a tolerance, not
-  bit equality), the others exact; packing: ``src0.Cols // 8`` bytes per *source* row (bits of
+- cpu: EQ is ``|a - b| < 1e-9`` and NE ``a or b NaN, or |a - b| > 1e-9`` in double (a
+  tolerance, not bit equality; equal infinities differ by NaN: neither EQ nor NE), the others
+  exact; packing: ``src0.Cols // 8`` bytes per *source* row (bits of
   columns >= C are 0) laid into dst row-major with **dst.valid_col bytes per dst row**, only bytes
   inside dst's valid region written, dst zeroed first; dst u8. The tile form compares
   elementwise.
@@ -42,7 +43,8 @@ TSELS(dst, mask, src, tmp, scalar): ``dst = bit ? src : scalar``.
   8*sizeof(mask dtype) (the same bits for a little-endian byte-addressed mask).
 - cpu TSEL: a continuous bit stream over the valid (i, j) in row-major order, 8 bits per mask
   element (its low byte), moving to the next mask row after ``mask.valid_col`` elements; dst,
-  src0 and src1 must be one tile type.
+  src0 and src1 must be one tile type. A stream that outruns the mask's rows keeps reading
+  through the mask's layout past the tile (the bytes UB holds there), as the reference does.
 dtypes: a2a3 2- and 4-byte types; a5 1/2/4/8-byte; cpu any numeric.
 """
 
@@ -93,7 +95,9 @@ def compare_with_tolerance(mode: str, a: np.ndarray, b, tol: float | None) -> np
         d = np.abs(x - y)
         if mode == "EQ":
             return d < tol
-        return np.isnan(d) | (d > tol)
+        # NE is true for a NaN operand, not for a NaN difference (inf - inf): then d > tol is
+        # false, as in the reference's ``fabs(diff) > 1e-9``
+        return np.isnan(x) | np.isnan(y) | (d > tol)
 
 
 def pack_bits(flags: np.ndarray) -> np.ndarray:
@@ -337,8 +341,15 @@ class _Sel(VectorInstruction):
         if stream and self.opcode == "TSEL":  # continuous stream of low bytes
             p = np.arange(R * C)
             e = p // 8
-            mr, mc = e // max(m.valid_col, 1), e % max(m.valid_col, 1)
-            low = ctx.tile_storage(m)[m.offsets(mr, mc)].astype(np.int64) & 0xFF
+            vc = m.valid_col
+            # a mask with valid_col 0 never wraps: the reference's column index only grows
+            mr, mc = (e // vc, e % vc) if vc else (np.zeros_like(e), e)
+            offsets = m.offsets(mr, mc)
+            # a stream longer than the mask's valid region goes on through the mask's layout
+            # past its last row, into whatever UB holds there, as the reference reads it
+            count = max(int(offsets.max()) + 1, m.numel)
+            words = ctx.memory_of(m).typed(m.address, m.dtype, count, what=f"{self.label} mask")
+            low = words[offsets].astype(np.int64) & 0xFF
             return (((low >> (p % 8)) & 1) == 1).reshape(R, C)
         pitch = m.cols * m.dtype.size_bytes
         raw = ctx.memory_of(m).typed(m.address, D.uint8, what=f"{m.name} bytes")

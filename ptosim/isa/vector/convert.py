@@ -66,7 +66,7 @@ from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
 from ..spec import ConvertRounding, ConvertRules, Saturation
-from .common import VectorInstruction
+from .common import VectorInstruction, host_cast_to_int
 from .unary import overlaps
 
 __all__ = ["TCVT", "ROUND_MODES", "SAT_MODES"]
@@ -205,24 +205,6 @@ def low_bits(r: np.ndarray, dt: D.DType) -> np.ndarray:
         v = int(r.ravel()[k]) % (1 << bits)
         out.ravel()[k] = np.array(v, dtype=np.uint64).astype(dt.np)
     return out
-
-
-def host_cast_to_int(r: np.ndarray, dt: D.DType) -> tuple[np.ndarray, np.ndarray]:
-    """The C cast double -> integer ``dt`` as x86-64 code does it: truncate; in range of the
-    conversion width (64 bits for u8/u32/i64/u64, else 32) exact then the store wraps, else the
-    "integer indefinite" value. Returns (values, mask of undefined-behaviour elements)."""
-    t = np.trunc(np.asarray(r, dtype=np.float64))
-    if dt is D.uint64:
-        ok = (t >= 0) & (t < 2.0**64)
-        v = np.where(ok, t, 2.0**63).astype(np.uint64)
-        return v.astype(dt.np), ~ok
-    width = 64 if dt in (D.uint8, D.uint32, D.int64) else 32
-    lim = 2.0 ** (width - 1)
-    ok = (t >= -lim) & (t < lim)
-    with np.errstate(invalid="ignore"):
-        v = np.where(ok, t, -lim).astype(np.int64)
-    in_range = (t >= float(np.iinfo(dt.np).min)) & (t <= float(np.iinfo(dt.np).max))
-    return v.astype(dt.np), ~in_range
 
 
 def to_f64(values: np.ndarray, dt: D.DType) -> np.ndarray:

@@ -16,9 +16,10 @@ Checks (vector_isa.md 3.5/3.17): Vec tiles; on the NPU src is RowMajor ND and a 
 dst is ND or a DN column (ColMajor, Cols 1); ``dst.validRow == R`` (rows) / ``dst.validCol == C``
 (columns); row reductions need R, C != 0 (an empty column reduction is a no-op). ``tmp`` is
 mandatory in the row API and ignored on cpu and a5; on a2a3 it must hold what the lowering puts
-there (``tmp_need``), same dtype as src. a2a3 also writes padding: the column reductions copy
-row 0 (or tmp row 0) to dst in whole 32-byte blocks, so dst[0, C:] up to the block boundary gets
-the copied row's bytes.
+there (``tmp_need``), same dtype as src; for TCOLARG<MAX|MIN> only its address counts (the
+lowering's scratch, ``TColArg.scratch_elements``, may run past a small tmp tile). a2a3 also
+writes padding: the column reductions copy row 0 (or tmp row 0) to dst in whole 32-byte blocks,
+so dst[0, C:] up to the block boundary gets the copied row's bytes.
 """
 
 from __future__ import annotations
@@ -341,13 +342,29 @@ class TColArg(_Reduce):
             )
         if dv is not None:
             self.require_same_dtype("src", s, "dst_val", dv)
-        # a2a3: tmp holds the running extreme row (C elements of src's type)
-        self._check_tmp((1, s.valid_col, 0), arch)
+        # a2a3: only tmp's address and dtype matter (``scratch_elements``)
+        self._check_tmp((1, 1, 0), arch)
+
+    def scratch_elements(self) -> int:
+        """Elements of src's type the a2a3 lowering uses from tmp's address, whatever the tmp
+        tile's shape (npu/a2a3/TColReduceIdx.hpp checks only its dtype): per 256-byte block of
+        columns, the running row index at tmp[0], the running extreme at tmp[gap] and, for a
+        2-byte src without dst_val, the selected indices at tmp[2 * gap]; gap is one repeat
+        when C fills one, else C rounded up to a 32-byte block."""
+        sz = self.src.dtype.size_bytes
+        per_repeat, per_block = 256 // sz, 32 // sz
+        C = self.src.valid_col
+        gap = per_repeat if per_repeat <= C else -(-C // per_block) * per_block
+        return (3 if sz == 2 and self.dst_val is None else 2) * gap
 
     def execute(self, ctx: ExecContext) -> None:
         R, C = self.src.valid
         if R == 0 or C == 0:
             return
+        t = self.tmp
+        if ctx.spec.reduce.tmp_required and t is not None:  # the scratch must lie inside UB
+            what = f"{self.label} tmp scratch of {self.scratch_elements()} elements"
+            ctx.memory_of(t).typed(t.address, t.dtype, self.scratch_elements(), what=what)
         x = read_valid(ctx, self.src)
         vals, idx = O.arg_scan(ctx.spec.numerics.maxmin, self.op, x.T)
         ctx.tile_write(self.dst_idx, idx.reshape(1, C).astype(self.dst_idx.dtype.np), 1, C)

@@ -5,19 +5,27 @@ missing.
 
 TSORT32(dst, src, idx[, tmp]): for each valid row and each block of 32 consecutive valid
 columns, the pairs (src[i, j], idx[i, j]) sorted by score descending, ties by index ascending
-(stable), written as 8-byte records at dst row i: float32 -> [score f32][index u32]
-(2 elements per record); half (a2a3/a5 ``vbitsort``) -> [score f16][0 f16][index u32]
-(4 elements per record). Checks: idx uint32, valid columns a multiple of 32 (rule
-``sort-block``: a partial block's behaviour is not given), dst row holds the records (rule
-``dst-cols``), dst has src's dtype. Not modelled: cpu half (the CPU simulator's f16 column
-offset is inconsistent with its 8-byte records), cpu int32/int16/bfloat16 (record layout not
-given). NaN scores: their order is not given; ptosim sorts them after every number.
+(stable), written as 8-byte records at dst row i: 4-byte types -> [score][index u32]
+(2 elements per record); 2-byte types -> [score][0][index u32] (4 elements per record).
+Where block ``b`` lands is the target's ``LayoutRules.sort32_pitch``: after the previous
+block's records (NPU, tsort32.md), or at column 2*32*b whatever the record size (cpu: 2-byte
+blocks overlap and the later one wins). A last block of fewer than 32 valid columns: cpu sorts
+its pairs only (``sort32_partial_block``); the NPUs pad it through tmp with a NaN pattern that
+is not modelled (rule ``sort-block``). Checks: idx uint32, dst row holds the records (rule
+``dst-cols``), dst has src's dtype. NaN scores: their order is not given (the reference's
+comparison is not an ordering with NaN); ptosim sorts them after every number.
 
-TMRGSORT(dst, src0, src1[, src2, src3]): merges 2-4 sorted record lists (row 0 of each source,
-its valid columns) into dst row 0, descending by score; on equal scores the record of the
-lower-numbered list comes first. float32 records only (the 8-byte [score][index] pairs of
-TSORT32). Not modelled: the "stop when a list is exhausted" mode with its executed-count
-output, and the single-tile form merging runs of ``blockLen`` (UnsupportedError).
+TMRGSORT(dst, src0, src1[, src2, src3], exhausted=False): merges 2-4 sorted record lists (row 0
+of each source, its valid columns) into dst row 0 as the reference's loop does: at each step
+the head record with the greatest score, the lower-numbered list on equal scores (a strictly
+greater score replaces the pick, so a NaN head of a lower list is taken first); it stops after
+``dst.valid_col`` elements' worth of records, when every list is consumed, or, with
+``exhausted``, as soon as one list is consumed. The records consumed per list are the run's
+``executed`` counts (``MrgSortExecutedNumList``).
+TMRGSORT(dst, src, block_len=L): each group of 4 consecutive blocks of ``L`` elements of src
+row 0 (each block a sorted list) is merged as above into the same columns of dst, for the
+whole groups inside ``dst.valid_col``. ``L`` must be a positive multiple of the record's
+elements. This is the cpu form (``LayoutRules.mrgsort_block_len``); the NPUs refuse it.
 
 THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu only (the NPU lowerings are not described).
 src uint16 or uint32, dst uint32 with >= 256 columns, idx uint8. Per valid row of src: count
@@ -32,12 +40,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
-from ...errors import KernelError, UnsupportedError
+from ...errors import KernelError
 from ...program import emit
 from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import Sort32Pitch
 from .common import VectorInstruction
 
 __all__ = ["THISTOGRAM", "TMRGSORT", "TSORT32"]
@@ -77,23 +86,26 @@ class TSort32(VectorInstruction):
 
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
-        self.require_defined(arch, "src", s.dtype)  # (cpu refuses half: TargetSpec.refusals)
+        self.require_defined(arch, "src", s.dtype)
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
             self.require_vec(name, ref, arch)
         self.require_element_dtype("src", s, arch)
         self.require_same_dtype("src", s, "dst", d)
         self.require_dtype("idx", x.dtype, (D.uint32,), "index-dtype")
         R, C = s.valid
+        rules = arch.spec.layout
         self.require(
-            C % SORT_BLOCK == 0,
+            C % SORT_BLOCK == 0 or rules.sort32_partial_block,
             "src",
             "sort-block",
-            "valid columns a multiple of 32 (a partial block is not described)",
+            f"valid columns a multiple of 32 (the NaN-padded tail {arch.target} sorts through "
+            "tmp is not modelled)",
             C,
         )
         self.require(x.valid_row >= R and x.valid_col >= C, "idx", "index-valid-shape",
                      f"a valid region covering src's {s.valid}", x.valid)  # fmt: skip
-        need = C * record_elems(d.dtype)
+        need = max((start + n * record_elems(d.dtype) for start, n in self._blocks(arch)),
+                   default=0)  # fmt: skip
         self.require(
             d.cols >= need and d.rows >= R,
             "dst",
@@ -101,6 +113,13 @@ class TSort32(VectorInstruction):
             f">= {R} rows of >= {need} elements (8-byte records)",
             f"{d.rows}x{d.cols}",
         )
+
+    def _blocks(self, arch: Arch) -> list[tuple[int, int]]:
+        """(first dst column, pairs) of each block of a row (``LayoutRules.sort32_pitch``)."""
+        C = self.src.valid_col
+        twice = arch.spec.layout.sort32_pitch is Sort32Pitch.TWICE_COLUMNS
+        step = 2 * SORT_BLOCK if twice else SORT_BLOCK * record_elems(self.dst.dtype)
+        return [(b // SORT_BLOCK * step, min(SORT_BLOCK, C - b)) for b in range(0, C, SORT_BLOCK)]
 
     def execute(self, ctx: ExecContext) -> None:
         d, s, x = self.dst, self.src, self.idx
@@ -111,64 +130,119 @@ class TSort32(VectorInstruction):
         xv = ctx.tile_storage(x)
         out = ctx.memory_of(d).typed(d.address, D.uint8, d.size_bytes)
         row_bytes = d.cols * d.dtype.size_bytes
+        blocks = self._blocks(ctx.arch)
         for i in range(R):
             scores = sv[i * s.cols + np.arange(C)].copy()
             index = xv[i * x.cols + np.arange(C)].copy()
-            recs = []
-            for b in range(0, C, SORT_BLOCK):
-                sl = slice(b, b + SORT_BLOCK)
+            for k, (start, n) in enumerate(blocks):
+                sl = slice(k * SORT_BLOCK, k * SORT_BLOCK + n)
                 order = sort_records(scores[sl], index[sl])
-                recs.append(pack(d.dtype, scores[sl][order], index[sl][order]))
-            data = np.concatenate(recs)
-            out[i * row_bytes : i * row_bytes + data.size] = data
+                data = pack(d.dtype, scores[sl][order], index[sl][order])
+                at = i * row_bytes + start * d.dtype.size_bytes  # later blocks overwrite
+                out[at : at + data.size] = data
+
+
+def merge_heads(lists: list[np.ndarray], limit: int, exhausted: bool) -> tuple[list, list]:
+    """The reference's merge loop over score lists: (picked (list, position) pairs, consumed
+    counts). A later list's head replaces the pick only with a strictly greater score."""
+    taken = [0] * len(lists)
+    picks: list[tuple[int, int]] = []
+    while len(picks) < limit:
+        pick = -1
+        for k, scores in enumerate(lists):
+            if taken[k] < scores.size and (pick < 0 or scores[taken[k]] > lists[pick][taken[pick]]):
+                pick = k
+        if pick < 0:
+            break
+        picks.append((pick, taken[pick]))
+        taken[pick] += 1
+        if exhausted and any(t == v.size for t, v in zip(taken, lists)):
+            break
+    return picks, taken
 
 
 class TMrgSort(VectorInstruction):
     opcode = "TMRGSORT"
     writes = ("dst",)
 
-    def __init__(self, dst: TileRef, srcs: tuple[TileRef, ...]):
-        self.dst, self.srcs = dst, srcs
+    def __init__(self, dst: TileRef, srcs: tuple[TileRef, ...], exhausted: bool = False,
+                 block_len: int | None = None):  # fmt: skip
+        self.dst, self.srcs, self.exhausted, self.block_len = dst, srcs, exhausted, block_len
         self.reads = tuple(f"src{k}" for k in range(len(srcs)))
         for k, ref in enumerate(srcs):
             setattr(self, f"src{k}", ref)
+        self.executed: tuple[int, ...] = ()  # records consumed per list (set by execute)
 
     def validate(self, arch: Arch) -> None:
         d = self.dst
         self.require_defined(arch)
         self.require_vec("dst", d, arch)
         self.require_element_dtype("dst", d, arch)
-        total = 0
+        rec = record_elems(d.dtype)
         for k, s in enumerate(self.srcs):
             name = f"src{k}"
             self.require_vec(name, s, arch)
             self.require_same_dtype("dst", d, name, s)
+            self.require(s.rows == 1, name, "one-row", "Rows == 1", s.rows)
             self.require(
-                s.valid_col % 2 == 0,
+                s.valid_col % rec == 0,
                 name,
                 "record-cols",
-                "an even number of valid columns (8-byte records)",
+                f"a multiple of {rec} valid columns (8-byte records)",
                 s.valid_col,
             )
-            total += s.valid_col
-        self.require(d.cols >= total, "dst", "dst-cols", f">= {total} columns", d.cols)
+        self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
+        if self.block_len is not None:
+            if not arch.spec.layout.mrgsort_block_len:
+                self.unsupported(
+                    "block_len", "unsupported-mode", "the 2-4 list merge", "the blockLen form",
+                    detail=f"{arch.target}'s blockLen and repeat rules are not modelled",
+                )  # fmt: skip
+            L, s = self.block_len, self.srcs[0]
+            self.require(L > 0 and L % rec == 0, "block_len", "block-len",
+                         f"a positive multiple of {rec} (whole records)", L)  # fmt: skip
+            groups = d.valid_col // (4 * L) * 4 * L
+            self.require(s.cols >= groups, "src", "src-cols",
+                         f">= {groups} columns (the 4-block groups in dst's valid columns)",
+                         s.cols)  # fmt: skip
+
+    def _scores(self, ctx: ExecContext, s: TileRef, first: int, n: int) -> np.ndarray:
+        """The scores (element 0 of each record) of ``n`` records from element ``first``."""
+        rec = record_elems(s.dtype)
+        return ctx.tile_storage(s)[first + rec * np.arange(n)].copy()
+
+    def _records(self, ctx: ExecContext, s: TileRef, first: int, n: int) -> np.ndarray:
+        size = s.dtype.size_bytes
+        raw = ctx.memory_of(s).typed(s.address + first * size, D.uint8, n * 8, what=self.label)
+        return raw.reshape(n, 8).copy()
 
     def execute(self, ctx: ExecContext) -> None:
-        scores, lists, pos, raw = [], [], [], []
-        for k, s in enumerate(self.srcs):
-            n = s.valid_col // 2
-            b = ctx.memory_of(s).typed(s.address, D.uint8, n * 8).reshape(n, 8).copy()
-            raw.append(b)
-            scores.append(b[:, :4].copy().view(np.float32).reshape(-1))
-            lists.append(np.full(n, k))
-            pos.append(np.arange(n))
-        sc, li, po = np.concatenate(scores), np.concatenate(lists), np.concatenate(pos)
-        nan = np.isnan(sc.astype(np.float64))
-        # a stable merge: descending score, then lower list, then the order inside the list
-        order = np.lexsort((po, li, -np.where(nan, 0, sc.astype(np.float64)), nan))
-        data = np.concatenate(raw)[order].reshape(-1) if order.size else np.zeros(0, np.uint8)
         d = self.dst
-        ctx.memory_of(d).typed(d.address, D.uint8, data.size)[:] = data
+        rec = record_elems(d.dtype)
+        out = ctx.memory_of(d).typed(d.address, D.uint8, d.size_bytes)
+        if self.block_len is not None:
+            self._execute_blocks(ctx, out)
+            return
+        counts = [s.valid_col // rec for s in self.srcs]
+        lists = [self._scores(ctx, s, 0, n) for s, n in zip(self.srcs, counts)]
+        raw = [self._records(ctx, s, 0, n) for s, n in zip(self.srcs, counts)]
+        picks, taken = merge_heads(lists, d.valid_col // rec, self.exhausted)
+        for pos, (k, j) in enumerate(picks):
+            out[pos * 8 : pos * 8 + 8] = raw[k][j]
+        self.executed = tuple(taken) + (0,) * (4 - len(taken))
+
+    def _execute_blocks(self, ctx: ExecContext, out: np.ndarray) -> None:
+        d, s, L = self.dst, self.srcs[0], self.block_len
+        per_block = L // record_elems(d.dtype)
+        size = d.dtype.size_bytes
+        for base in range(0, d.valid_col - 4 * L + 1, 4 * L):
+            starts = [base + b * L for b in range(4)]
+            lists = [self._scores(ctx, s, f, per_block) for f in starts]
+            raw = [self._records(ctx, s, f, per_block) for f in starts]
+            picks, _ = merge_heads(lists, 4 * per_block, False)
+            for pos, (k, j) in enumerate(picks):
+                at = base * size + pos * 8
+                out[at : at + 8] = raw[k][j]
 
 
 HIST_BYTES = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3")
@@ -236,19 +310,24 @@ def TSORT32(dst: Tile, src: Tile, idx: Tile, tmp: Tile | None = None) -> None:
 def TMRGSORT(dst: Tile, src0: Tile, src1: Tile | None = None, src2: Tile | None = None,
              src3: Tile | None = None, *, exhausted: bool = False,
              block_len: int | None = None) -> None:  # fmt: skip
-    """Merge the record lists of src0..src3 (row 0 of each) into dst row 0."""
-    if exhausted or block_len is not None or src1 is None:
-        what = "the exhausted-stop mode" if exhausted else "the single-tile blockLen form"
-        raise UnsupportedError(
-            "TMRGSORT", "mode", "unsupported-mode", "the 2-4 list merge", what,
-            detail="the reference does not pin it down (stop rule, executed counts, blockLen)",
-        )  # fmt: skip
+    """Merge the record lists of src0..src3 (row 0 of each) into dst row 0; with ``block_len``
+    (src0 only), merge each group of 4 sorted blocks of src0 (module doc)."""
+    if block_len is not None:
+        if src1 is not None or exhausted:
+            raise KernelError(
+                "TMRGSORT block_len: the single-list form takes src0 only and no exhausted flag"
+            )
+        emit(TMrgSort(_tile(dst, "TMRGSORT dst"), (_tile(src0, "TMRGSORT src"),),
+                      block_len=int(block_len)))  # fmt: skip
+        return
+    if src1 is None:
+        raise KernelError("TMRGSORT: merge 2-4 lists (src0, src1[, src2, src3]) or pass block_len")
     srcs = tuple(
         _tile(s, f"TMRGSORT src{k}")
         for k, s in enumerate((src0, src1, src2, src3))
         if s is not None
     )
-    emit(TMrgSort(_tile(dst, "TMRGSORT dst"), srcs))
+    emit(TMrgSort(_tile(dst, "TMRGSORT dst"), srcs, exhausted=bool(exhausted)))
 
 
 @instruction(

@@ -47,7 +47,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ...errors import ExecutionError, KernelError
-from ...findings import TILE_OVERLAP
+from ...findings import CONVERSION_UNDEFINED, TILE_OVERLAP
 from ...program import emit
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
@@ -55,7 +55,7 @@ from ..data import _tile
 from ..maxmin import maxmin
 from ..registry import instruction
 from ..spec import Bitwise, FloatAbs, Numerics, Rsqrt
-from .common import VectorInstruction, read_valid, round_to
+from .common import VectorInstruction, host_cast_to_int, read_valid, round_to
 
 __all__ = ["TABS", "TEXP", "TLOG", "TNEG", "TNOT", "TRECIP", "TRELU", "TRSQRT", "TSQRT"]
 
@@ -65,9 +65,21 @@ OPS = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "RELU", "NOT")
 
 # -- shared helpers (also used by mathops.py) ---------------------------------------------
 def in_double(fn, x: np.ndarray, dt: D.DType) -> np.ndarray:
-    """``fn`` evaluated in double on the T values ``x``, rounded once to ``dt``."""
+    """``fn`` evaluated in double on the T values ``x``, rounded once to ``dt``; an integer
+    ``dt`` gets the C cast (truncation; see ``in_double_undefined`` for the values it leaves
+    undefined)."""
     with np.errstate(all="ignore"):
-        return round_to(fn(np.asarray(x).astype(np.float64)), dt)
+        y = fn(np.asarray(x).astype(np.float64))
+    return host_cast_to_int(y, dt)[0] if dt.is_int else round_to(y, dt)
+
+
+def in_double_undefined(fn, x: np.ndarray, dt: D.DType) -> int:
+    """How many of ``in_double``'s integer results are a C cast of a double out of ``dt``'s
+    range (NaN, infinities: log(0)) - undefined behaviour, given as x86-64 code gives it."""
+    if not dt.is_int:
+        return 0
+    with np.errstate(all="ignore"):
+        return int(np.count_nonzero(host_cast_to_int(fn(np.asarray(x).astype(np.float64)), dt)[1]))
 
 
 def overlaps(a: TileRef, b: TileRef) -> bool:
@@ -223,7 +235,15 @@ class TUnary(ElementwiseInstruction):
             ctx.tile_write(d, in_double(np.sqrt, x, dt))  # vsqrt(dst, src)
             ctx.tile_write(d, in_double(lambda v: 1.0 / v, read_valid(ctx, d), dt))  # vdiv
             return
-        ctx.tile_write(d, unary_value(self.op, num, read_valid(ctx, s), dt))
+        x = read_valid(ctx, s)
+        ctx.tile_write(d, unary_value(self.op, num, x, dt))
+        if self.op == "LOG" and dt.is_int and (bad := in_double_undefined(np.log, x, dt)):
+            ctx.finding(
+                CONVERSION_UNDEFINED,
+                "conversion-undefined",
+                f"TLOG {dt.name}: {bad} element(s) <= 0: (T)log(double(x)) of -inf or NaN is "
+                "undefined behaviour in C++ (ptosim gives the x86-64 result)",
+            )
 
     def _not_b16_lanes(self, ctx: ExecContext, R: int, C: int) -> None:
         """vnot on 16-bit lanes: ceil(C/2) lanes = 2*ceil(C/2) bytes per row."""

@@ -333,16 +333,17 @@ PTOSIM_ROWEXPAND_BINARY(TROWEXPANDEXPDIF)
 
 // ---- TMRGSORT -------------------------------------------------------------------------------
 // The public forms: TMRGSORT<Dst, Tmp, Src0, Src1[, Src2[, Src3]], exhausted>(dst, executedNumList,
-// tmp, src0, src1[, src2[, src3]]) and the single-tile TMRGSORT(dst, src, blockLen). ptosim merges
-// 2-4 lists without the exhausted stop; tmp is the library's scratch and is not passed on. Without
-// the stop every record of every list is consumed, so once ptosim has accepted the call each
-// mrgSortList<k> receives list k's record count (valid columns x element size / 8-byte record).
-// exhausted = true and the blockLen form are sent as such: ptosim stops the run at the call.
+// tmp, src0, src1[, src2[, src3]]) and the single-tile TMRGSORT(dst, src, blockLen); tmp is the
+// library's scratch and is not passed on. mrgSortList<k> is the number of list k's records the
+// merge consumed: when the merge runs to the end (no exhausted stop and dst's valid columns hold
+// every record) that is list k's record count, known here; otherwise it depends on the data,
+// which the simulation sees only after the call is recorded, and the counts are left as they
+// were (the kernel's own values).
 namespace detail {
 template <typename S>
-uint16_t mrgsort_records(S &s)
+uint32_t mrgsort_records(S &s)
 {
-    return uint16_t(s.GetValidCol() * sizeof(typename S::DType) / 8);
+    return uint32_t(s.GetValidCol() * sizeof(typename S::DType) / 8);
 }
 template <bool exhausted, typename D, typename Tmp, typename... S>
 void mrgsort(long long pc, D &dst, MrgSortExecutedNumList &executed, Tmp &tmp, S &...srcs)
@@ -351,10 +352,14 @@ void mrgsort(long long pc, D &dst, MrgSortExecutedNumList &executed, Tmp &tmp, S
     ::ptosim::targ(t, "form", "lists");
     ::ptosim::targ(t, "exhausted", exhausted ? "true" : "false");
     ::ptosim::record("TMRGSORT", pc, t, dst, tmp, srcs...);
+    uint32_t total = (mrgsort_records(srcs) + ...);
+    if (exhausted || mrgsort_records(dst) < total) {
+        return;
+    }
     uint16_t *counts[4] = {&executed.mrgSortList0, &executed.mrgSortList1, &executed.mrgSortList2,
                            &executed.mrgSortList3};
     int k = 0;
-    ((*counts[k++] = mrgsort_records(srcs)), ...);
+    ((*counts[k++] = uint16_t(mrgsort_records(srcs))), ...);
 }
 } // namespace detail
 

@@ -30,4 +30,10 @@ public:
 private:
     static char *base() { return reinterpret_cast<char *>(::ptosim::onchip_base()); }
 };
+
+// the CPU build's set-up calls (declared with TASSIGN there): choosing an architecture or clearing
+// the memories has nothing to do in ptosim, where each case runs in a fresh process on the
+// device's config
+inline void NPU_MEMORY_INIT(NPUArch arch = NPUArch::A2A3) { NPUMemoryModel::Instance().Initialize(arch); }
+inline void NPU_MEMORY_CLEAR() { NPUMemoryModel::Instance().Clear(); }
 } // namespace pto

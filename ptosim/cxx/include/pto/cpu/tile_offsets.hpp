@@ -42,4 +42,11 @@ constexpr std::size_t GetTileElementOffset(int r, int c)
         return TileData::SFractal == SLayout::RowMajor ? base + inr * ic + inc : base + inc * ir + inr;
     }
 }
+
+// pto_tile.hpp's name for the same mapping (logical (row, col) -> storage element offset)
+template <typename TileData>
+constexpr std::size_t GetTileOffset(int r, int c)
+{
+    return GetTileElementOffset<TileData>(r, c);
+}
 } // namespace pto

@@ -30,3 +30,18 @@ TEST(TileBody, a_wrong_expectation_fails)
     TADDS(c, a, 3);
     EXPECT_EQ(c.data()[5], 9);  // 5 + 3 is 8: this case must FAIL
 }
+
+// the CPU build's memory set-up calls and pto_tile.hpp's offset mapping (a cpu test's SetUp)
+TEST(TileBody, memory_setup_and_tile_offsets)
+{
+    NPU_MEMORY_INIT(NPUArch::A2A3);
+    NPU_MEMORY_CLEAR();
+    using T = Tile<TileType::Vec, float, 8, 16>;
+    using C = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor>;
+    EXPECT_EQ(GetTileOffset<T>(2, 3), 2u * 16u + 3u);  // row-major: r * Cols + c
+    EXPECT_EQ(GetTileOffset<C>(2, 3), 3u * 16u + 2u);  // column-major: c * Rows + r
+    T a;
+    TASSIGN(a, 0x0);
+    a.data()[GetTileOffset<T>(1, 2)] = 4.0f;
+    EXPECT_EQ(a.data()[18], 4.0f);
+}

@@ -219,7 +219,14 @@ FLAG_UNCONSUMED = FindingCode(
     "`cross-flag-unconsumed`: a cross-core round (`ffts_cross_core_sync`) no `wait_flag_dev` "
     "consumed by the end of the run, or one a core of its group never completed",
     "wait for it before the kernel ends (`wait_flag`, `wait_flag_dev(flag)`)",
-    kinds=("flag-unconsumed", "cross-flag-unconsumed", "missing-wait", "stray-set", "wrong-event"),
+    kinds=(
+        "flag-unconsumed",
+        "cross-flag-unconsumed",
+        "missing-wait",
+        "stray-set",
+        "wrong-event",
+        "wrong-pipe-pair",
+    ),
 )
 FLAG_MISUSE = FindingCode(
     "F202",
@@ -273,7 +280,7 @@ FLAG_REUSED = FindingCode(
     "a kernel `set_flag` on an event whose earlier post is not waited yet (program order); "
     'names both sets and the next wait (the reference\'s "Event ID still occupied")',
     "wait before setting again, or give the second set and its wait a free id",
-    kinds=("event-reused", "reused-event"),
+    kinds=("event-reused", "reused-event", "wrong-pipe-pair"),
 )
 FLAG_NEVER_POSTED = FindingCode(
     "F209",
@@ -287,6 +294,7 @@ FLAG_NEVER_POSTED = FindingCode(
         "cross-wait-never-posted",
         "missing-set",
         "wrong-event",
+        "wrong-pipe-pair",
         "stray-wait",
     ),
 )

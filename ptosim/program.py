@@ -69,16 +69,33 @@ def _outside(co_filename: str) -> str | None:
     return base
 
 
-def _caller_source() -> str | None:
+def _caller_chain() -> tuple[str | None, tuple[str, ...]]:
+    """The innermost kernel-code line that emits an instruction (``file.py:57``), and the
+    lines of the kernel code that called it, outermost first: the kernel body's own line
+    (``file.py:60``, a call of a helper) down to the helper's caller. Empty when the kernel
+    body itself emits it. The walk stops at the first ptosim frame above the kernel code (the
+    run that called the kernel), so it costs one frame per helper level."""
     frame = sys._getframe(1)
     outside = _OUTSIDE
-    while frame is not None:
+    while frame is not None:  # up through ptosim's own frames to the kernel code
         co_filename = frame.f_code.co_filename
         base = outside[co_filename] if co_filename in outside else _outside(co_filename)
         if base is not None:
-            return f"{base}:{frame.f_lineno}"
+            break
         frame = frame.f_back
-    return None
+    if frame is None:
+        return None, ()
+    source = f"{base}:{frame.f_lineno}"
+    sites: list[str] = []
+    frame = frame.f_back
+    while frame is not None:
+        co_filename = frame.f_code.co_filename
+        base = outside[co_filename] if co_filename in outside else _outside(co_filename)
+        if base is None:
+            break
+        sites.append(f"{base}:{frame.f_lineno}")
+        frame = frame.f_back
+    return source, tuple(reversed(sites))
 
 
 class NeedsSession(BaseException):
@@ -113,7 +130,12 @@ class Recorder:
         instr.position = n = len(self.program.instructions)
         if n >= self.program.max_steps:
             self.runaway(instr)
-        instr.source = self.source or _caller_source()
+        if self.source is not None:
+            instr.source = self.source
+        else:
+            instr.source, sites = _caller_chain()
+            if sites:
+                instr.sites = sites
         try:
             instr.check(self.program.arch)
         except ConstraintError as exc:
@@ -123,7 +145,7 @@ class Recorder:
 
     def runaway(self, instr: Instruction) -> None:
         p = self.program
-        where = self.source or _caller_source()
+        where = self.source or _caller_chain()[0]
         raise KernelError(
             f"kernel {p.kernel_name!r} block {p.block_idx}: the body goes on past max_steps="
             f"{p.max_steps} instructions ({instr.opcode} #{instr.position} at {where}): a loop "

@@ -8,7 +8,9 @@ its pipes or event id. This module writes them into the text of a Python or C++ 
   statement's last line (Python: its ``ast`` end line; C++: the line with its ``;``);
 - a deleted call is cut from its line (the line goes when nothing else is on it; a Python block
   left empty gets ``pass``);
-- a changed call keeps the arguments it does not change, as written.
+- a changed call keeps the arguments it does not change, as written;
+- an event copied from another sync call (``LineEdit.event_like``: a loop's ``ev``, a helper's
+  ``events[b]``) is written as that call has it.
 
 Python calls are spelled with the file's own ``import ptosim as NAME`` alias (``pto.set_flag(
 pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)``); C++ calls with the bare names of the API.
@@ -33,15 +35,37 @@ def _alias(text: str) -> str:
     return "pto."
 
 
-def _call(edit, cxx: bool, alias: str) -> str:
+def _call(edit, cxx: bool, alias: str, event: str | None) -> str:
+    """The text of the call ``edit`` inserts; ``event``: its event argument as written at the
+    line it copies (None: the constant ``EVENT_IDn``)."""
     if cxx:
         if edit.op == "pipe_barrier":
             return f"pipe_barrier({edit.pipe});"
-        return f"{edit.op}({edit.src}, {edit.dst}, EVENT_ID{edit.event_id});"
+        event = event or f"EVENT_ID{edit.event_id}"
+        return f"{edit.op}({edit.src}, {edit.dst}, {event});"
     a = alias
     if edit.op == "pipe_barrier":
         return f"{a}pipe_barrier({a}{edit.pipe})"
-    return f"{a}{edit.op}({a}{edit.src}, {a}{edit.dst}, {a}EVENT_ID{edit.event_id})"
+    event = event or f"{a}EVENT_ID{edit.event_id}"
+    return f"{a}{edit.op}({a}{edit.src}, {a}{edit.dst}, {event})"
+
+
+def _event_arg(lines: list[str], line: str, base: str) -> str | None:
+    """The event argument (the third) of the set_flag/wait_flag call at ``line`` (``file:n``)
+    of this file, as written; None when the line is elsewhere or holds no such call."""
+    file, _, num = line.rpartition(":")
+    if file != base or not num.isdigit() or not 1 <= int(num) <= len(lines):
+        return None
+    text = lines[int(num) - 1]
+    for op in ("set_flag", "wait_flag"):
+        span = _find_call(text, op)
+        if span is None:
+            continue
+        call = text[span[0] : span[1]]
+        args = _split_args(call[call.index("(") + 1 : call.rindex(")")])
+        if len(args) == 3:
+            return args[2].strip()
+    return None
 
 
 def _py_statements(text: str) -> dict[int, tuple[int, int, int]]:
@@ -110,7 +134,7 @@ def _split_args(inner: str) -> list[str]:
     return out
 
 
-def _retarget(line: str, edit, cxx: bool, alias: str) -> str:
+def _retarget(line: str, edit, cxx: bool, alias: str, event: str | None) -> str:
     span = _find_call(line, edit.op)
     if span is None:
         return line
@@ -122,13 +146,13 @@ def _retarget(line: str, edit, cxx: bool, alias: str) -> str:
     if len(args) != 3:
         return line
     a = "" if cxx else alias
-    eid = f"EVENT_ID{edit.event_id}"
+    # an event copied from another call is written as that call has it (no alias added)
+    eid = event if event is not None else f"{a}EVENT_ID{edit.event_id}"
     # None: the argument stays as the user wrote it
-    new = [v if name in edit.changes else None
-           for name, v in (("src", edit.src), ("dst", edit.dst), ("event_id", eid))]  # fmt: skip
-    args = [
-        o if n is None else (" " if k else "") + a + n for k, (o, n) in enumerate(zip(args, new))
-    ]
+    new = [(a + v) if name in edit.changes else None
+           for name, v in (("src", edit.src), ("dst", edit.dst))]  # fmt: skip
+    new.append(eid if "event_id" in edit.changes else None)
+    args = [o if n is None else (" " if k else "") + n for k, (o, n) in enumerate(zip(args, new))]
     return line[:start] + call[: open_at + 1] + ",".join(args) + call[close_at:] + line[end:]
 
 
@@ -150,6 +174,12 @@ def patch_text(text: str, filename: str, edits) -> tuple[str, list]:
             skipped.append(e)
             continue
         n = int(num) - 1
+        event = None
+        if getattr(e, "event_like", None) is not None:
+            event = _event_arg(lines, e.event_like, base)
+            if event is None:  # the event it copies is written in another file
+                skipped.append(e)
+                continue
         if cxx:
             first, last, block = n, _cxx_end(lines, n), 2
         else:
@@ -157,13 +187,13 @@ def patch_text(text: str, filename: str, edits) -> tuple[str, list]:
             first, last = s0 - 1, s1 - 1
         indent = re.match(r"\s*", lines[first]).group(0).replace("\n", "")
         if e.action == "insert":
-            new = indent + _call(e, cxx, alias) + "\n"
+            new = indent + _call(e, cxx, alias, event) + "\n"
             (before.setdefault(first, []) if e.where == "before" else after.setdefault(last, [])
              ).append(new)  # fmt: skip
             continue
         current = replace.get(n, lines[n])
         if e.action == "retarget":
-            replace[n] = _retarget(current, e, cxx, alias)
+            replace[n] = _retarget(current, e, cxx, alias, event)
             continue
         span = _find_call(current, e.op)
         if span is None:

@@ -45,7 +45,8 @@ def _region(value) -> tuple[Region, ...]:
     return ()
 
 
-def _regions(instr, names) -> tuple[Region, ...]:
+def operand_regions(instr, names) -> tuple[Region, ...]:
+    """The bytes the operands ``names`` of ``instr`` cover (whole tiles, exact GM views)."""
     out = []
     for name in dict.fromkeys(names):
         out += [r for r in _region(getattr(instr, name, None)) if r.end > r.start]
@@ -84,8 +85,8 @@ def structural_issued(program, settled=None) -> list[list]:
                 StepKind.SCALAR,
                 0,
                 instr.opcode,
-                reads=_regions(instr, instr.reads),
-                writes=_regions(instr, instr.writes),
+                reads=operand_regions(instr, instr.reads),
+                writes=operand_regions(instr, instr.writes),
                 atomic=_portable_atomic(instr),
             )
         issued.append([step, instr])

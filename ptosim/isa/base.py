@@ -83,6 +83,9 @@ class Instruction:
 
     position: int = -1
     source: str | None = None
+    # the kernel-code lines that called the helper function ``source`` is in, outermost first
+    # (the kernel body's own call line first); empty when the kernel body emits it directly
+    sites: tuple[str, ...] = ()
     # the atomic read-modify-write it applies to GM ("Add", "Max", "Min"), None: plain stores
     atomic_op: str | None = None
     _arch: Arch | None = None

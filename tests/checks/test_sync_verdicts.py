@@ -126,6 +126,12 @@ def test_no_f207_after_an_instruction_whose_lowering_ends_with_the_barrier(devna
         (lambda: pto.ffts_config(None, 3), ("ffts_config", "mode", "None")),
         (lambda: pto.ffts_config(1, 1.5), ("ffts_config", "flag_id", "1.5")),
         (lambda: pto.ffts_config(0, 16), ("ffts_config", "flag_id", "16")),
+        # non-finite floats (found by the public-API fuzz test: an OverflowError escaped)
+        (lambda: pto.set_flag(MTE2, V, float("inf")), ("set_flag", "event_id", "inf")),
+        (lambda: pto.set_flag(MTE2, V, float("nan")), ("set_flag", "event_id", "nan")),
+        (lambda: pto.wait_flag(MTE2, V, float("-inf")), ("wait_flag", "event_id", "-inf")),
+        (lambda: pto.ffts_config(1, float("inf")), ("ffts_config", "flag_id", "inf")),
+        (lambda: pto.wait_flag_dev(float("inf")), ("wait_flag_dev", "flag_id", "inf")),
     ],
 )
 def test_bad_flag_operands_are_one_coded_line(call, words):

@@ -11,9 +11,25 @@ For each mutant and device, :func:`judge` runs the kernel and asks:
   its instruction's source, or where its fix edits)?
 - does the file patched with every cause's fix (``ptosim check --fix``) run clean and exact?
 
-A mutant with no finding whose output is still exact is ``benign`` on that device (the call was
-redundant there, e.g. a PIPE_V barrier on the 950, whose vector pipe waits for its own writes);
-it counts for neither side of the hit rate.
+The mutated lines are the sync calls the correct kernel records in its file (found by running
+it once on cpu), so calls in helper functions are planted too. In a loop whose event ids vary
+(``ev = EVENTS[t % 2]``) a "reused event" is the set given the constant id of another set of
+its pair (as a kernel that drops the double-buffer ids does).
+
+A mutant with no finding is judged by a stated rule, never by its output alone:
+
+- ``equivalent``: it records the very same program as the correct kernel (same instructions,
+  same pipes and event ids; :func:`signature`), so it is not a bug (e.g. ``EVENTS[b]`` for
+  ``ev`` where ``ev = EVENTS[b]``);
+- ``no-rule``: a removed ``pipe_barrier(PIPE_V)`` on an a5 device (950pr/950dt), where ptosim
+  has no vector-barrier rule (docs/reference.md, F207: the reference says nothing about one
+  vector function's stores reaching the next one's loads);
+- ``lowered``: a removed ``pipe_barrier(PIPE_V)`` after an instruction whose lowering on that
+  device already ends with one (:func:`settled_barriers`: the A2/A3 row reductions), so the
+  device runs the same ordered steps without it;
+- anything else is ``silent`` (exact output) or ``silent-wrong``: a miss.
+
+Only ``equivalent``, ``no-rule`` and ``lowered`` leave the denominator of the hit rate.
 """
 
 from __future__ import annotations
@@ -38,6 +54,12 @@ KINDS = (
     "reused event",
 )
 _CALL = re.compile(r"\b(set_flag|wait_flag|pipe_barrier)\s*\((.*)\)")
+EXCLUDED = (
+    "equivalent",
+    "no-rule",
+    "lowered",
+)  # not bugs: out of the denominator (see the module doc)
+MISSES = ("miss", "silent", "silent-wrong")
 _PIPES = ("PIPE_MTE2", "PIPE_V", "PIPE_MTE3", "PIPE_S")
 WRONG_ID = 6  # an id no example uses (ids 0..7 exist on every target)
 # a mutant and its patched file are rewritten at one path within a second: never read a stale
@@ -50,13 +72,14 @@ class Mutant:
     kind: str
     line: int  # 1-based, the planted line
     text: str  # the whole mutated file
+    pipe: str = ""  # a removed barrier: its pipe (as recorded)
 
 
 @dataclass
 class Verdict:
     mutant: Mutant
     device: str
-    outcome: str  # "hit", "miss", "benign", "silent-wrong"
+    outcome: str  # "hit", "miss", "silent", "silent-wrong", "equivalent", "no-rule", "lowered"
     first: str  # the first finding (or error) as text
     fixed: bool | None  # the patched file is clean and exact (None: nothing to patch)
 
@@ -99,13 +122,46 @@ def _pipe(arg: str) -> str:
     return name if name.startswith("PIPE_") else f"PIPE_{name}"
 
 
-def mutants(text: str, kernel: str, cxx: bool) -> list[Mutant]:
-    """Every single-line mutant of the sync calls in ``kernel``'s body."""
-    lines = text.splitlines(keepends=True)
-    body = _body_lines(text, kernel, cxx)
+def sync_lines(programs, basename: str) -> dict[int, list]:
+    """Line -> the event ids recorded from it (a barrier: its pipe names), for the sync calls
+    the ``programs`` (a run's blocks) record in the file ``basename``."""
+    out: dict[int, list] = {}
+    for program in programs:
+        for i in program:
+            if i.opcode not in ("SET_FLAG", "WAIT_FLAG", "PIPE_BARRIER") or not i.source:
+                continue
+            file, _, num = i.source.rpartition(":")
+            if file == basename and num.isdigit():
+                ids = out.setdefault(int(num), [])
+                ids.append(i.pipe.name if i.opcode == "PIPE_BARRIER" else i.event_id)
+    return out
+
+
+def signature(programs) -> list[tuple]:
+    """What a run's blocks do, for telling an equivalent mutant: each instruction's opcode and,
+    for a sync call, its pipes and event id."""
+    out = []
+    for program in programs:
+        for i in program:
+            if i.opcode in ("SET_FLAG", "WAIT_FLAG"):
+                out.append((i.opcode, i.src, i.dst, i.event_id))
+            elif i.opcode == "PIPE_BARRIER":
+                out.append((i.opcode, i.pipe))
+            else:  # a mutant changes sync calls only (tile operands differ run to run)
+                out.append((i.opcode,))
+        out.append(("block end",))
+    return out
+
+
+def mutants(text: str, kernel: str, cxx: bool, lines: dict[int, list] | None = None):
+    """Every single-line mutant of the sync calls of ``kernel``: the lines of ``lines``
+    (:func:`sync_lines`, helpers included), else the lines of its body."""
+    src_lines = text.splitlines(keepends=True)
+    where = sorted(lines) if lines is not None else _body_lines(text, kernel, cxx)
+    ids = lines or {}
     calls = []
-    for n in body:
-        line = lines[n - 1]
+    for n in where:
+        line = src_lines[n - 1]
         code = line.split("//")[0] if cxx else line.split("#")[0]
         m = _CALL.search(code)
         if m is None or code.count(";") > 1 or (not cxx and ";" in code):
@@ -116,12 +172,12 @@ def mutants(text: str, kernel: str, cxx: bool) -> list[Mutant]:
     prefix = "" if cxx else "pto."
 
     def mutate(n: int, new_line: str) -> str:
-        copy = list(lines)
+        copy = list(src_lines)
         copy[n - 1] = new_line
         return "".join(copy)
 
     def replaced(n: int, m, op: str, args: list[str]) -> str:
-        line = lines[n - 1]
+        line = src_lines[n - 1]
         start = line.index(m.group(0))
         call = f"{prefix}{op}({', '.join(args)})"
         head = line[:start]
@@ -130,9 +186,10 @@ def mutants(text: str, kernel: str, cxx: bool) -> list[Mutant]:
         return head + call + line[start + len(m.group(0)) :]
 
     for n, op, args, m in calls:
-        indent = re.match(r"\s*", lines[n - 1]).group(0)
+        indent = re.match(r"\s*", src_lines[n - 1]).group(0)
         if op == "pipe_barrier":
-            out.append(Mutant("removed barrier", n, mutate(n, indent + empty + "\n")))
+            pipe = (ids.get(n) or [""])[0]
+            out.append(Mutant("removed barrier", n, mutate(n, indent + empty + "\n"), pipe))
             continue
         if len(args) != 3:
             continue
@@ -151,10 +208,21 @@ def mutants(text: str, kernel: str, cxx: bool) -> list[Mutant]:
         if op != "set_flag" or len(args) != 3:
             continue
         for k, op2, args2, _ in calls:
-            if k < n and op2 == "set_flag" and args2[:2] == args[:2] and args2[2] != args[2]:
+            if not (k < n and op2 == "set_flag" and args2[:2] == args[:2]):
+                continue
+            if len(set(ids.get(n, []))) > 1:
+                # a loop's alternating id: the other set's first id, as a constant (both
+                # buffers on one event)
+                other_id = (ids.get(k) or [None])[0]
+                if other_id is None or other_id not in ids[n]:
+                    continue
+                reused = args[:2] + [f"{prefix}EVENT_ID{other_id}"]
+            elif args2[2] != args[2]:
                 reused = args[:2] + [args2[2]]
-                out.append(Mutant("reused event", n, mutate(n, replaced(n, m, op, reused))))
-                break
+            else:
+                continue
+            out.append(Mutant("reused event", n, mutate(n, replaced(n, m, op, reused))))
+            break
     return out
 
 
@@ -165,18 +233,21 @@ def _load_py(path: Path, kernel: str):
     return load(f"{path}:{kernel}")
 
 
+def _programs(run) -> list:
+    return [b.program for b in run.blocks] if run is not None else []
+
+
 def _findings_of(run_fn):
-    """(first finding text, causes, exception or None) of a run."""
+    """(first finding text, causes, exception or None, run or None, the blocks' programs)."""
     try:
         run = run_fn()
-    except pto.DeadlockError as exc:
-        causes = list(exc.findings)
-        return (str(causes[0]) if causes else str(exc)), causes, exc, None
     except pto.PtoSimError as exc:
         causes = list(getattr(exc, "findings", ()) or ())
-        return (str(causes[0]) if causes else str(exc)), causes, exc, None
+        partial = getattr(exc, "partial_run", None)
+        first = str(causes[0]) if causes else str(exc)
+        return first, causes, exc, None, _programs(partial)
     causes = list(run.findings)
-    return (str(causes[0]) if causes else ""), causes, None, run
+    return (str(causes[0]) if causes else ""), causes, None, run, _programs(run)
 
 
 def named_lines(first_text: str, causes, basename: str) -> set[int]:
@@ -193,16 +264,73 @@ def named_lines(first_text: str, causes, basename: str) -> set[int]:
     return lines
 
 
-def judge(mutant: Mutant, path: Path, device: str, runner) -> Verdict:
+def original(path: Path, runner) -> tuple[dict[int, list], list[tuple]]:
+    """The sync lines (:func:`sync_lines`) and the :func:`signature` of the correct kernel at
+    ``path``, run on cpu; it must run clean and exact."""
+    run_fn, check = runner(path, "cpu")
+    run = run_fn()
+    assert not run.findings and check(run), f"{path} is not a correct kernel"
+    programs = _programs(run)
+    return sync_lines(programs, path.name), signature(programs)
+
+
+def settled_barriers(path: Path, runner, device: str) -> set[int]:
+    """The lines of ``pipe_barrier(PIPE_V)`` calls of the correct kernel at ``path`` that
+    ``device`` does not need: every call follows an instruction whose lowering there already
+    orders its results for the next vector instruction: its last PIPE_V step in the run's trace
+    is a barrier (as the A2/A3 row reductions end), or it has no vector step (its writes are
+    done on other pipes) and ends with PIPE_V waiting for them (the A2/A3 MGATHER). Empty on an
+    untimed device (no lowering)."""
+    run_fn, _ = runner(path, device)
+    run = run_fn()
+    events = getattr(run.trace, "events", None) or []
+    kinds: dict[tuple[int, int], list[str]] = {}  # (core, position) -> its PIPE_V step kinds
+    for e in events:
+        if e.pipe == "PIPE_V" and e.instr >= 0:
+            kinds.setdefault((e.core, e.instr), []).append(e.kind)
+    last = {
+        at: "barrier" if ks[-1] == "barrier" or ("vector" not in ks and ks[-1] == "wait_flag")
+        else ks[-1]
+        for at, ks in kinds.items()
+    }  # fmt: skip
+    verdict: dict[int, bool] = {}
+    for core, program in enumerate(_programs(run)):
+        for i in program:
+            file, _, num = (i.source or "").rpartition(":")
+            if i.opcode != "PIPE_BARRIER" or i.pipe.name != "PIPE_V" or file != path.name:
+                continue
+            ok = last.get((core, i.position - 1)) == "barrier"
+            verdict[int(num)] = verdict.get(int(num), True) and ok
+    return {line for line, ok in verdict.items() if ok}
+
+
+A5_DEVICES = ("950pr", "950dt")
+
+
+def no_rule(mutant: Mutant, device: str) -> bool:
+    """A removed pipe_barrier(PIPE_V) on an a5 device: no vector-barrier rule there."""
+    return mutant.kind == "removed barrier" and mutant.pipe == "PIPE_V" and device in A5_DEVICES
+
+
+def judge(
+    mutant: Mutant, path: Path, device: str, runner, correct: list | None = None, settled=()
+) -> Verdict:
     """Run ``mutant`` (written to ``path``) on ``device``; ``runner(path, device)`` returns
-    (a zero-argument run function, a check function(run) -> bool)."""
+    (a zero-argument run function, a check function(run) -> bool). ``correct``: the
+    :func:`signature` of the correct kernel (for telling an equivalent mutant); ``settled``:
+    :func:`settled_barriers` of the correct kernel on ``device``."""
     path.write_text(mutant.text)
     run_fn, check = runner(path, device)
-    first, causes, exc, run = _findings_of(run_fn)
+    first, causes, exc, run, programs = _findings_of(run_fn)
     if not causes and exc is None:
-        if check(run):
-            return Verdict(mutant, device, "benign", "", None)
-        return Verdict(mutant, device, "silent-wrong", "", None)
+        if correct is not None and signature(programs) == correct:
+            return Verdict(mutant, device, "equivalent", "", None)
+        if no_rule(mutant, device):
+            return Verdict(mutant, device, "no-rule", "", None)
+        if mutant.kind == "removed barrier" and mutant.line in settled:
+            return Verdict(mutant, device, "lowered", "", None)
+        outcome = "silent" if check(run) else "silent-wrong"
+        return Verdict(mutant, device, outcome, "", None)
     named = named_lines(first, causes, path.name)
     hit = mutant.line in named or mutant.line + 1 in named
     edits = [e for f in causes for e in f.patch]
@@ -211,7 +339,7 @@ def judge(mutant: Mutant, path: Path, device: str, runner) -> Verdict:
         new, skipped = patch_text(mutant.text, str(path), edits)
         path.write_text(new)
         run_fn, check = runner(path, device)
-        _, again, exc2, run2 = _findings_of(run_fn)
+        _, again, exc2, run2, _ = _findings_of(run_fn)
         fixed = exc2 is None and not flatten(again) and bool(check(run2))
         path.write_text(mutant.text)
     return Verdict(mutant, device, "hit" if hit else "miss", first, fixed)

@@ -190,6 +190,12 @@ def _row_blocks(vs: VecStream, instr: TRowReduce, ctx) -> None:
         vs.handshake(Pipe.PIPE_S, Pipe.PIPE_V)
 
 
+def row_reduce_ends_with_v_barrier(instr) -> bool:
+    """The float row reductions (_row_float) end with pipe_barrier(PIPE_V) after their last
+    vector write; the integer ones (_row_blocks) end with the scalar combine's S->V handshake."""
+    return isinstance(instr, TRowReduce) and not a2a3_blocks_path(instr.op, instr.src.dtype)
+
+
 def plan_row_reduce(instr: TRowReduce, ctx):
     vs = VecStream(ctx, instr.src.dtype)
     if a2a3_blocks_path(instr.op, instr.src.dtype):

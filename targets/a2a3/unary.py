@@ -35,6 +35,7 @@ from ptosim.isa.vector.mathops import TMathBinary
 from ptosim.isa.vector.unary import TRecip, TUnary
 
 from ..costs import ceil_div, tile_region
+from .reduce import row_reduce_ends_with_v_barrier
 from .vec import REPEAT_BYTES, Chunk, VecStream, elementwise_chunks
 
 # The intrinsic of the one-call-per-chunk unary ops (skeleton C; TNEG is TMULS, skeleton B).
@@ -249,10 +250,13 @@ PLANS = {TUnary: plan_unary, TRecip: plan_recip, TMathBinary: plan_math}
 
 def ends_with_v_barrier(instr) -> bool:
     """Whether the instruction's lowering ends with ``pipe_barrier(PIPE_V)`` after its last
-    vector write (plan_math's per-stage chain: TFMOD(S), TREM(S), float TPOW(S)), so the next
+    vector write (plan_math's per-stage chain: TFMOD(S), TREM(S), float TPOW(S); the float row
+    reductions TROWSUM/TROWMAX/TROWMIN), so the next
     vector instruction needs no barrier of its own to read its result. The cpu target's
     structural view takes the A2/A3 vector-barrier rule (checks/hazards.py) and this fact
     with it."""
+    if row_reduce_ends_with_v_barrier(instr):
+        return True
     if not isinstance(instr, TMathBinary):
         return False
     if instr.op in ("FMOD", "FMODS", "REM", "REMS"):

@@ -118,6 +118,33 @@ def test_no_f207_after_an_instruction_whose_lowering_ends_with_the_barrier(devna
     assert np.array_equal(out.numpy(), np.fmod(host, np.float32(3)) + host)
 
 
+@pytest.mark.parametrize("devname", ("cpu", "a2"))
+def test_no_f207_after_a_float_row_reduction(devname):
+    # the a2a3 float row reductions end with pipe_barrier(PIPE_V) (count-mode reduce, barrier):
+    # a2 is silent, and cpu's structural view takes the same fact (same verdict on both)
+    @pto.kernel
+    def k(x, out):
+        a = pto.Tile("Vec", "float32", 8, 64)
+        tmp = pto.Tile("Vec", "float32", 8, 64)
+        m = pto.Tile("Vec", "float32", 8, 1, "ColMajor")
+        c = pto.Tile("Vec", "float32", 8, 64)
+        pto.TLOAD(a, pto.GlobalTensor(x, (8, 64)))
+        pto.set_flag(MTE2, V, 0)
+        pto.wait_flag(MTE2, V, 0)
+        pto.TROWMAX(m, a, tmp)
+        pto.TROWEXPANDSUB(c, a, m)  # reads TROWMAX's result with no barrier of its own
+        pto.set_flag(V, MTE3, 0)
+        pto.wait_flag(V, MTE3, 0)
+        pto.TSTORE(pto.GlobalTensor(out, (8, 64)), c)
+
+    dev = pto.Device(devname)
+    host = np.random.default_rng(3).standard_normal((8, 64)).astype(np.float32)
+    out = dev.gm_zeros((8, 64), "float32")
+    run = dev.run(k, dev.gm_array(host), out)
+    assert [f.code for f in run.findings] == []
+    assert np.array_equal(out.numpy(), host - host.max(axis=1, keepdims=True))
+
+
 @pytest.mark.parametrize(
     "call, words",
     [

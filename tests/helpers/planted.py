@@ -44,6 +44,7 @@ from pathlib import Path
 import ptosim as pto
 from ptosim.findings import flatten
 from ptosim.sourcepatch import patch_text
+from ptosim.targets import v_settled
 
 KINDS = (
     "removed wait",
@@ -279,8 +280,9 @@ def settled_barriers(path: Path, runner, device: str) -> set[int]:
     ``device`` does not need: every call follows an instruction whose lowering there already
     orders its results for the next vector instruction: its last PIPE_V step in the run's trace
     is a barrier (as the A2/A3 row reductions end), or it has no vector step (its writes are
-    done on other pipes) and ends with PIPE_V waiting for them (the A2/A3 MGATHER). Empty on an
-    untimed device (no lowering)."""
+    done on other pipes) and ends with PIPE_V waiting for them (the A2/A3 MGATHER). On an
+    untimed device (cpu, no trace) the structural view's own fact decides (targets.v_settled:
+    the A2/A3 lowerings that end with the barrier)."""
     run_fn, _ = runner(path, device)
     run = run_fn()
     events = getattr(run.trace, "events", None) or []
@@ -299,7 +301,11 @@ def settled_barriers(path: Path, runner, device: str) -> set[int]:
             file, _, num = (i.source or "").rpartition(":")
             if i.opcode != "PIPE_BARRIER" or i.pipe.name != "PIPE_V" or file != path.name:
                 continue
-            ok = last.get((core, i.position - 1)) == "barrier"
+            if events:
+                ok = last.get((core, i.position - 1)) == "barrier"
+            else:
+                before = [p for p in program if p.position == i.position - 1]
+                ok = bool(before) and v_settled(device)(before[0])
             verdict[int(num)] = verdict.get(int(num), True) and ok
     return {line for line, ok in verdict.items() if ok}
 

@@ -636,7 +636,7 @@ def python_twin(case: Case):
 
 def operand_view(instr) -> dict:
     """An issued instruction's operands and options, without its identity (position, source,
-    tile names and ids): tiles as (geometry, valid shape, address)."""
+    helper call sites, tile names and ids): tiles as (geometry, valid shape, address)."""
 
     def view(v):
         if isinstance(v, TileRef):
@@ -647,7 +647,8 @@ def operand_view(instr) -> dict:
             return v
         return type(v).__name__
 
-    return {k: view(v) for k, v in vars(instr).items() if k not in ("source", "position")}
+    identity = ("source", "position", "sites")
+    return {k: view(v) for k, v in vars(instr).items() if k not in identity}
 
 
 def data(kind: str, dt: str, shape, rng) -> np.ndarray:

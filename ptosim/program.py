@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .argcheck import as_int
 from .cores import CoreRole, parse_cores
@@ -52,6 +52,13 @@ class Program:
     def core_role(self) -> CoreRole:
         """The core this program runs on (a vector core ``block_idx`` when not given)."""
         return self.role if self.role is not None else CoreRole(self.block_idx)
+
+    def with_instructions(self, instructions: list[Instruction]) -> Program:
+        """The same program (kernel, block, core, tile names, step limit) with other
+        instructions, numbered from 0 (a repaired program: checks/fixes.py, lineedits.py)."""
+        for n, instr in enumerate(instructions):
+            instr.position = n
+        return replace(self, instructions=instructions)
 
 
 # code file name -> its base name when it lies outside the ptosim package, else None (one

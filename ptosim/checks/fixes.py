@@ -23,7 +23,6 @@ from ..enums import Pipe
 from ..findings import Edit, Finding
 from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
 from ..plan import StepKind
-from ..program import Program
 from .lineedits import apply_line_edits
 
 
@@ -143,20 +142,7 @@ def _apply_positions(program, findings: list[Finding]):
         else:
             out.append(copy.copy(instr))  # positions are renumbered: never the original's
         out += after.get(instr.position, [])
-    for n, instr in enumerate(out):
-        instr.position = n
-    fixed = Program(
-        program.kernel_name,
-        program.arch,
-        program.block_idx,
-        program.block_num,
-        program.dyn_ubuf_size,
-        out,
-        role=program.role,
-    )
-    fixed.tile_names = program.tile_names
-    fixed.max_steps = program.max_steps
-    return fixed
+    return program.with_instructions(out)
 
 
 def _clone_flag(instr):

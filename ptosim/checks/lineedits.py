@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from ..enums import Pipe
 from ..isa.sync import PipeBarrier, SetFlag, WaitFlag
-from ..program import Program
 
 
 @dataclass(frozen=True)
@@ -176,16 +175,4 @@ def apply_line_edits(program, edits) -> tuple[object, list[int | None]]:
         for e, eid in after.get(n, ()):
             out.append(_new(e, arch, f"fix after {e.line}", eid))
             origin.append(None)
-    for n, instr in enumerate(out):
-        instr.position = n
-    fixed = Program(
-        program.kernel_name,
-        program.arch,
-        program.block_idx,
-        program.block_num,
-        program.dyn_ubuf_size,
-        out,
-    )
-    fixed.tile_names = program.tile_names
-    fixed.max_steps = program.max_steps
-    return fixed, origin
+    return program.with_instructions(out), origin

@@ -27,10 +27,11 @@ def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None) -
     )  # fmt: skip
 
 
-def _acc_args(name: str, c_in, a, b) -> tuple:
-    """(c_in, a, b) of ``NAME(c_out, c_in, a, b)`` or of the 3-operand ``NAME(c, a, b)``."""
+def _acc_args(dst, c_in, a, b) -> tuple:
+    """(c_in, a, b) of ``NAME(c_out, c_in, a, b)`` or of the 3-operand ``NAME(c, a, b)``, which
+    accumulates into c itself."""
     if b is None:
-        return None, c_in, a
+        return dst, c_in, a
     return c_in, a, b
 
 
@@ -44,8 +45,8 @@ def TMATMUL(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
 def TMATMUL_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
                 phase="Unspecified") -> None:  # fmt: skip
     """``TMATMUL_ACC(c, a, b)`` or ``TMATMUL_ACC(c_out, c_in, a, b)``: accumulate the product."""
-    c_in, a, b = _acc_args("TMATMUL_ACC", c_in, a, b)
-    _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in if c_in is not None else dst)
+    c_in, a, b = _acc_args(dst, c_in, a, b)
+    _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in)
 
 
 @instruction(family="cube", summary="C = bias + A x B (bias: a Bias tile row)")
@@ -64,8 +65,8 @@ def TGEMV(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
 def TGEMV_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
               phase="Unspecified") -> None:  # fmt: skip
     """``TGEMV_ACC(c, a, b)`` or ``TGEMV_ACC(c_out, c_in, a, b)``."""
-    c_in, a, b = _acc_args("TGEMV_ACC", c_in, a, b)
-    _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in if c_in is not None else dst)
+    c_in, a, b = _acc_args(dst, c_in, a, b)
+    _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in)
 
 
 @instruction(family="cube", summary="c = bias + a x B for one row")

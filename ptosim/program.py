@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 
 from .argcheck import as_int
 from .cores import CoreRole, parse_cores
@@ -55,10 +55,12 @@ class Program:
 
     def with_instructions(self, instructions: list[Instruction]) -> Program:
         """The same program (kernel, block, core, tile names, step limit) with other
-        instructions, numbered from 0 (a repaired program: checks/fixes.py, lineedits.py)."""
+        instructions, numbered from 0 (a repaired program: checks/fixes.py, lineedits.py); a
+        plain Program even when this one is a session's."""
         for n, instr in enumerate(instructions):
             instr.position = n
-        return replace(self, instructions=instructions)
+        kept = {f.name: getattr(self, f.name) for f in fields(Program)}
+        return Program(**{**kept, "instructions": instructions})
 
 
 # code file name -> its base name when it lies outside the ptosim package, else None (one

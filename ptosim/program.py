@@ -152,6 +152,15 @@ class Recorder:
         self.accept(instr)
         return instr
 
+    def validate(self, instr: Instruction) -> None:
+        """Check ``instr`` where the kernel writes it without recording it (the rules of an
+        operation recorded as other instructions, such as TPUSH)."""
+        instr.source = self.source if self.source is not None else _caller_chain()[0]
+        try:
+            instr.check(self.program.arch)
+        except ConstraintError as exc:
+            raise exc.locate(len(self.program.instructions), instr.source) from None
+
     def runaway(self, instr: Instruction) -> None:
         p = self.program
         where = self.source or _caller_chain()[0]

@@ -54,7 +54,7 @@ POSITIONAL_EXCEPTIONS[("TQUANT", 4, "INT8_SYM")] = ("dst", "src", "scale", "tmp"
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
     "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
-    "TMRGSORT",
+    "TMRGSORT", "TPUSH", "TPOP", "TALLOC", "TFREE",
 }  # fmt: skip
 ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
@@ -78,6 +78,7 @@ class Dispatcher:
         self.used: dict[int, int] = {}  # C++ tile id -> when last TASSIGNed or used (raw.py)
         self._uses = itertools.count()
         self.raw = RawAccess(self)
+        self.pipes: dict[int, pto.TPipe] = {}  # C++ TPipe handle -> this core's pipe
 
     # -- the callback ---------------------------------------------------------------------------
     def handle(self, request: bytes, out) -> int:
@@ -225,6 +226,8 @@ class Dispatcher:
                 "a kernel launch <<<...>>> or an ACL runtime call is host code: "
                 "run the test folder with `ptosim test`"
             )
+        elif op in ("TPipe", "TPipe.destroy") or op in FIFO_OPS:
+            self.fifo(op, req, out)
         elif op == "__unsupported__":
             raise CxxError(f"{req['what']} is not supported by ptosim")
         else:
@@ -283,6 +286,32 @@ class Dispatcher:
         else:
             self.generic(op, t, raw, ops)
 
+    def fifo(self, op: str, req: dict, out) -> None:
+        """A C++ TPipe: its construction (answers the handle), destruction, and TPUSH / TPOP /
+        TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
+        on-chip offset of a tile, the host pointer of a GlobalTensor)."""
+        if op == "TPipe":
+            buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
+            pipe = pto.TPipe(
+                req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,
+                req["c2v"], req["v2c"], local_slot_num=req["local_slot_num"],
+                no_split=req["no_split"], offset_bytes=off,
+            )  # fmt: skip
+            self.pipes[len(self.pipes) + 1] = pipe
+            _answer(out, len(self.pipes))
+            return
+        pipe = self.pipes[req["pipe"]]
+        if op == "TPipe.destroy":
+            pipe.destroy()
+            return
+        operand = self.operand(req["a"][0]) if req["a"] else None
+        fn = getattr(pto, op)
+        where = fn(pipe, operand, req["split"]) if operand is not None else fn(pipe)
+        if isinstance(operand, pto.Tile) and op == "TPOP":
+            _answer(out, operand.placement.address)
+        elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
+            _answer(out, self.loaded.gm_base - pto_gm_base() + pipe.buffer.address + where)
+
     def mrgsort(self, t: dict, ops: list) -> None:
         """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
         being the library's scratch; or the single-tile (dst, src, blockLen)."""
@@ -335,6 +364,14 @@ class Dispatcher:
         raw = np.asarray(value).astype(dt.np).tobytes()
 
         ctypes.memmove(out, raw, len(raw))
+
+
+FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
+
+
+def _answer(out, value: int) -> None:
+    """Hand a 64-bit value back to the C++ caller."""
+    ctypes.memmove(out, int(value).to_bytes(8, "little"), 8)
 
 
 def pto_gm_base() -> int:

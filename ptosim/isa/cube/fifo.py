@@ -60,11 +60,12 @@ class TPipe:
         local_slot_num: slots of each local ring.
         no_split: the ``IsNoSplit`` template flag (kept for the C++ signature; the split is
             each TPUSH / TPOP's ``split``).
+        offset_bytes: where the ring starts in a GM buffer ``gm`` (bytes).
     """
 
     def __init__(
         self, flag_id, direction, slot_size, slot_num, gm, c2v_consumer_buf=0,
-        v2c_consumer_buf=0, *, local_slot_num=2, no_split=False,
+        v2c_consumer_buf=0, *, local_slot_num=2, no_split=False, offset_bytes=0,
     ):  # fmt: skip
         self.flag_id = as_int(flag_id, "TPipe flag_id", lo=0, hi=FFTS_FLAGS - 1)
         self.direction = Direction.parse(direction, "TPipe direction")
@@ -84,7 +85,8 @@ class TPipe:
         if isinstance(gm, GlobalTensor):
             self.buffer, self.base_bytes = gm.buffer, gm.offset * gm.dtype.size_bytes
         elif isinstance(gm, GmBuffer):
-            self.buffer, self.base_bytes = gm, 0
+            self.buffer = gm
+            self.base_bytes = as_int(offset_bytes, "TPipe offset_bytes", lo=0)
         else:
             raise KernelError(
                 f"TPipe gm must be a GM buffer or a pto.GlobalTensor, got {type(gm).__name__}"

@@ -492,6 +492,7 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 
 #include "describe.hpp"
 #include "instr.hpp"
+#include "fifo.hpp"
 
 #if defined(__CPU_SIM)
 // the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)

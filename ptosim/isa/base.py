@@ -90,6 +90,8 @@ class Instruction:
     atomic_op: str | None = None
     # the FIFO operation (TPUSH, TPOP, TALLOC, TFREE) this instruction is part of, if any
     via: str | None = None
+    # what it does for a TPipe (ptosim/isa/cube/fifo.py FifoMark), for the checker
+    fifo: object = None
     _arch: Arch | None = None
 
     # -- operands ----------------------------------------------------------------------

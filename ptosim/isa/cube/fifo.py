@@ -26,6 +26,8 @@ race analysis are those of the underlying instructions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...argcheck import as_int
 from ...enums import Direction, Pipe, TileSplitAxis, TileType
 from ...errors import KernelError
@@ -36,6 +38,24 @@ from ..base import Arch, Instruction
 from ..data import TASSIGN, TLOAD, TSTORE
 from ..registry import instruction
 from ..sync import FFTS_FLAGS, ffts_config, ffts_cross_core_sync, wait_flag_dev
+
+
+@dataclass(frozen=True)
+class FifoMark:
+    """What a recorded instruction does for a TPipe (``Instruction.fifo``), for the checker:
+    ``role`` is ``free-wait`` (a producer waits for a free slot), ``ready-post``, ``ready-wait``
+    (a consumer waits for data), ``free-post`` or ``data`` (a producer's store into a slot);
+    ``index`` the tile it is for; ``pipe`` the pipe's text (equal on every core)."""
+
+    op: str
+    role: str
+    pipe: str
+    index: int
+    period: int
+    slot_num: int
+    split: str = ""
+    form: str = "tile"
+
 
 CV_CORES_SYNC = 2  # FFTS mode 2: the cube core and the two vector cores of one AI core
 SPLIT_PARTS = 2  # vector cores per AI core (a split tile has two parts)
@@ -159,19 +179,35 @@ class TPipe:
                 waited = (last - first) // period + 1
         return max(notified - waited, 0)
 
-    # -- the flag operations -----------------------------------------------------------------
-    def wait_free(self, cube: bool) -> None:
-        wait_flag_dev(self.free_flag(not cube))
+    # -- the flag operations (each marked for the checker) --------------------------------------
+    def mark(self, op: str, role: str, index: int, split="", form="tile") -> None:
+        """Mark the instruction just recorded with what it does for this pipe."""
+        instr = current().last
+        instr.fifo = FifoMark(op, role, self.text(), index, self.period, self.slot_num,
+                              getattr(split, "name", split), form)  # fmt: skip
 
-    def post_ready(self, cube: bool) -> None:
+    def text(self) -> str:
+        return (
+            f"TPipe(flag {self.flag_id}, {self.direction.name}, {self.slot_num} slots of "
+            f"{self.slot_size} B)"
+        )
+
+    def wait_free(self, cube: bool, op: str, index: int, form="tile") -> None:
+        wait_flag_dev(self.free_flag(not cube))
+        self.mark(op, "free-wait", index, form=form)
+
+    def post_ready(self, cube: bool, op: str, index: int, form="tile") -> None:
         pipe = Pipe.PIPE_FIX if cube else Pipe.PIPE_MTE3
         ffts_cross_core_sync(pipe, ffts_config(CV_CORES_SYNC, self.ready_flag(not cube)))
+        self.mark(op, "ready-post", index, form=form)
 
-    def wait_ready(self, cube: bool) -> None:
+    def wait_ready(self, cube: bool, op: str, index: int, form="tile") -> None:
         wait_flag_dev(self.ready_flag(cube))
+        self.mark(op, "ready-wait", index, form=form)
 
-    def post_free(self, cube: bool) -> None:
+    def post_free(self, cube: bool, op: str, index: int, form="tile") -> None:
         ffts_cross_core_sync(Pipe.PIPE_MTE2, ffts_config(CV_CORES_SYNC, self.free_flag(cube)))
+        self.mark(op, "free-post", index, form=form)
 
     def destroy(self) -> None:
         """The C++ destructor: the producer waits for its pending free credits."""
@@ -181,7 +217,7 @@ class TPipe:
             return
         with _via("TPipe destructor"):
             for _ in range(self.pending_free_credits()):
-                self.wait_free(cube)
+                self.wait_free(cube, "TPipe destructor", self.prod_index)
 
     def __enter__(self) -> TPipe:
         return self
@@ -248,13 +284,12 @@ class _via:
         self.what = what
 
     def __enter__(self):
-        self.program = current().program
-        self.start = len(self.program.instructions)
+        self.rec = current()
+        self.outer, self.rec.via = self.rec.via, self.what
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        for instr in self.program.instructions[self.start :]:
-            instr.via = self.what
+        self.rec.via = self.outer
 
 
 def _check(opcode: str, pipe, operand, split, form: str) -> tuple[TileSplitAxis, bool]:
@@ -347,14 +382,14 @@ def TPUSH(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
     if isinstance(tile, GlobalTensor):
         split, cube = _check("TPUSH", pipe, tile, split, "gm")
         with _via("TPUSH"):
-            pipe.post_ready(cube)
+            pipe.post_ready(cube, "TPUSH", pipe.prod_index - 1, form="gm")
         return tile.offset * tile.dtype.size_bytes
     split, cube = _check("TPUSH", pipe, tile, split, "tile")
     ref = tile.ref()
     index = pipe.prod_index
     with _via("TPUSH"):
         if pipe.should_wait_free(index):
-            pipe.wait_free(cube)
+            pipe.wait_free(cube, "TPUSH", index)
         slot = pipe.slot_bytes(index) + pipe.entry_bytes(not cube)
         rows, cols = ref.valid_row, ref.valid_col
         if cube:
@@ -363,8 +398,9 @@ def TPUSH(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
             off, stride = _vec_push_part(split, get_sub(), rows, cols)
             TSTORE(_slot_view(pipe, ref.dtype, slot + off * ref.dtype.size_bytes, rows, cols,
                               stride), tile)  # fmt: skip
+            pipe.mark("TPUSH", "data", index, split)
         pipe.prod_index = index + 1
-        pipe.post_ready(cube)
+        pipe.post_ready(cube, "TPUSH", index)
     return slot
 
 
@@ -391,7 +427,7 @@ def TPOP(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
         split, cube = _check("TPOP", pipe, tile, split, "gm")
         index = pipe.cons_index
         with _via("TPOP"):
-            pipe.wait_ready(cube)
+            pipe.wait_ready(cube, "TPOP", index, form="gm")
         where = pipe.slot_bytes(index) + (0 if cube else _gm_part(split, get_sub(), tile))
         _point(tile, pipe, where, "TPOP")
         pipe.cons_index = index + 1
@@ -400,7 +436,7 @@ def TPOP(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
     ref = tile.ref()
     index = pipe.cons_index
     with _via("TPOP"):
-        pipe.wait_ready(cube)
+        pipe.wait_ready(cube, "TPOP", index)
         rows, cols = ref.valid_row, ref.valid_col
         where = pipe.slot_bytes(index) + pipe.entry_bytes(cube)
         if cube:
@@ -412,7 +448,7 @@ def TPOP(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
         TASSIGN(tile, local + (index % pipe.local_slot_num) * pipe.slot_size)
         TLOAD(tile, _slot_view(pipe, ref.dtype, where, rows, cols, stride))
         if pipe.should_notify_free(index):
-            pipe.post_free(cube)
+            pipe.post_free(cube, "TPOP", index)
     pipe.cons_index = index + 1
     return where
 
@@ -431,7 +467,7 @@ def TALLOC(pipe: TPipe, gm: GlobalTensor, split=TileSplitAxis.TILE_UP_DOWN) -> i
     index = pipe.prod_index
     with _via("TALLOC"):
         if pipe.should_wait_free(index):
-            pipe.wait_free(cube)
+            pipe.wait_free(cube, "TALLOC", index, form="gm")
     where = pipe.slot_bytes(index) + (0 if cube else _gm_part(split, get_sub(), gm))
     _point(gm, pipe, where, "TALLOC")
     pipe.prod_index = index + 1
@@ -453,7 +489,7 @@ def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split=TileSplitAxis.TILE_
     split, cube = _check("TFREE", pipe, gm, split, "gm")
     if pipe.should_notify_free(pipe.cons_index - 1):
         with _via("TFREE"):
-            pipe.post_free(cube)
+            pipe.post_free(cube, "TFREE", pipe.cons_index - 1, form="gm")
 
 
 __all__ = ["TALLOC", "TFREE", "TPOP", "TPUSH", "TPipe"]

@@ -12,17 +12,22 @@ issued by both vector cores (reference/cube_isa.md 6).
 from __future__ import annotations
 
 from ..plan import StepKind
+from . import clocks as C
 
 _MARKED = (StepKind.CROSS_SET, StepKind.CROSS_WAIT)
 
 
-def _marks(view, pipe: str) -> dict[str, list]:
-    """The FIFO instructions of one core for ``pipe``, by role, in program order."""
+def _marks(view, pipe: str, ran_only: bool = True) -> dict[str, list]:
+    """The FIFO flag instructions of one core for ``pipe``, by role, in program order: those
+    that ran (a TPOP stuck waiting popped nothing), or all of them."""
     out: dict[str, list] = {}
     seen: set[int] = set()
-    for step, instr in view.issued:
+    vcs = view.clocks.vcs
+    for i, (step, instr) in enumerate(view.issued):
         mark = getattr(instr, "fifo", None)
         if mark is None or mark.pipe != pipe or id(instr) in seen or step.kind not in _MARKED:
+            continue
+        if ran_only and vcs[i][0] == C.NEVER:
             continue
         seen.add(id(instr))
         out.setdefault(mark.role, []).append(instr)
@@ -88,7 +93,8 @@ def _ready_wait(mark, me, peers, by_core, topology) -> str:
         roles = _marks(by_core[core], mark.pipe)
         pushes = roles.get("ready-post", [])
         name = topology.names([core], "core")
-        waits = [w for w in roles.get("free-wait", []) if w.fifo.index == len(pushes)]
+        stuck = _marks(by_core[core], mark.pipe, ran_only=False).get("free-wait", [])
+        waits = [w for w in stuck if w.fifo.index == len(pushes)]
         if len(pushes) <= tile and waits:
             return (
                 f"{head}, but {name} is blocked before pushing it, in {_site(waits[0])} waiting "

@@ -304,7 +304,15 @@ class Dispatcher:
         if op == "TPipe.destroy":
             pipe.destroy()
             return
-        operand = self.operand(req["a"][0]) if req["a"] else None
+        d = req["a"][0] if req["a"] else None
+        if d is not None and d["k"] == "gm" and op in ("TALLOC", "TPOP"):
+            # the tensor is re-pointed at the slot: its own pointer may be anything (null)
+            operand = pto.GlobalTensor(
+                pipe.buffer, shape=d["shape"], stride=d["stride"], layout=d["lay"],
+                dtype=as_dtype(d["dt"]),
+            )  # fmt: skip
+        else:
+            operand = self.operand(d) if d is not None else None
         fn = getattr(pto, op)
         where = fn(pipe, operand, req["split"]) if operand is not None else fn(pipe)
         if isinstance(operand, pto.Tile) and op == "TPOP":

@@ -22,7 +22,8 @@ from .. import api as pto
 from ..dtypes import dtype as as_dtype
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
-from ..memory import GM_BASE_ADDRESS
+from ..enums import TileType
+from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -118,6 +119,13 @@ class Dispatcher:
         self.touch(d["id"])
         return t
 
+    def foreign(self, d: dict) -> bool:
+        """Whether a tile is of a buffer this core lacks (a Vec tile on the cube core ...).
+        Mixed kernels place every tile in code both halves share; on the device a TASSIGN is
+        only an address, so ptosim records it where the tile is used (rule core-buffer there)."""
+        space = SPACE_OF_LOC[TileType[d["loc"]]]
+        return self.recorder.program.arch.size_of(space) is None
+
     def touch(self, tile_id: int) -> None:
         self.used[tile_id] = next(self._uses)
 
@@ -195,6 +203,8 @@ class Dispatcher:
                 f"{unmodelled[0]} buffer, and TMATMUL and the instructions that use it, are not "
                 "modelled)"
             )
+        if op == "TASSIGN" and self.foreign(raw[0]):
+            return  # an address only (see ``foreign``)
         if op == "TASSIGN":
             d = raw[0]
             tile = self.tiles.get(d["id"]) or self.tile(dict(d, **{"as": False}))

@@ -32,6 +32,28 @@ enum Direction : uint8_t {
 enum class FIFOType : uint8_t { GM_FIFO = 0, VEC_FIFO = 1, MAT_FIFO = 2, CTRL_FIFO = 3 };
 enum class VecCubeRatio : uint8_t { V1C1_VEC0 = 0, V1C1_VEC1 = 1, V2C1_VECS = 2 };
 
+// the ring's constants as the library's RingFIFO publishes them (kernels read Pipe::RingFiFo)
+template <int SlotSize, int SlotNum, int LocalSlotNum>
+struct RingFIFO {
+    static constexpr uint32_t SLOT_SIZE = SlotSize;
+    static constexpr uint32_t SLOT_NUM = SlotNum;
+    static constexpr uint32_t SLOT_SYNCT = SlotNum;
+    static constexpr uint32_t LOCAL_SLOT_NUM = LocalSlotNum;
+};
+
+// The cluster-id handshake of the library's a2a3 custom header (TSyncCVID.hpp): a launch of
+// more AI cores than kCvMaxCores maps blocks to comm slots through a GM protocol ptosim does
+// not model; the run stops at the call.
+constexpr int kCvMaxCores = 25;  // the library's value (pto/npu/a2a3/custom/TSyncCVID.hpp)
+constexpr int kCvCommSlotBytes = 512;
+template <int CV_COMM_SLOT_BYTES = kCvCommSlotBytes, int CV_MAX_CORES = kCvMaxCores>
+__attribute__((noinline)) int TSYNC_CVID(int block_idx, __gm__ uint8_t *)
+{
+    ::ptosim::unsupported("TSYNC_CVID (the cube/vector cluster-id handshake in GM)",
+                          ::ptosim::call_site(__builtin_return_address(0)));
+    return block_idx;
+}
+
 namespace detail {
 inline const char *split_name(int split)
 {
@@ -60,6 +82,7 @@ struct TPipe {
     static constexpr bool is_v2c_ctrl = DIR_TYPE == DIR_V2C_CTRL;
     static constexpr bool is_no_split = IsNoSplit;
     static constexpr uint32_t SyncPeriod = SlotNum <= 2 ? SlotNum : SlotNum / 2;
+    using RingFiFo = RingFIFO<SlotSize, SlotNum, LocalSlotNum>;
     static_assert(SlotNum >= 1, "TPipe requires SlotNum >= 1");
     // the producer and consumer halves exist as types (kernels declare them); their counters
     // and flags are ptosim's (the pipe's handle below)

@@ -20,9 +20,9 @@ import numpy as np
 
 from .. import api as pto
 from ..dtypes import dtype as as_dtype
+from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
-from ..enums import TileType
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from .raw import RawAccess
 

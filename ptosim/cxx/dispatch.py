@@ -254,12 +254,14 @@ class Dispatcher:
             quant = "a preQuantScalar (scalar quantisation)" if t.get("prequant") else None
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
+            phase = t.get("phase", "Unspecified")
             if op == "TSTORE":
                 pto.TSTORE(
-                    ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant
-                )
+                    ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant,
+                    phase=phase,
+                )  # fmt: skip
             else:
-                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant)
+                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":

@@ -73,6 +73,34 @@ class WaitFlag(_Flag):
         return self.dst
 
 
+# The cube's unit flag (AccPhase::Final on a mad, STPhase::Final on the fixpipe copy that reads
+# its accumulator): the hardware hands the finished accumulator from PIPE_M to PIPE_FIX itself,
+# so kernels that use it drop their M -> FIX set_flag / wait_flag (reference/cube_isa.md 3.4).
+# ptosim records it as that pair on an event id outside the kernels' range (0-7 on a2a3, 0-15
+# on 950), so the engine, the cpu structure and the checker order the two like a handshake.
+UNIT_FLAG_EVENT = 16
+
+
+class UnitFlagSet(SetFlag):
+    """A mad with AccPhase::Final: posts the unit flag when PIPE_M has finished it."""
+
+    def validate(self, arch: Arch) -> None:
+        """Its pipes and id are fixed (no kernel operand to check)."""
+
+    def describe(self) -> str:
+        return "unit flag: mad done (PIPE_M -> PIPE_FIX)"
+
+
+class UnitFlagWait(WaitFlag):
+    """A fixpipe copy with STPhase::Final: PIPE_FIX waits for the unit flag of the mad."""
+
+    def validate(self, arch: Arch) -> None:
+        """Its pipes and id are fixed (no kernel operand to check)."""
+
+    def describe(self) -> str:
+        return "unit flag: wait for the mad (PIPE_M -> PIPE_FIX)"
+
+
 class PipeBarrier(Instruction):
     opcode = "PIPE_BARRIER"
 

@@ -307,7 +307,7 @@ class Dispatcher:
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,
                 req["c2v"], req["v2c"], local_slot_num=req["local_slot_num"],
-                no_split=req["no_split"], offset_bytes=off,
+                no_split=req["no_split"], offset_bytes=off, unit_flag=req["unit_flag"],
             )  # fmt: skip
             self.pipes[len(self.pipes) + 1] = pipe
             _answer(out, len(self.pipes))

@@ -81,11 +81,14 @@ class TPipe:
         no_split: the ``IsNoSplit`` template flag (kept for the C++ signature; the split is
             each TPUSH / TPOP's ``split``).
         offset_bytes: where the ring starts in a GM buffer ``gm`` (bytes).
+        unit_flag: ``EN_UNIT_FLAG``: the cube's TPUSH stores with ``STPhase::Final`` (it waits
+            for the unit flag of a TMATMUL with ``phase="Final"``).
     """
 
     def __init__(
         self, flag_id, direction, slot_size, slot_num, gm, c2v_consumer_buf=0,
         v2c_consumer_buf=0, *, local_slot_num=2, no_split=False, offset_bytes=0,
+        unit_flag=False,
     ):  # fmt: skip
         self.flag_id = as_int(flag_id, "TPipe flag_id", lo=0, hi=FFTS_FLAGS - 1)
         self.direction = Direction.parse(direction, "TPipe direction")
@@ -95,6 +98,7 @@ class TPipe:
         self.c2v_consumer_buf = as_int(c2v_consumer_buf, "TPipe c2v_consumer_buf", lo=0)
         self.v2c_consumer_buf = as_int(v2c_consumer_buf, "TPipe v2c_consumer_buf", lo=0)
         self.no_split = bool(no_split)
+        self.unit_flag = bool(unit_flag)
         last = self.flag_id + (3 if self.direction is Direction.DIR_BOTH else 1)
         if last >= FFTS_FLAGS:
             raise KernelError(
@@ -393,7 +397,8 @@ def TPUSH(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
         slot = pipe.slot_bytes(index) + pipe.entry_bytes(not cube)
         rows, cols = ref.valid_row, ref.valid_col
         if cube:
-            TSTORE(_slot_view(pipe, ref.dtype, slot, rows, cols, cols), tile)
+            phase = "Final" if pipe.unit_flag else "Unspecified"
+            TSTORE(_slot_view(pipe, ref.dtype, slot, rows, cols, cols), tile, phase=phase)
         elif _stores(split):
             off, stride = _vec_push_part(split, get_sub(), rows, cols)
             TSTORE(_slot_view(pipe, ref.dtype, slot + off * ref.dtype.size_bytes, rows, cols,

@@ -118,6 +118,7 @@ struct TPipe {
         ptosim::jkey(b, "slot_num"); ptosim::juint(b, SlotNum);
         ptosim::jkey(b, "local_slot_num"); ptosim::juint(b, LocalSlotNum);
         ptosim::jkey(b, "no_split"); b += IsNoSplit ? "true" : "false";
+        ptosim::jkey(b, "unit_flag"); b += EN_UNIT_FLAG ? "true" : "false";
         ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)gmSlotBuffer);
         ptosim::jkey(b, "c2v"); ptosim::juint(b, c2vConsumerBuf);
         ptosim::jkey(b, "v2c"); ptosim::juint(b, v2cConsumerBuf);

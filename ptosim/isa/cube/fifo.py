@@ -377,7 +377,7 @@ def _point(gm: GlobalTensor, pipe: TPipe, byte_offset: int, what: str) -> None:
 @instruction(
     family="cube", summary="push a tile into a cube <-> vector TPipe (wait credit, store, signal)"
 )
-def TPUSH(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
+def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
     """``TPUSH<Pipe, Tile, Split>(pipe, tile)``: the producer (the cube with an Acc tile on a
     C2V pipe, a vector core with a Vec tile on a V2C pipe) waits for a free slot when the
     credit protocol says so, stores its tile (or its part) into the slot and signals the
@@ -422,7 +422,7 @@ def get_sub() -> int:
 
 
 @instruction(family="cube", summary="pop a tile from a cube <-> vector TPipe (wait, load, free)")
-def TPOP(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
+def TPOP(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
     """``TPOP<Pipe, Tile, Split>(pipe, tile)``: the consumer waits for the data, re-points
     ``tile`` at its local ring slot (UB for a Vec tile, L1 for a Mat tile) and TLOADs its part
     of the slot, then frees the slot when the credit protocol says so. ``TPOP(pipe, gm)``
@@ -459,7 +459,7 @@ def TPOP(pipe: TPipe, tile, split=TileSplitAxis.TILE_UP_DOWN) -> int:
 
 
 @instruction(family="cube", summary="take the next TPipe slot for a hand-made store (GlobalTensor)")
-def TALLOC(pipe: TPipe, gm: GlobalTensor, split=TileSplitAxis.TILE_UP_DOWN) -> int:
+def TALLOC(pipe: TPipe, gm: GlobalTensor, split="TILE_UP_DOWN") -> int:
     """``TALLOC<Pipe, Gm, Split>(pipe, gm)``: the producer waits for a free slot when the credit
     protocol says so and re-points ``gm`` at the slot (a vector core at its part, from the
     tensor's shape); the kernel stores into it, then signals with ``TPUSH(pipe, gm)``. Returns
@@ -480,7 +480,7 @@ def TALLOC(pipe: TPipe, gm: GlobalTensor, split=TileSplitAxis.TILE_UP_DOWN) -> i
 
 
 @instruction(family="cube", summary="free the TPipe slot last popped (GlobalTensor form)")
-def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split=TileSplitAxis.TILE_UP_DOWN) -> None:
+def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split="TILE_UP_DOWN") -> None:
     """``TFREE<Pipe, Gm, Split>(pipe, gm)``: after its loads from the slot TPOP(pipe, gm) gave,
     the consumer frees it when the credit protocol says so. ``TFREE(pipe)`` (the tile form)
     does nothing: a tile TPOP frees its slot itself."""

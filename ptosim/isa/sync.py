@@ -82,23 +82,25 @@ UNIT_FLAG_EVENT = 16
 
 
 class UnitFlagSet(SetFlag):
-    """A mad with AccPhase::Final: posts the unit flag when PIPE_M has finished it."""
+    """Posts the unit flag: after a mad with AccPhase::Final (PIPE_M -> PIPE_FIX), or before a
+    unit-flag mad that starts an accumulation once the fixpipe is done (PIPE_FIX -> PIPE_M)."""
 
     def validate(self, arch: Arch) -> None:
         """Its pipes and id are fixed (no kernel operand to check)."""
 
     def describe(self) -> str:
-        return "unit flag: mad done (PIPE_M -> PIPE_FIX)"
+        return f"unit flag: {self.src.name} -> {self.dst.name} done"
 
 
 class UnitFlagWait(WaitFlag):
-    """A fixpipe copy with STPhase::Final: PIPE_FIX waits for the unit flag of the mad."""
+    """Waits for the unit flag: a fixpipe copy with STPhase::Final for its mad, a unit-flag mad
+    for the fixpipe's read-out of L0C."""
 
     def validate(self, arch: Arch) -> None:
         """Its pipes and id are fixed (no kernel operand to check)."""
 
     def describe(self) -> str:
-        return "unit flag: wait for the mad (PIPE_M -> PIPE_FIX)"
+        return f"unit flag: wait {self.src.name} -> {self.dst.name}"
 
 
 class PipeBarrier(Instruction):

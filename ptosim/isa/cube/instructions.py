@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...argcheck import as_int
 from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
-from ...program import emit
+from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
@@ -19,7 +19,16 @@ from .move import MatToBias, MatToL0
 
 def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
             phase="Unspecified") -> None:  # fmt: skip
-    final = AccPhase.parse(phase, f"{name} phase") is AccPhase.Final
+    unit = AccPhase.parse(phase, f"{name} phase")
+    final = unit is AccPhase.Final
+    rec = current()
+    if unit is not AccPhase.Unspecified and kind != "acc" and getattr(rec, "l0c_released", False):
+        # a unit-flag mad that starts an accumulation waits for the fixpipe to have read out
+        # L0C (the unit flag's other direction): a FIX -> M handshake issued here posts once
+        # every fixpipe copy issued before it is done
+        rec.l0c_released = False
+        _unit_flag(UnitFlagSet, Pipe.PIPE_FIX, Pipe.PIPE_M)
+        _unit_flag(UnitFlagWait, Pipe.PIPE_FIX, Pipe.PIPE_M)
     emit(
         MatMul(
             kind, gemv, tile_arg(dst, f"{name} dst"), tile_arg(a, f"{name} a"),
@@ -32,10 +41,10 @@ def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
         _unit_flag(UnitFlagSet)
 
 
-def _unit_flag(kind) -> None:
+def _unit_flag(kind, src=Pipe.PIPE_M, dst=Pipe.PIPE_FIX) -> None:
     """The unit flag between a mad with AccPhase::Final and a fixpipe copy with STPhase::Final
-    (ptosim/isa/sync.py UNIT_FLAG_EVENT)."""
-    emit(kind(Pipe.PIPE_M, Pipe.PIPE_FIX, UNIT_FLAG_EVENT)).via = "unit flag"
+    (ptosim/isa/sync.py UNIT_FLAG_EVENT), or back from the copy to the next unit-flag mad."""
+    emit(kind(src, dst, UNIT_FLAG_EVENT)).via = "unit flag"
 
 
 def _final(phase, what: str) -> bool:
@@ -109,6 +118,7 @@ def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -
         return False
     if _final(phase, "TSTORE phase"):
         _unit_flag(UnitFlagWait)
+        current().l0c_released = True
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
@@ -129,6 +139,7 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     if s.loc is TileType.Acc:
         if _final(phase, f"{opcode} phase"):
             _unit_flag(UnitFlagWait)
+            current().l0c_released = True
         emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
     elif d.loc is TileType.Scaling:
         emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",

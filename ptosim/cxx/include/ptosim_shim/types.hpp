@@ -52,6 +52,10 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+// The device compiler (clang-based) also spells the IEEE half `__fp16` (the library's trowprod
+// test uses it in main.cpp and the kernel). g++ on x86-64 has no such type, and clang's own
+// __fp16 is a storage-only type distinct from half: both compilers here read it as half.
+#define __fp16 _Float16
 #if defined(__CPU_SIM)
 typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
 #endif  // on the NPU targets acl/acl.h declares it as the runtime's 16-bit integer

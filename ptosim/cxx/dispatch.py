@@ -66,13 +66,14 @@ _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 NOT_CXX = {"SyncAll"}
 
 
-
 FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
+
 
 def _pad(text: str):
     """A tile's pad as the shim describes it: an enumerator name, or ``custom:<value>`` (a
     PadValueCustom pad, its bit pattern already read as the element type)."""
     return float(text[len("custom:") :]) if text.startswith("custom:") else text
+
 
 class Dispatcher:
     """Serves the requests of one block's run of a C++ kernel."""

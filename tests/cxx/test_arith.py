@@ -369,6 +369,20 @@ add(
     lambda n: pto.TFMOD(n.d, n.x, n.y, **HP),
     kinds=("any", "pos"),
 )
+add(
+    "TFMOD_types_f32",
+    "TFMOD",
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32")},
+    lambda n: pto.TFMOD(n.d, n.x, n.y, **HP),
+    kinds=("any", "pos"),
+)
+add(
+    "TREM_types_f32",
+    "TREM",
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32"), "t": rm("f32", 1, REM_TMP_COLS["f32"])},
+    lambda n: pto.TREM(n.d, n.x, n.y, n.t),
+    kinds=("any", "pos"),
+)
 # the scalar forms' own enums (FmodSAlgorithm, RemSAlgorithm: the a5 tfmods/trems folders)
 add(
     "TFMODS_shp_f32",

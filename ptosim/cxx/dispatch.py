@@ -67,6 +67,15 @@ _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 NOT_CXX = {"SyncAll"}
 
 
+FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
+
+
+def _pad(text: str):
+    """A tile's pad as the shim describes it: an enumerator name, or ``custom:<value>`` (a
+    PadValueCustom pad, its bit pattern already read as the element type)."""
+    return float(text[len("custom:") :]) if text.startswith("custom:") else text
+
+
 class Dispatcher:
     """Serves the requests of one block's run of a C++ kernel."""
 
@@ -104,7 +113,7 @@ class Dispatcher:
             t = pto.Tile(
                 d["loc"], d["dt"], d["r"], d["c"], d["bl"],
                 valid=(d["svr"], d["svc"]) if static else None,
-                slayout=d["sl"], fractal=d["fr"], pad=d["pad"], compact=d.get("cm", "Null"),
+                slayout=d["sl"], fractal=d["fr"], pad=_pad(d["pad"]), compact=d.get("cm", "Null"),
             )  # fmt: skip
             self.tiles[d["id"]] = t
         if not static:
@@ -283,6 +292,10 @@ class Dispatcher:
                 pto.TSCATTER(ops[0], ops[1], mask=t["mask"], axis=t["axis"])
             else:
                 pto.TSCATTER(*ops[:3])
+        elif op == "TFILLPAD" and t.get("value", {}).get("type") == "TFillPadMode":
+            # TFILLPAD<TFillPadMode::InPlace / Expand>(dst, src): the named forms
+            mode = t["value"]["name"]
+            getattr(pto, FILLPAD_FORMS[mode])(ops[0], ops[1])
         elif op == "TROWEXPAND":
             pto.TROWEXPAND(ops[0], ops[1])
         elif op == "TMRGSORT":

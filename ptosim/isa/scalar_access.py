@@ -65,13 +65,16 @@ class _ScalarAccess(Instruction):
             self.index,
         )
 
-    def element(self, ctx: ExecContext):
-        """(typed array, element offset) of the accessed element; GM offsets are checked."""
+    def element(self, ctx: ExecContext, *, read: bool = False):
+        """(typed array, element offset) of the accessed element; GM offsets are checked (a
+        read past the end of the allocation reads 0xFF bytes, D21)."""
         ref = self.ref
         if isinstance(ref, TileRef):
             return ctx.tile_storage(ref), self.index
         offset = ref.offset + self.index
-        ctx.gm_check(ref, [offset], self.operand_name)
+        ctx.gm_check(ref, [offset], self.operand_name, read=read)
+        if read:
+            return ref.read(np.array([offset])), 0
         return ref.storage(), offset
 
     def byte_range(self) -> tuple[str, int, int]:
@@ -96,7 +99,7 @@ class GetValueInstr(_ScalarAccess):
         self.value: int | float | None = None
 
     def execute(self, ctx: ExecContext) -> None:
-        storage, offset = self.element(ctx)
+        storage, offset = self.element(ctx, read=True)
         v = storage[offset]
         # exact widening: every integer fits a Python int, every PTO float a Python float
         self.value = int(v) if self.src.dtype.is_int else float(v)

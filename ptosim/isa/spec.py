@@ -404,6 +404,9 @@ class ConvertRules:
     ctrl_register: bool  # need_set_ctrl=False leaves the reset CTRL (saturate)
     iterates_src_valid: bool  # the iteration domain is src's valid shape (else dst's)
     distinct_when_resizing: bool  # dst and src must not overlap when element sizes differ
+    # float -> the same float type rounds to an integral value by the mode (a2a3
+    # vconv_f322f32<m>, vector_isa.md 3.7); else it is a copy
+    same_float_to_integral: bool
 
 
 @dataclass(frozen=True, eq=False)

@@ -286,6 +286,7 @@ SPEC = S.TargetSpec(
         ctrl_register=True,
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=True,  # not in-place safe between element sizes
+        same_float_to_integral=True,  # vconv_f322f32<m>: round to an integral value
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.COMPARE_REPEATS,  # vcmpv_* over whole repeats (4 item 4)

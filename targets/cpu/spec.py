@@ -219,6 +219,7 @@ SPEC = S.TargetSpec(
         ctrl_register=False,
         iterates_src_valid=True,  # cpu/TCvt.hpp iterates src's valid shape
         distinct_when_resizing=False,
+        same_float_to_integral=False,  # a C cast
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.REFERENCE_WORDS,  # vector_isa.md 3.19

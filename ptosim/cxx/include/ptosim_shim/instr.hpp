@@ -463,8 +463,14 @@ namespace pto {
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, "")                         \
     template <auto V, typename... A>                                                                    \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \
+    /* TFMOD<Algo, Dst, Src0, Src1>(dst, src0, src1): operand types given, lvalue operands */          \
+    template <auto V, typename... A>                                                                    \
+    PTOSIM_NOINLINE RecordEvent NAME(A &...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())     \
     template <auto V1, auto V2, typename... A>                                                          \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args)                                                       \
+        PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
+    template <auto V1, auto V2, typename... A>                                                          \
+    PTOSIM_NOINLINE RecordEvent NAME(A &...args)                                                        \
         PTOSIM_GENERIC_BODY(NAME, (detail::value_targ2<V1, V2>()))                                      \
     template <typename T1, auto V, typename... A>                                                       \
     PTOSIM_NOINLINE RecordEvent NAME(A &&...args) PTOSIM_GENERIC_BODY(NAME, detail::value_targ<V>())    \

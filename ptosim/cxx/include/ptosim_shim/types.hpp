@@ -52,6 +52,10 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+// The device compiler (clang-based) also spells the IEEE half `__fp16` (the library's trowprod
+// test uses it in main.cpp and the kernel). g++ on x86-64 has no such type, and clang's own
+// __fp16 is a storage-only type distinct from half: both compilers here read it as half.
+#define __fp16 _Float16
 #if defined(__CPU_SIM)
 typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
 #endif  // on the NPU targets acl/acl.h declares it as the runtime's 16-bit integer
@@ -60,10 +64,9 @@ typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_
 struct bfloat16_t {
     uint16_t bits = 0;
     bfloat16_t() = default;
-    bfloat16_t(float f)
+    constexpr bfloat16_t(float f)  // constexpr: PadValueCustom((bfloat16_t)-1.0) is a constant
     {
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
+        uint32_t u = __builtin_bit_cast(uint32_t, f);
         if ((u & 0x7fffffffu) > 0x7f800000u) {
             bits = (uint16_t)((u >> 16) | 0x40);
         } else {
@@ -71,8 +74,8 @@ struct bfloat16_t {
             bits = (uint16_t)(u >> 16);
         }
     }
-    bfloat16_t(double d) : bfloat16_t((float)d) {}
-    bfloat16_t(int v) : bfloat16_t((float)v) {}
+    constexpr bfloat16_t(double d) : bfloat16_t((float)d) {}
+    constexpr bfloat16_t(int v) : bfloat16_t((float)v) {}
     operator float() const
     {
         uint32_t u = (uint32_t)bits << 16;

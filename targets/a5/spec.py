@@ -84,6 +84,8 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
+    "TCOLEXPAND": GATHER_NINE + (i64, u64),
     "TLOAD": ALL,
     "TSTORE": ALL,
     # MGATHER/MSCATTER: the seeds' list plus hifloat8 and fp8 on the 950

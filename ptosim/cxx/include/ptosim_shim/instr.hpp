@@ -527,6 +527,11 @@ PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
 PTOSIM_PARTARG(TPARTARGMAX) PTOSIM_PARTARG(TPARTARGMIN)
 #undef PTOSIM_PARTARG
 
+// The library's implementation entry points that its tests call directly (the a5 tcolexpand
+// test calls TCOLEXPAND_IMPL(dst, src)): the instruction itself, as a macro so that the
+// recorded call site is the kernel's line
+#define TCOLEXPAND_IMPL(...) TCOLEXPAND(__VA_ARGS__)
+
 // ---- tile-scalar instructions ---------------------------------------------------------------
 // The public API declares the scalar `typename TileDataSrc::DType`: the call converts it to the
 // source tile's element type (0xFFFF -> int16_t -1, 1.5f -> int32_t 1) before the instruction

@@ -1,6 +1,7 @@
 """C++ call forms of the library's own tests that differ from ptosim's Python API: TPARTARGMAX's
-operand order (dst, src0, src1, dstIdx, src0Idx, src1Idx) and the TCOLEXPAND_IMPL entry point
-the a5 tcolexpand test calls; results against numpy, the source line the user's."""
+operand order (dst, src0, src1, dstIdx, src0Idx, src1Idx), the TCOLEXPAND_IMPL entry point
+the a5 tcolexpand test calls, and the launch forms of its a5 folders (harness folder
+`launches`); results against numpy (or the folder's own check), the source line the user's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 import ptosim as pto
+from tests.helpers.paths import HARNESS_FOLDERS
 
 PARTARG = """#include <pto/pto-inst.hpp>
 using namespace pto;
@@ -91,3 +93,17 @@ def test_tcolexpand_impl_is_tcolexpand_at_the_kernels_line(tmp_path):
     assert np.array_equal(out.numpy(), np.broadcast_to(a, (4, 16)))
     op = next(i for i in run.program.instructions if i.opcode == "TCOLEXPAND")
     assert op.source.endswith("k.cpp:14"), op.source  # the TCOLEXPAND_IMPL line
+
+
+@pytest.mark.slow
+def test_a5_launch_forms_waves_and_the_dynamic_ub_size(folder_run, monkeypatch, tmp_path):
+    """A 64-block launch runs in waves on the 56 cores; `<<<1, 160 KiB, stream>>>` declares the
+    dynamic UB the scatter's 144 KiB of tiles need (the default is 128 KiB)."""
+    from ptosim.cxx.testdir import run_folder
+
+    run = folder_run("launches", "950pr")
+    assert [(r.case, r.verdict) for r in run.reports] == [("main", "pass")], run.reports[0].error
+    assert "0 wrong elements" in run.reports[0].log
+    monkeypatch.setenv("PTOSIM_TEST_DYN_UB", "0")  # no size: the default budget is too small
+    short = run_folder(HARNESS_FOLDERS / "launches", ["950pr"], work=tmp_path / "w")
+    assert "SIMT UB budget of 131072 bytes" in short.reports[0].error

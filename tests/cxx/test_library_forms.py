@@ -107,3 +107,34 @@ def test_a5_launch_forms_waves_and_the_dynamic_ub_size(folder_run, monkeypatch, 
     monkeypatch.setenv("PTOSIM_TEST_DYN_UB", "0")  # no size: the default budget is too small
     short = run_folder(HARNESS_FOLDERS / "launches", ["950pr"], work=tmp_path / "w")
     assert "SIMT UB budget of 131072 bytes" in short.reports[0].error
+
+
+MX_RAW = """#include <pto/pto-inst.hpp>
+using namespace pto;
+template <typename T>
+__global__ AICORE void k(__gm__ T *src)
+{
+    Tile<TileType::Mat, T, 16, 16> l1;
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)l1.data(), (__gm__ uint8_t *)src, 0, 1, 512, 0, 0,
+                             0, 0, 0, 0);
+    mad_mx(l1.data(), l1.data(), l1.data(), 16, 16, 16, false, false, false, true);
+}
+template __global__ AICORE void k<float>(__gm__ float *src);
+"""
+
+
+def test_raw_intrinsics_of_the_a5_cube_tests_are_one_line_each(tmp_path):
+    """The library's a5 textract test programs L1 and the MX cube with raw intrinsics ptosim
+    does not model: one line per name at the kernel's line, not the compiler's cascade."""
+    from ptosim.cxx import build as B
+    from ptosim.errors import CxxBuildError
+
+    path = tmp_path / "k.cpp"
+    path.write_text(MX_RAW)
+    with pytest.raises(CxxBuildError) as exc:
+        B.build(path, ["k<float>"], target="a5", compiler="g++")
+    assert str(exc.value) == (
+        "[PTO104] k.cpp:7: copy_gm_to_cbuf_align_v2 (a raw GM -> L1 copy intrinsic) is not "
+        "supported by ptosim\nk.cpp:9: mad_mx (the raw MX matrix-multiply intrinsic) is not "
+        "supported by ptosim"
+    )

@@ -485,6 +485,9 @@ class CubeRules:
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
     tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+    # TPUSH of a TILE_NO_SPLIT Vec tile (vector -> cube): AIV1 stores it too (into the same
+    # slot, reference/cube_isa.md 6); False: AIV1 is an inactive lane that skips its store
+    fifo_no_split_both_store: bool
 
 
 @dataclass(frozen=True, eq=False)

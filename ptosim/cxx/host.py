@@ -191,7 +191,7 @@ class Host:
         elif op == "launch":
             self.launch(
                 int(req["blocks"]), req.get("kernel") or "kernel", req.get("key"),
-                req.get("words"),
+                req.get("words"), req.get("dyn_ubuf"),
             )  # fmt: skip
         else:
             raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
@@ -232,7 +232,11 @@ class Host:
 
         self.runs.append(self.dev.run(Kernel(implicit_launch, cores=self.cores), block_dim=1))
 
-    def launch(self, blocks: int, symbol: str, key: str | None = None, words=None) -> None:
+    def launch(
+        self, blocks: int, symbol: str, key: str | None = None, words=None, dyn_ubuf=None
+    ) -> None:
+        """Run ``symbol`` on ``blocks`` blocks (``dyn_ubuf``: the launch's dynamic UB bytes, the
+        second ``<<<...>>>`` parameter when it is an integer)."""
         host = self
 
         def body():
@@ -266,7 +270,12 @@ class Host:
 
         body.__name__ = _demangle(symbol)
         try:
-            self.runs.append(self.dev.run(Kernel(body, cores=self.cores), block_dim=blocks))
+            self.runs.append(
+                self.dev.run(
+                    Kernel(body, cores=self.cores), block_dim=blocks,
+                    dyn_ubuf_size=int(dyn_ubuf) if dyn_ubuf else None,
+                )
+            )  # fmt: skip
         finally:  # host code after the launch (and plain calls) is block 0 of 1 again
             self.loaded.dll.ptosim_set_block(0, 1)
 

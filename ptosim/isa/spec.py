@@ -166,6 +166,16 @@ class RowReduceOrder(Enum):
     CHUNK_LANE_TREE = "chunk-lane-tree"  # a lane tree per 256-byte chunk, chunks in order
 
 
+class ArgCompare(Enum):
+    """How TROWARG*/TCOLARG* find the first extreme (reduce_order.arg_scan / a5_row_arg)."""
+
+    MAXMIN_SCAN = "maxmin-scan"  # one scan in index order by numerics.maxmin
+    # a5: rows: per 256-byte chunk the first extreme (vcmax/vcmin, by numerics.maxmin), chunks
+    # combined from the identity (-inf, +inf or the integer limit) by a strict compare;
+    # columns: a strict compare row by row (NaN and -0/+0 ties keep the earlier row)
+    VECTOR_COMPARE = "vector-compare"
+
+
 class ColReduceOrder(Enum):
     """TCOL<OP> accumulation order."""
 
@@ -384,6 +394,8 @@ class ReduceRules:
     col_pairs: Mapping[str, Mapping[DType, DTypes] | None]
     row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
     col_arg_index: Mapping[DType, DTypes] | None
+    part_arg_index: Mapping[DType, DTypes] | None  # TPARTARG*: value -> index dtypes
+    arg_compare: ArgCompare
     row_order: RowReduceOrder
     col_order: ColReduceOrder
     tmp_required: bool  # tmp must hold what the lowering puts there

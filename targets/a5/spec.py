@@ -44,6 +44,18 @@ from ..spec_common import (
 # -- tables -----------------------------------------------------------------------------------
 _TSCATTER = (i32, i16, i8, f16, f32, u32, u16, u8, bf16, i64, u64)  # npu/a5/TScatter.hpp
 _ROWEXPAND = (i32, u32, f32, i16, u16, f16, bf16, u8, i8)  # semantics.md 3.4
+# npu/a5/TRowReduceIdx.hpp: the value+index form takes 16- or 32-bit indices for half, 32-bit
+# for float (the index-only form: 32-bit; choice: one table for both forms)
+ROW_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
+# npu/a5/TColReduceIdx.hpp: any 1/2/4-byte source; index-only form 32-bit indices, value+index
+# form 16-bit for 2-byte sources, 32-bit for 4-byte ones (no 1-byte value form)
+COL_ARG_INDEX = {
+    **{d: (i32, u32) for d in (i8, u8)},
+    **{d: (i16, u16, i32, u32) for d in (i16, u16, f16, bf16)},
+    **{d: (i32, u32) for d in (i32, u32, f32)},
+}
+# npu/a5/TPartArgBinOps.hpp (TPartArgCheck): half with 16- or 32-bit indices, float with 32-bit
+PART_ARG_INDEX = {f16: (i16, u16, i32, u32), f32: (i32, u32)}
 _PART = (i32, i16, f16, f32)  # choice: the a2a3 types (no a5 TPART body in the reference)
 _COL = {d: (d,) for d in ARITH}
 # reductions, src -> dst dtypes (vector_isa.md 3.5, 3.17): no widening
@@ -73,6 +85,8 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
+    "TCOLEXPAND": GATHER_NINE + (i64, u64),
     "TLOAD": ALL,
     "TSTORE": ALL,
     # MGATHER/MSCATTER: the seeds' list plus hifloat8 and fp8 on the 950
@@ -120,14 +134,14 @@ DTYPES: dict[str, tuple | None] = {
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
     **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
-    "TPARTARGMAX": None,  # the NPU code of the arg forms is not in our sources
-    "TPARTARGMIN": None,
+    "TPARTARGMAX": S.pair_sources(PART_ARG_INDEX),
+    "TPARTARGMIN": S.pair_sources(PART_ARG_INDEX),
     **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
     **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
-    "TROWARGMAX": None,  # no a5 arg reductions in our sources
-    "TROWARGMIN": None,
-    "TCOLARGMAX": None,
-    "TCOLARGMIN": None,
+    "TROWARGMAX": S.pair_sources(ROW_ARG_INDEX),
+    "TROWARGMIN": S.pair_sources(ROW_ARG_INDEX),
+    "TCOLARGMAX": S.pair_sources(COL_ARG_INDEX),
+    "TCOLARGMIN": S.pair_sources(COL_ARG_INDEX),
     # hifloat8 conversions are listed but its encoding is not defined (UnsupportedError)
     "TCVT": tuple(d for d in ALL if d is not hif8 and any(d in p for p in CONVERT_PAIRS)),
     "TCI": (i16, u16, i32, u32),  # vci
@@ -259,8 +273,10 @@ SPEC = S.TargetSpec(
     reduce=S.ReduceRules(
         row_pairs=ROW_PAIRS,
         col_pairs=COL_PAIRS,
-        row_arg_index=None,
-        col_arg_index=None,
+        row_arg_index=ROW_ARG_INDEX,
+        col_arg_index=COL_ARG_INDEX,
+        part_arg_index=PART_ARG_INDEX,
+        arg_compare=S.ArgCompare.VECTOR_COMPARE,  # npu/a5/TRowReduceIdx.hpp, TColReduceIdx.hpp
         row_order=S.RowReduceOrder.CHUNK_LANE_TREE,  # vector_isa.md 3.5 (a5)
         col_order=S.ColReduceOrder.PAIRWISE,  # vector_isa.md 3.17 (a5)
         tmp_required=False,  # tmp is accepted and ignored

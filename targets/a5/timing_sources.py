@@ -54,6 +54,12 @@ USES: dict[str, tuple[str, ...]] = {
     "TRECIP": (*_LS, "vdup", "vdiv"),
     **{f"TROW{op}": (*_LS, "vdup", *i) for op, i in _REDUCE.items()},
     **{f"TCOL{op}": (*_LS, *i[-1:]) for op, i in _REDUCE.items()},
+    **{
+        f"TROWARG{op}": (*_LS, "vdup", "vbr", i, "vintlv", "vadd", "vcmp", "vsel", "vadds")
+        for op, i in (("MAX", "vcmax"), ("MIN", "vcmin"))
+    },  # fmt: skip
+    **{f"TCOLARG{op}": (*_LS, "vdup", "vadds", "vcmp", "vsel") for op in ("MAX", "MIN")},
+    **{f"TPARTARG{op}": (*_LS, "vcmp", "vsel", "vmov") for op in ("MAX", "MIN")},
     "TCVT": (*_LS, "vcvt", "vbr"),
     "TQUANT": (*_LS, "vcvt", "vbr", "vmul", "vadd"),
     "TDEQUANT": (*_LS, "vcvt", "vbr", "vmul", "vsub"),

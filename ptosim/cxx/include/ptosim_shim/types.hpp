@@ -233,6 +233,7 @@ template <class F>
 struct Launcher {
     F fn;
     long blocks;
+    long dyn_ubuf;  // the launch's dynamic UB bytes (950 SIMT kernels), 0: the default
     template <class... A>
     __attribute__((noinline)) void operator()(A... args) const
     {
@@ -241,6 +242,7 @@ struct Launcher {
         pending_launch() = [f, args...]() { f(args...); };
         std::string b;
         jkey(b, "blocks"); jint(b, blocks);
+        if (dyn_ubuf > 0) { jkey(b, "dyn_ubuf"); jint(b, dyn_ubuf); }
         jkey(b, "kernel"); jstr(b, symbol_of(reinterpret_cast<const void *>(fn)));
         if constexpr (std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>) {
             (void)LaunchCall<F>::registered;
@@ -261,10 +263,20 @@ struct Launcher {
         }
     }
 };
-template <class F, class... Cfg>
-Launcher<F> launch(F fn, long blocks, Cfg &&...)
+// The second launch parameter: an integer is the dynamic UB size of a 950 SIMT kernel (the
+// library's a5 mscatter test launches `<<<1, (uint32_t)bytes, stream>>>`); a pointer (a2a3's
+// l2ctrl, nullptr) is none
+inline long dyn_ubuf_of() { return 0; }
+template <class First, class... Rest>
+long dyn_ubuf_of(First &&first, Rest &&...)
 {
-    return Launcher<F>{fn, blocks};
+    if constexpr (std::is_integral_v<std::decay_t<First>>) return (long)first;
+    else return 0;
+}
+template <class F, class... Cfg>
+Launcher<F> launch(F fn, long blocks, Cfg &&...cfg)
+{
+    return Launcher<F>{fn, blocks, dyn_ubuf_of(cfg...)};
 }
 } // namespace ptosim
 

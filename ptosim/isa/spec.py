@@ -472,7 +472,9 @@ class CubeRules:
     acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
-    tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+    # Tile.SetMadTF32Mode rounds fp32 mad inputs to this many mantissa bits (a cube-build
+    # feature); None: the mode has no effect
+    tf32_mantissa_bits: int | None
 
 
 @dataclass(frozen=True, eq=False)

@@ -331,6 +331,6 @@ SPEC = S.TargetSpec(
         acc_store_layouts=frozenset({"ND", "NZ"}),  # NC1HWC0 / NDC1HWC0: convolution layouts
         acc_store_nd_rows=8192,
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
-        tf32_mode=True,  # e8m11 (cube_isa.md 3.4)
+        tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
     ),
 )

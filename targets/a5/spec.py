@@ -142,13 +142,13 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
-    # the 950 cube core is not modelled yet
-    **{name: None for name in _MATMULS},
+    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
+    # inputs are not modelled)
+    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
-    **{name: S.Refusal("the 950 cube core is not modelled yet") for name in _MATMULS},
 }
 
 NOTES = {
@@ -300,7 +300,7 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=False,
         tci_tmp_bytes=None,  # vci; tmp ignored
-    ),  # the facts of reference/cube_isa.md for the 950 cube; its instructions are refused above
+    ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
@@ -320,6 +320,6 @@ SPEC = S.TargetSpec(
         acc_store_layouts=frozenset({"ND", "NZ"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
-        tf32_mode=True,  # the a5 mode rounds to e8m10 (not modelled: a5 cube refused)
+        tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)
     ),
 )

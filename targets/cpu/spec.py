@@ -268,6 +268,6 @@ SPEC = S.TargetSpec(
         acc_store_layouts=frozenset({"ND", "NZ", "DN"}),  # MapTileIndicesToGlobalOffset
         acc_store_nd_rows=None,
         mat_store=True,
-        tf32_mode=False,  # SetMadTF32Mode is compiled for the cube only
+        tf32_mantissa_bits=None,  # SetMadTF32Mode is compiled for the cube only
     ),
 )

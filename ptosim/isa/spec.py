@@ -467,6 +467,7 @@ class CubeRules:
     fractal_checks: bool  # TEXTRACT / TMOV to L0: the fractal, alignment and index rules
     extract_bounds: ExtractBounds
     bias_pairs: Mapping[DType, DTypes]  # TMOV Mat -> Bias: src dtype -> dst dtypes
+    bias_align_dst: bool  # the 64-byte rule of TMOV Mat -> Bias on dst (a5), else on src
     acc_to_mat: Mapping[DType, DTypes]  # TMOV / TEXTRACT Acc -> Mat (no quant): src -> dst
     acc_store: Mapping[DType, DTypes]  # TSTORE Acc -> GM (no quant): src -> dst dtypes
     acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")

@@ -314,7 +314,9 @@ SPEC = S.TargetSpec(
         tload_mat=frozenset({"ND2NZ", "DN2NZ", "ND2ND", "DN2DN", "NZ2NZ", "DN2ZN"}),
         fractal_checks=True,
         extract_bounds=S.ExtractBounds.STATIC,
-        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},
+        # a5/TMov.hpp: bfloat16 -> float too, and the 64-byte rule on dst's Cols*sizeof(dst)
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,), bf16: (f32,)},
+        bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
         acc_store_layouts=frozenset({"ND", "NZ"}),

@@ -181,16 +181,18 @@ class MatToBias(CubeInstruction):
         self.require(s.rows == 1, "src", "one-row", "Rows == 1", s.rows)
         self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
         if cube.fractal_checks:  # one copy_cbuf_to_bt burst in 64-byte units
-            nbytes = s.cols * s.dtype.size_bytes
+            which, t = ("dst", d) if cube.bias_align_dst else ("src", s)
+            nbytes = t.cols * t.dtype.size_bytes
             self.require(
-                nbytes % 64 == 0, "src", "bias-64B", "Cols*sizeof(src) % 64 == 0", f"{nbytes} B"
-            )
+                nbytes % 64 == 0, which, "bias-64B", f"Cols*sizeof({which}) % 64 == 0",
+                f"{nbytes} B",
+            )  # fmt: skip
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
         static = ctx.spec.cube.extract_bounds is ExtractBounds.STATIC
         cols = min(d.cols, s.cols) if static else min(d.valid_col, s.valid_col)
-        vals = read_block(ctx, s, 1, cols).astype(d.dtype.np)  # exact: half -> float widens
+        vals = read_block(ctx, s, 1, cols).astype(d.dtype.np)  # exact: half, bf16 -> float widen
         write_block(ctx, d, vals)
 
 

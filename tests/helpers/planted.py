@@ -35,7 +35,9 @@ Only ``equivalent``, ``no-rule`` and ``lowered`` leave the denominator of the hi
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -318,14 +320,38 @@ def no_rule(mutant: Mutant, device: str) -> bool:
     return mutant.kind == "removed barrier" and mutant.pipe == "PIPE_V" and device in A5_DEVICES
 
 
+def placed(root: Path, name: str, text: str) -> Path:
+    """``text`` as the file ``root/<hash of text>/name``, written once. The C++ build cache is
+    keyed by the preprocessed text, which names the file's path: one path per content lets a
+    patched mutant that equals the correct kernel (most fixes restore the planted line) reuse
+    the correct kernel's build, across tests, xdist workers and runs."""
+    path = root / hashlib.sha256(text.encode()).hexdigest()[:16] / name
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{name}.{os.getpid()}")
+        tmp.write_text(text)
+        os.replace(tmp, path)  # atomic: a worker writing the same content at once is harmless
+    return path
+
+
 def judge(
-    mutant: Mutant, path: Path, device: str, runner, correct: list | None = None, settled=()
+    mutant: Mutant,
+    path: Path,
+    device: str,
+    runner,
+    correct: list | None = None,
+    settled=(),
+    place=None,
 ) -> Verdict:
     """Run ``mutant`` (written to ``path``) on ``device``; ``runner(path, device)`` returns
     (a zero-argument run function, a check function(run) -> bool). ``correct``: the
     :func:`signature` of the correct kernel (for telling an equivalent mutant); ``settled``:
-    :func:`settled_barriers` of the correct kernel on ``device``."""
-    path.write_text(mutant.text)
+    :func:`settled_barriers` of the correct kernel on ``device``. ``place(text) -> Path``, if
+    given, chooses the file for the mutant and for its patched text instead (:func:`placed`)."""
+    if place is not None:
+        path = place(mutant.text)
+    else:
+        path.write_text(mutant.text)
     run_fn, check = runner(path, device)
     first, causes, exc, run, programs = _findings_of(run_fn)
     if not causes and exc is None:
@@ -343,11 +369,16 @@ def judge(
     fixed = None
     if edits:
         new, skipped = patch_text(mutant.text, str(path), edits)
-        path.write_text(new)
-        run_fn, check = runner(path, device)
+        if place is not None:
+            fixed_path = place(new)
+        else:
+            fixed_path = path
+            path.write_text(new)
+        run_fn, check = runner(fixed_path, device)
         _, again, exc2, run2, _ = _findings_of(run_fn)
         fixed = exc2 is None and not flatten(again) and bool(check(run2))
-        path.write_text(mutant.text)
+        if place is None:
+            path.write_text(mutant.text)
     return Verdict(mutant, device, "hit" if hit else "miss", first, fixed)
 
 

@@ -15,6 +15,7 @@ from .elementwise import BINARY_INTRINSICS, SCALAR_INTRINSICS
 _SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag",
          "wait_flag_dev")  # fmt: skip
 _LS = ("vf", "vlds", "vsts")
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 _MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor", "vcmps",
          "vsel", "vexp", "vln", "vabs", "vmuls")  # fmt: skip
 _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
@@ -29,6 +30,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TSTORE": ("mte3",),
     "TMOV": _LS,
     **{name: ("control",) for name in _SYNC},
+    # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
+    **{name: ("mad",) for name in _MATMULS},
     "MGATHER": ("simt", "scalar"),
     "MSCATTER": ("simt", "scalar"),
     "TGATHER": (*_LS, "vgather2", "vsqz"),

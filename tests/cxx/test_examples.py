@@ -145,8 +145,11 @@ def test_cxx_example_matches_its_python_twin(cxx, cpp, entry, twin, devname):
     _, py_args, py = _run_twin(spec, devname)
     dev, cx_args, cx = _run_cxx(cxx(CXX / cpp, entry), spec, devname)
     if devname not in spec.module.DEVICES:  # e.g. TROWARGMAX on a5: the same coded error
-        assert isinstance(py, pto.PtoSimError) and isinstance(cx, pto.PtoSimError)
-        assert cx.code == py.code and f"{cpp}:" in str(cx)
+        if isinstance(py, pto.PtoSimError) or isinstance(cx, pto.PtoSimError):
+            assert isinstance(py, pto.PtoSimError) and isinstance(cx, pto.PtoSimError)
+            assert cx.code == py.code and f"{cpp}:" in str(cx)
+        else:  # a device the example does not claim (the a2a3 flags on 950): the same bits
+            assert all(_same_bits(a, b) for a, b in zip(py_args, cx_args) if hasattr(a, "numpy"))
         return
     assert not isinstance(py, Exception) and not isinstance(cx, Exception), str(cx)
     assert cx.findings == [] == py.findings, [str(f) for f in cx.findings]

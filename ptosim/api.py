@@ -36,6 +36,7 @@ from .enums import (
     AtomicType,
     BLayout,
     Coalesce,
+    Direction,
     GatherExec,
     GatherOOB,
     Layout,
@@ -47,6 +48,7 @@ from .enums import (
     ScatterConflict,
     ScatterOOB,
     SLayout,
+    TileSplitAxis,
     TileType,
 )
 from .errors import (
@@ -65,6 +67,7 @@ from .errors import (
 )
 from .findings import Finding
 from .isa.cube.aliases import TileAcc, TileLeft, TileMatNZ, TileMatZN, TileRight
+from .isa.cube.fifo import TPipe
 from .isa.data import TASSIGN, TEXPANDS, TLOAD, TMOV, TSTORE
 from .isa.gather import MGATHER
 from .isa.rowexpand import (
@@ -119,6 +122,9 @@ __all__ = [
     "TileAcc",
     "TileMatNZ",
     "TileMatZN",
+    "TPipe",
+    "Direction",
+    "TileSplitAxis",
     "is_vec",
     "Tile",
     "GlobalTensor",

@@ -197,6 +197,27 @@ class ScatterAxis(PtoEnum):
     SCATTER_COL = 1
 
 
+class Direction(PtoEnum):
+    """Which way a TPipe carries tiles (common/fifo.hpp ``Direction``; reference/cube_isa.md
+    3.8): cube -> vector cores, vector cores -> cube, or both (two rings in one GM buffer)."""
+
+    DIR_C2V = 1
+    DIR_V2C = 2
+    DIR_BOTH = 3
+
+
+class TileSplitAxis(PtoEnum):
+    """How a TPUSH / TPOP tile is shared by the two vector cores (common/fifo.hpp): not split
+    (AIV0's), rows (AIV0 the upper half), columns (AIV0 the left half); the ``_ODD`` forms give
+    AIV0 the extra row or column."""
+
+    TILE_NO_SPLIT = 0
+    TILE_UP_DOWN = 1
+    TILE_LEFT_RIGHT = 2
+    TILE_UP_DOWN_ODD = 3
+    TILE_LEFT_RIGHT_ODD = 4
+
+
 class Pipe(PtoEnum):
     """Pipe identifiers (numbering of the reference CPU stub / cost model)."""
 

@@ -257,6 +257,7 @@ CROSS_CORE = FindingCode(
     "two blocks (cores) touch overlapping GM, one writes, and no cross-core flag chain "
     "orders them (hardware atomics of the same op excepted)",
     "order them with `ffts_cross_core_sync` / `wait_flag_dev`, or use an atomic op",
+    kinds=("cross-core-race", "fifo-no-split-push"),
 )
 DMA_REORDER = FindingCode(
     "F206",

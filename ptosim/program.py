@@ -130,6 +130,9 @@ class Recorder:
         self.source: str | None = None
         # the kernel's cores are not declared: an instruction on a cube buffer raises NeedsCube
         self.probe_cube = probe_cube
+        # the FIFO operation (TPUSH ...) whose instructions are being recorded (Instruction.via)
+        self.via: str | None = None
+        self.last: Instruction | None = None  # the instruction recorded last
 
     def emit(self, instr: Instruction) -> Instruction:
         if self.probe_cube and any(
@@ -139,6 +142,8 @@ class Recorder:
         instr.position = n = len(self.program.instructions)
         if n >= self.program.max_steps:
             self.runaway(instr)
+        if self.via is not None:
+            instr.via = self.via
         if self.source is not None:
             instr.source = self.source
         else:
@@ -150,7 +155,17 @@ class Recorder:
         except ConstraintError as exc:
             raise exc.locate(instr.position, instr.source) from None
         self.accept(instr)
+        self.last = instr
         return instr
+
+    def validate(self, instr: Instruction) -> None:
+        """Check ``instr`` where the kernel writes it without recording it (the rules of an
+        operation recorded as other instructions, such as TPUSH)."""
+        instr.source = self.source if self.source is not None else _caller_chain()[0]
+        try:
+            instr.check(self.program.arch)
+        except ConstraintError as exc:
+            raise exc.locate(len(self.program.instructions), instr.source) from None
 
     def runaway(self, instr: Instruction) -> None:
         p = self.program

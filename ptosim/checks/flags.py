@@ -24,6 +24,7 @@ from ..findings import FLAG_MISUSE, FLAG_NEVER_POSTED, FLAG_REUSED, FLAG_UNCONSU
 from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
 from . import clocks as C
+from .fifo import explain_stuck
 
 
 def _label(instr) -> str:
@@ -393,7 +394,10 @@ def cross_stuck(views, topology: Topology) -> list[Finding]:
             members = topology.posters_to(v.core, mode)
             absent = [m for m in members if not posted.get((m, flag))]
             own = posted.get((v.core, flag), [])
-            if absent:
+            fifo_why = explain_stuck(views, v, instr, topology)
+            if fifo_why is not None:
+                why = fifo_why
+            elif absent:
                 missing = [m for m in absent if m >= len(topology)]
                 note = f" ({topology.names(missing, 'core(s)')} not launched)" if missing else ""
                 why = (

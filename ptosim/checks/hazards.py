@@ -33,6 +33,7 @@ from ..findings import CROSS_CORE, DMA_REORDER, RACE, VECTOR_ORDER, Edit, Findin
 from ..isa.sync import WaitFlag
 from ..plan import Region, StepKind, merge_ranges
 from . import clocks as C
+from .fifo import no_split_message, no_split_pushes
 from .fixes import FlagBook, barrier_before, insert_pair
 from .flags import cross_stuck, cross_unconsumed, flag_findings, stuck_findings
 from .intervals import IntervalMap
@@ -479,6 +480,17 @@ def _vorder_finding(p: _Pair) -> Finding:
 def _cross_finding(p: _Pair, topology: Topology) -> Finding:
     a, b = p.first, p.second
     ca, cb = topology.names([a.core], "core"), topology.names([b.core], "core")
+    if no_split_pushes(a.instr, b.instr):
+        return CROSS_CORE.make(
+            "fifo-no-split-push",
+            no_split_message(
+                f"{ca} {_label(a.instr)}",
+                f"{cb} {_label(b.instr)}",
+                Region("GM", p.lo, p.hi),
+                a.instr.fifo.pipe,
+            ),  # fmt: skip
+            (a.instr.position, b.instr.position),
+        )
     return CROSS_CORE.make(
         "cross-core-race",
         f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch "

@@ -20,9 +20,10 @@ import numpy as np
 
 from .. import api as pto
 from ..dtypes import dtype as as_dtype
+from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
-from ..memory import GM_BASE_ADDRESS
+from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -57,7 +58,7 @@ POSITIONAL_EXCEPTIONS[("TQUANT", 4, "INT8_SYM")] = ("dst", "src", "scale", "tmp"
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
     "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
-    "TMRGSORT",
+    "TMRGSORT", "TPUSH", "TPOP", "TALLOC", "TFREE",
 }  # fmt: skip
 ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
@@ -81,6 +82,7 @@ class Dispatcher:
         self.used: dict[int, int] = {}  # C++ tile id -> when last TASSIGNed or used (raw.py)
         self._uses = itertools.count()
         self.raw = RawAccess(self)
+        self.pipes: dict[int, pto.TPipe] = {}  # C++ TPipe handle -> this core's pipe
 
     # -- the callback ---------------------------------------------------------------------------
     def handle(self, request: bytes, out) -> int:
@@ -119,6 +121,13 @@ class Dispatcher:
             pto.TASSIGN(t, d["addr"])
         self.touch(d["id"])
         return t
+
+    def foreign(self, d: dict) -> bool:
+        """Whether a tile is of a buffer this core lacks (a Vec tile on the cube core ...).
+        Mixed kernels place every tile in code both halves share; on the device a TASSIGN is
+        only an address, so ptosim records it where the tile is used (rule core-buffer there)."""
+        space = SPACE_OF_LOC[TileType[d["loc"]]]
+        return self.recorder.program.arch.size_of(space) is None
 
     def touch(self, tile_id: int) -> None:
         self.used[tile_id] = next(self._uses)
@@ -197,6 +206,8 @@ class Dispatcher:
                 f"{unmodelled[0]} buffer, and TMATMUL and the instructions that use it, are not "
                 "modelled)"
             )
+        if op == "TASSIGN" and self.foreign(raw[0]):
+            return  # an address only (see ``foreign``)
         if op == "TASSIGN":
             d = raw[0]
             tile = self.tiles.get(d["id"]) or self.tile(dict(d, **{"as": False}))
@@ -228,6 +239,8 @@ class Dispatcher:
                 "a kernel launch <<<...>>> or an ACL runtime call is host code: "
                 "run the test folder with `ptosim test`"
             )
+        elif op in ("TPipe", "TPipe.destroy") or op in FIFO_OPS:
+            self.fifo(op, req, out)
         elif op == "__unsupported__":
             raise CxxError(f"{req['what']} is not supported by ptosim")
         else:
@@ -244,12 +257,14 @@ class Dispatcher:
             quant = _PREQUANT if t.get("prequant") else None
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
+            phase = t.get("phase", "Unspecified")
             if op == "TSTORE":
                 pto.TSTORE(
-                    ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant
-                )
+                    ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant,
+                    phase=phase,
+                )  # fmt: skip
             else:
-                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant)
+                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
         elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
             # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
             getattr(pto, op)(
@@ -290,6 +305,40 @@ class Dispatcher:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
             self.generic(op, t, raw, ops)
+
+    def fifo(self, op: str, req: dict, out) -> None:
+        """A C++ TPipe: its construction (answers the handle), destruction, and TPUSH / TPOP /
+        TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
+        on-chip offset of a tile, the host pointer of a GlobalTensor)."""
+        if op == "TPipe":
+            buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
+            pipe = pto.TPipe(
+                req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,
+                req["c2v"], req["v2c"], local_slot_num=req["local_slot_num"],
+                no_split=req["no_split"], offset_bytes=off, unit_flag=req["unit_flag"],
+            )  # fmt: skip
+            self.pipes[len(self.pipes) + 1] = pipe
+            _answer(out, len(self.pipes))
+            return
+        pipe = self.pipes[req["pipe"]]
+        if op == "TPipe.destroy":
+            pipe.destroy()
+            return
+        d = req["a"][0] if req["a"] else None
+        if d is not None and d["k"] == "gm" and op in ("TALLOC", "TPOP"):
+            # the tensor is re-pointed at the slot: its own pointer may be anything (null)
+            operand = pto.GlobalTensor(
+                pipe.buffer, shape=d["shape"], stride=d["stride"], layout=d["lay"],
+                dtype=as_dtype(d["dt"]),
+            )  # fmt: skip
+        else:
+            operand = self.operand(d) if d is not None else None
+        fn = getattr(pto, op)
+        where = fn(pipe, operand, req["split"]) if operand is not None else fn(pipe)
+        if isinstance(operand, pto.Tile) and op == "TPOP":
+            _answer(out, operand.placement.address)
+        elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
+            _answer(out, self.loaded.gm_base - pto_gm_base() + pipe.buffer.address + where)
 
     def mrgsort(self, t: dict, ops: list) -> None:
         """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
@@ -348,6 +397,14 @@ class Dispatcher:
         raw = np.asarray(value).astype(dt.np).tobytes()
 
         ctypes.memmove(out, raw, len(raw))
+
+
+FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
+
+
+def _answer(out, value: int) -> None:
+    """Hand a 64-bit value back to the C++ caller."""
+    ctypes.memmove(out, int(value).to_bytes(8, "little"), 8)
 
 
 def pto_gm_base() -> int:

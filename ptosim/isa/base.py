@@ -88,6 +88,10 @@ class Instruction:
     sites: tuple[str, ...] = ()
     # the atomic read-modify-write it applies to GM ("Add", "Max", "Min"), None: plain stores
     atomic_op: str | None = None
+    # the FIFO operation (TPUSH, TPOP, TALLOC, TFREE) this instruction is part of, if any
+    via: str | None = None
+    # what it does for a TPipe (ptosim/isa/cube/fifo.py FifoMark), for the checker
+    fifo: object = None
     _arch: Arch | None = None
 
     # -- operands ----------------------------------------------------------------------
@@ -115,7 +119,8 @@ class Instruction:
 
     @property
     def label(self) -> str:
-        return f"{self.opcode} #{self.position}" if self.position >= 0 else self.opcode
+        name = self.opcode if self.via is None else f"{self.via}:{self.opcode}"
+        return f"{name} #{self.position}" if self.position >= 0 else name
 
     # -- checks ------------------------------------------------------------------------
     @property

@@ -786,10 +786,11 @@ def TSTORE(
         atomic: ``AtomicType.AtomicNone`` (plain store) or ``AtomicType.AtomicAdd`` (GM += tile;
             also ``"none"``/``"add"``), C++ ``TSTORE<Tile, Gm, AtomicType::AtomicAdd>``.
         relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
-        phase: the ``STPhase`` of an Acc store (no effect on data).
+        phase: the ``STPhase`` of an Acc store: ``"Final"`` waits for the unit flag of the
+            TMATMUL with ``phase="Final"`` (the hardware's M -> FIX handshake).
         quant: names a quantised fixpipe form (not modelled: stops with UnsupportedError).
     """
-    if cube_store(gm, tile, atomic, relu, quant):
+    if cube_store(gm, tile, atomic, relu, quant, phase):
         return
     if quant or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
         what = f"relu={relu}" if not quant else f"quant ({quant})"
@@ -803,11 +804,11 @@ def TSTORE(
     family="data movement",
     summary="Vec -> Vec copy; Mat -> Left/Right/Bias (MTE1), Acc -> Mat (fixpipe)",
 )
-def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None) -> None:
+def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None, phase="Unspecified") -> None:
     """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
     and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant`` names a quantised form,
-    which stops with UnsupportedError)."""
-    if cube_move("TMOV", dst, src, relu=relu, quant=quant):
+    which stops with UnsupportedError; ``phase="Final"``: the unit flag, as for TSTORE)."""
+    if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase):
         return
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
 

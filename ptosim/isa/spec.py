@@ -476,6 +476,9 @@ class CubeRules:
     # Tile.SetMadTF32Mode rounds fp32 mad inputs to this many mantissa bits (a cube-build
     # feature); None: the mode has no effect
     tf32_mantissa_bits: int | None
+    # TPUSH of a TILE_NO_SPLIT Vec tile (vector -> cube): AIV1 stores it too (into the same
+    # slot, reference/cube_isa.md 6); False: AIV1 is an inactive lane that skips its store
+    fifo_no_split_both_store: bool
 
 
 @dataclass(frozen=True, eq=False)

@@ -73,6 +73,36 @@ class WaitFlag(_Flag):
         return self.dst
 
 
+# The cube's unit flag (AccPhase::Final on a mad, STPhase::Final on the fixpipe copy that reads
+# its accumulator): the hardware hands the finished accumulator from PIPE_M to PIPE_FIX itself,
+# so kernels that use it drop their M -> FIX set_flag / wait_flag (reference/cube_isa.md 3.4).
+# ptosim records it as that pair on an event id outside the kernels' range (0-7 on a2a3, 0-15
+# on 950), so the engine, the cpu structure and the checker order the two like a handshake.
+UNIT_FLAG_EVENT = 16
+
+
+class UnitFlagSet(SetFlag):
+    """Posts the unit flag: after a mad with AccPhase::Final (PIPE_M -> PIPE_FIX), or before a
+    unit-flag mad that starts an accumulation once the fixpipe is done (PIPE_FIX -> PIPE_M)."""
+
+    def validate(self, arch: Arch) -> None:
+        """Its pipes and id are fixed (no kernel operand to check)."""
+
+    def describe(self) -> str:
+        return f"unit flag: {self.src.name} -> {self.dst.name} done"
+
+
+class UnitFlagWait(WaitFlag):
+    """Waits for the unit flag: a fixpipe copy with STPhase::Final for its mad, a unit-flag mad
+    for the fixpipe's read-out of L0C."""
+
+    def validate(self, arch: Arch) -> None:
+        """Its pipes and id are fixed (no kernel operand to check)."""
+
+    def describe(self) -> str:
+        return f"unit flag: wait {self.src.name} -> {self.dst.name}"
+
+
 class PipeBarrier(Instruction):
     opcode = "PIPE_BARRIER"
 

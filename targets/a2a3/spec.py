@@ -81,6 +81,7 @@ CONVERT_PAIRS = {
 # the pairs with a two-step path through int32 when a tmp tile is given and sat is OFF
 TMP_TWO_STEP_PAIRS = frozenset([(f32, i16), (f16, i16), (f16, i8)])
 
+FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
 _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 
 DTYPES: dict[str, tuple | None] = {
@@ -152,6 +153,8 @@ DTYPES: dict[str, tuple | None] = {
     # the cube (reference/cube_isa.md 3.4): the Left / Right element type (int8 -> int32, the
     # floats -> float)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
+    # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
+    **{name: ARITH for name in FIFO_OPS},
 }
 
 REFUSALS = {
@@ -333,5 +336,6 @@ SPEC = S.TargetSpec(
         acc_store_nd_rows=8192,
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
         tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
+        fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
     ),
 )

@@ -91,4 +91,9 @@ USES: dict[str, tuple[str, ...]] = {
     "TSORT32": ("vbitsort", "vector_dup"),
     # the cube core (targets/a2a3/cube.py): the vendor cube cost model's entries
     **{name: ("mad",) for name in _MATMULS},
+    # the cube <-> vector FIFO: the stores and loads it issues, and its flags (control)
+    "TPUSH": ("control", "copy_matrix_cc_to_gm", "mte3"),
+    "TPOP": ("control", "mte2"),
+    "TALLOC": ("control",),
+    "TFREE": ("control",),
 }

@@ -68,6 +68,7 @@ CONVERT_PAIRS = frozenset(
     + [(e4m3, f32), (e5m2, f32), (hif8, f32)]
 )
 
+FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
 _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 
 DTYPES: dict[str, tuple | None] = {
@@ -145,10 +146,12 @@ DTYPES: dict[str, tuple | None] = {
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
     # inputs are not modelled)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
+    **{name: None for name in FIFO_OPS},
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
+    **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
 }
 
 NOTES = {
@@ -323,5 +326,6 @@ SPEC = S.TargetSpec(
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
         tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)
+        fifo_no_split_both_store=True,  # the a5 GM ring as a2a3 (not modelled yet)
     ),
 )

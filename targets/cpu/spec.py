@@ -61,6 +61,7 @@ ARG_INDEX = {d: (i32, u32) for d in ARITH}  # TROWARG* / TCOLARG*: any source, 3
 # TAXPY (vector_isa.md 3.4): (dst, src) of one type (the float32 += half form is common)
 AXPY_PAIRS = ((f16, f16), (bf16, bf16), (f32, f32))
 
+FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
 _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 
 DTYPES: dict[str, tuple | None] = {
@@ -119,6 +120,8 @@ DTYPES: dict[str, tuple | None] = {
     "THISTOGRAM": (u16, u32),
     # the cube (reference/cube_isa.md 3.4): the Left / Right element type
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
+    # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
+    **{name: ALL for name in FIFO_OPS},
 }
 
 REFUSALS: dict[str, S.Refusal] = {}
@@ -270,5 +273,6 @@ SPEC = S.TargetSpec(
         acc_store_nd_rows=None,
         mat_store=True,
         tf32_mantissa_bits=None,  # SetMadTF32Mode is compiled for the cube only
+        fifo_no_split_both_store=False,  # cpu/TPush.hpp: AIV1 is an inactive lane, no store
     ),
 )

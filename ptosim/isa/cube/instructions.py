@@ -5,10 +5,11 @@ cube forms when an operand is a cube tile."""
 from __future__ import annotations
 
 from ...argcheck import as_int
-from ...enums import AtomicType, Pipe, ReluPreMode, TileType
-from ...program import emit
+from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
+from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
+from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
 from .common import Unmodelled, gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
@@ -16,7 +17,18 @@ from .matmul import MatMul
 from .move import MatToBias, MatToL0, MatToMat
 
 
-def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None) -> None:
+def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
+            phase="Unspecified") -> None:  # fmt: skip
+    unit = AccPhase.parse(phase, f"{name} phase")
+    final = unit is AccPhase.Final
+    rec = current()
+    if unit is not AccPhase.Unspecified and kind != "acc" and getattr(rec, "l0c_released", False):
+        # a unit-flag mad that starts an accumulation waits for the fixpipe to have read out
+        # L0C (the unit flag's other direction): a FIX -> M handshake issued here posts once
+        # every fixpipe copy issued before it is done
+        rec.l0c_released = False
+        _unit_flag(UnitFlagSet, Pipe.PIPE_FIX, Pipe.PIPE_M)
+        _unit_flag(UnitFlagWait, Pipe.PIPE_FIX, Pipe.PIPE_M)
     emit(
         MatMul(
             kind, gemv, tile_arg(dst, f"{name} dst"), tile_arg(a, f"{name} a"),
@@ -25,6 +37,19 @@ def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None) -
             None if bias is None else tile_arg(bias, f"{name} bias"),
         )
     )  # fmt: skip
+    if final:
+        _unit_flag(UnitFlagSet)
+
+
+def _unit_flag(kind, src=Pipe.PIPE_M, dst=Pipe.PIPE_FIX) -> None:
+    """The unit flag between a mad with AccPhase::Final and a fixpipe copy with STPhase::Final
+    (ptosim/isa/sync.py UNIT_FLAG_EVENT), or back from the copy to the next unit-flag mad."""
+    emit(kind(src, dst, UNIT_FLAG_EVENT)).via = "unit flag"
+
+
+def _final(phase, what: str) -> bool:
+    """Whether a fixpipe copy's STPhase is Final (same values as AccPhase)."""
+    return AccPhase.parse(phase, what) is AccPhase.Final
 
 
 def _acc_args(dst, c_in, a, b) -> tuple:
@@ -38,7 +63,7 @@ def _acc_args(dst, c_in, a, b) -> tuple:
 @instruction(family="cube", summary="C = A x B into an Acc tile (mad on PIPE_M)")
 def TMATMUL(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
     """``dst = a @ b`` over m = a validRow, k = a validCol, n = b validCol (L0A x L0B -> L0C)."""
-    _matmul("plain", False, "TMATMUL", dst, a, b)
+    _matmul("plain", False, "TMATMUL", dst, a, b, phase=phase)
 
 
 @instruction(family="cube", summary="C += A x B (in place on the NPU; cIn + A x B on cpu)")
@@ -46,19 +71,19 @@ def TMATMUL_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
                 phase="Unspecified") -> None:  # fmt: skip
     """``TMATMUL_ACC(c, a, b)`` or ``TMATMUL_ACC(c_out, c_in, a, b)``: accumulate the product."""
     c_in, a, b = _acc_args(dst, c_in, a, b)
-    _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in)
+    _matmul("acc", False, "TMATMUL_ACC", dst, a, b, c_in, phase=phase)
 
 
 @instruction(family="cube", summary="C = bias + A x B (bias: a Bias tile row)")
 def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") -> None:
     """``dst[i, j] = bias[j] + sum_k a[i, k] b[k, j]``."""
-    _matmul("bias", False, "TMATMUL_BIAS", dst, a, b, bias=bias)
+    _matmul("bias", False, "TMATMUL_BIAS", dst, a, b, bias=bias, phase=phase)
 
 
 @instruction(family="cube", summary="c = a x B for one row (mad in GEMV mode)")
 def TGEMV(dst: Tile, a: Tile, b: Tile, *, phase="Unspecified") -> None:
     """A one-row product: m = 1, k and n from ``b``'s valid shape."""
-    _matmul("plain", True, "TGEMV", dst, a, b)
+    _matmul("plain", True, "TGEMV", dst, a, b, phase=phase)
 
 
 @instruction(family="cube", summary="c += a x B for one row")
@@ -66,13 +91,13 @@ def TGEMV_ACC(dst: Tile, c_in: Tile, a: Tile, b: Tile | None = None, *,
               phase="Unspecified") -> None:  # fmt: skip
     """``TGEMV_ACC(c, a, b)`` or ``TGEMV_ACC(c_out, c_in, a, b)``."""
     c_in, a, b = _acc_args(dst, c_in, a, b)
-    _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in)
+    _matmul("acc", True, "TGEMV_ACC", dst, a, b, c_in, phase=phase)
 
 
 @instruction(family="cube", summary="c = bias + a x B for one row")
 def TGEMV_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") -> None:
     """A one-row product started from the bias."""
-    _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias)
+    _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias, phase=phase)
 
 
 # -- the cube forms of the shared names (called from isa/data.py and isa/vector/layout.py) -------
@@ -87,10 +112,13 @@ def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     return True
 
 
-def cube_store(gm, tile, atomic, relu, quant: str | None) -> bool:
+def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -> bool:
     """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         return False
+    if _final(phase, "TSTORE phase"):
+        _unit_flag(UnitFlagWait)
+        current().l0c_released = True
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
@@ -100,7 +128,8 @@ def cube_store(gm, tile, atomic, relu, quant: str | None) -> bool:
     return True
 
 
-def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", quant=None) -> bool:
+def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", quant=None,
+              phase="Unspecified") -> bool:  # fmt: skip
     """Emit the cube form of TMOV / TEXTRACT and return True, or False for Vec -> Vec."""
     if not isinstance(dst, Tile) or not isinstance(src, Tile):
         return False
@@ -108,6 +137,9 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     r = as_int(index_row, f"{opcode} index_row")
     c = as_int(index_col, f"{opcode} index_col")
     if s.loc is TileType.Acc:
+        if _final(phase, f"{opcode} phase"):
+            _unit_flag(UnitFlagWait)
+            current().l0c_released = True
         emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
     elif d.loc is TileType.Scaling:
         emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",

@@ -32,7 +32,6 @@ PTOSIM_ENUM(AccToVecMode, uint8_t, SingleModeVec0, SingleModeVec1, DualModeSplit
 PTOSIM_ENUM(ReluPreMode, uint8_t, NoRelu = 0, NormalRelu = 1)
 PTOSIM_ENUM(AtomicType, uint8_t, AtomicNone = 0, AtomicAdd = 1)
 PTOSIM_ENUM(SaturationMode, uint8_t, ON = 0, OFF = 1)
-PTOSIM_ENUM(AccMode, int, Init, Acc, InitPartialSum, InitFinalSum, AccPartialSum, AccFinalSum)
 // MGATHER / MSCATTER policies (seed API)
 PTOSIM_ENUM(Coalesce, uint8_t, Row = 0, Elem = 1)
 PTOSIM_ENUM(GatherOOB, uint8_t, Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3)
@@ -492,6 +491,7 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 
 #include "describe.hpp"
 #include "instr.hpp"
+#include "fifo.hpp"
 
 #if defined(__CPU_SIM)
 // the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)

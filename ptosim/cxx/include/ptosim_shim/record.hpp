@@ -57,9 +57,21 @@ inline uintptr_t reserve(size_t span)
     void *p = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? uintptr_t(0) : (uintptr_t)p;
 }
+// The range starts at a multiple of 4 GiB, so the low 32 bits of a tile's data() are its
+// on-chip offset: kernels pass `(uint32_t)(uint64_t)tile.data()` as a buffer address (the
+// consumer buffers of a TPipe, for example).
+constexpr size_t ONCHIP_ALIGN = size_t(1) << 32;
 inline uintptr_t onchip_base()
 {
-    static uintptr_t base = reserve(ONCHIP_SPAN);
+    static uintptr_t base = [] {
+        uintptr_t raw = reserve(ONCHIP_SPAN + ONCHIP_ALIGN);
+        if (!raw) return uintptr_t(0);
+        uintptr_t aligned = (raw + ONCHIP_ALIGN - 1) & ~(ONCHIP_ALIGN - 1);
+        if (aligned > raw) munmap((void *)raw, aligned - raw);
+        uintptr_t end = raw + ONCHIP_SPAN + ONCHIP_ALIGN;
+        if (end > aligned + ONCHIP_SPAN) munmap((void *)(aligned + ONCHIP_SPAN), end - aligned - ONCHIP_SPAN);
+        return aligned;
+    }();
     return base;
 }
 // Tiles without TASSIGN (placed by the simulator) point into this part of the range.

@@ -40,9 +40,12 @@ ENUM_KEYWORDS = {
     "HistByte": "byte",
     "QuantType": "quant",
     "AccPhase": "phase",
+    "ReluPreMode": "relu",
     **{f"{k}Algorithm": "algorithm" for k in _ALGORITHM_ENUMS},
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
+# the quantised fixpipe form a pre-quant scalar operand selects (ptosim stops naming it)
+_PREQUANT = "a preQuantScalar (scalar quantisation)"
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
 TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
@@ -260,7 +263,7 @@ class Dispatcher:
             # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
             # pre-quant scalar (a quantised form: ptosim stops naming it)
             relu = t.get("relu", "NoRelu")
-            quant = "a preQuantScalar (scalar quantisation)" if t.get("prequant") else None
+            quant = _PREQUANT if t.get("prequant") else None
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
@@ -271,6 +274,11 @@ class Dispatcher:
                 )  # fmt: skip
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
+        elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
+            # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
+            getattr(pto, op)(
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), quant=_PREQUANT
+            )
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":
@@ -357,6 +365,11 @@ class Dispatcher:
         try:
             spec = registry.spec(op)
         except KeyError:
+            if op.endswith("_FP"):  # TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP
+                raise CxxError(
+                    f"{op} (the fixpipe with a Scaling tile: vector quantisation) is not "
+                    "modelled by ptosim yet"
+                ) from None
             raise CxxError(f"{op} is not implemented by ptosim") from None
         kwargs: dict = {}
         positional = []

@@ -482,12 +482,15 @@ class CubeRules:
     fractal_checks: bool  # TEXTRACT / TMOV to L0: the fractal, alignment and index rules
     extract_bounds: ExtractBounds
     bias_pairs: Mapping[DType, DTypes]  # TMOV Mat -> Bias: src dtype -> dst dtypes
+    bias_align_dst: bool  # the 64-byte rule of TMOV Mat -> Bias on dst (a5), else on src
     acc_to_mat: Mapping[DType, DTypes]  # TMOV / TEXTRACT Acc -> Mat (no quant): src -> dst
     acc_store: Mapping[DType, DTypes]  # TSTORE Acc -> GM (no quant): src -> dst dtypes
     acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
-    tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+    # Tile.SetMadTF32Mode rounds fp32 mad inputs to this many mantissa bits (a cube-build
+    # feature); None: the mode has no effect
+    tf32_mantissa_bits: int | None
     # TPUSH of a TILE_NO_SPLIT Vec tile (vector -> cube): AIV1 stores it too (into the same
     # slot, reference/cube_isa.md 6); False: AIV1 is an inactive lane that skips its store
     fifo_no_split_both_store: bool

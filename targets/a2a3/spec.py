@@ -331,13 +331,14 @@ SPEC = S.TargetSpec(
         fractal_checks=True,  # textract_common.hpp static asserts (cube_isa.md 3.2)
         extract_bounds=S.ExtractBounds.STATIC,  # a2a3/TExtract.hpp index + dst Rows <= src Rows
         bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # a2a3/TMov.hpp TMovToBt
+        bias_align_dst=False,  # Cols*sizeof(src) % 64 == 0 (cube_isa.md 3.3)
         acc_to_mat={f32: (f16, bf16)},  # CheckTMovAccToMat: cast form float -> half / bf16
         # CheckAcc2gm admits int32/float/half/bf16 outputs for either source (cube_isa 3.5)
         acc_store={f32: (i32, f32, f16, bf16), i32: (i32, f32, f16, bf16)},
         acc_store_layouts=frozenset({"ND", "NZ"}),  # NC1HWC0 / NDC1HWC0: convolution layouts
         acc_store_nd_rows=8192,
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
-        tf32_mode=True,  # e8m11 (cube_isa.md 3.4)
+        tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
     ),
 )

@@ -157,14 +157,14 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
-    # the 950 cube core is not modelled yet
-    **{name: None for name in _MATMULS},
+    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
+    # inputs are not modelled)
+    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
-    **{name: S.Refusal("the 950 cube core is not modelled yet") for name in _MATMULS},
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
 }
 
@@ -320,7 +320,7 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=False,
         tci_tmp_bytes=None,  # vci; tmp ignored
-    ),  # the facts of reference/cube_isa.md for the 950 cube; its instructions are refused above
+    ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
@@ -334,13 +334,15 @@ SPEC = S.TargetSpec(
         tload_mat=frozenset({"ND2NZ", "DN2NZ", "ND2ND", "DN2DN", "NZ2NZ", "DN2ZN"}),
         fractal_checks=True,
         extract_bounds=S.ExtractBounds.STATIC,
-        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},
+        # a5/TMov.hpp: bfloat16 -> float too, and the 64-byte rule on dst's Cols*sizeof(dst)
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,), bf16: (f32,)},
+        bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
         acc_store_layouts=frozenset({"ND", "NZ"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
-        tf32_mode=True,  # the a5 mode rounds to e8m10 (not modelled: a5 cube refused)
+        tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # the a5 GM ring as a2a3 (not modelled yet)
     ),
 )

@@ -269,12 +269,13 @@ SPEC = S.TargetSpec(
         fractal_checks=False,  # the CPU TEXTRACT copies elements, no fractal rules
         extract_bounds=S.ExtractBounds.VALID,  # cpu/TExtract.hpp assert
         bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # as the NPU (no CPU check)
+        bias_align_dst=False,  # no alignment rule (fractal_checks is off)
         acc_to_mat={f32: (f32, f16, bf16), i32: (i32,)},  # an implicit C++ conversion
         acc_store={f32: (f32, f16, bf16, i32), i32: (i32, f32, f16, bf16)},  # static_cast
         acc_store_layouts=frozenset({"ND", "NZ", "DN"}),  # MapTileIndicesToGlobalOffset
         acc_store_nd_rows=None,
         mat_store=True,
-        tf32_mode=False,  # SetMadTF32Mode is compiled for the cube only
+        tf32_mantissa_bits=None,  # SetMadTF32Mode is compiled for the cube only
         fifo_no_split_both_store=False,  # cpu/TPush.hpp: AIV1 is an inactive lane, no store
     ),
 )

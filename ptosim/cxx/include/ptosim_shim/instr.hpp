@@ -196,6 +196,42 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
     return {};
 }
 
+// TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation; ptosim stops naming
+// the form). Kernels name the tile types explicitly, which the generic overloads cannot take.
+#define PTOSIM_ACC_PREQUANT(NAME)                                                                      \
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,  \
+              typename... WaitEvents>                                                                  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, uint64_t, uint16_t indexRow,  \
+                                     uint16_t indexCol, WaitEvents &...events)                         \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        std::string t;                                                                                 \
+        ::ptosim::targ(t, "prequant", "yes");                                                          \
+        ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));                                           \
+        ::ptosim::record(#NAME, pc, t, dst, src, indexRow, indexCol);                                  \
+        return {};                                                                                     \
+    }
+PTOSIM_ACC_PREQUANT(TEXTRACT)
+PTOSIM_ACC_PREQUANT(TINSERT)
+#undef PTOSIM_ACC_PREQUANT
+// TEXTRACT_FP / TINSERT_FP<Dst, Acc, Fp[, relu]>(dst, acc, fp, row, col): vector quantisation
+#define PTOSIM_ACC_FP(NAME)                                                                            \
+    template <typename DstTileData, typename SrcTileData, typename FpTileData,                         \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>                      \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, FpTileData &fp,               \
+                                     uint16_t indexRow = 0, uint16_t indexCol = 0,                     \
+                                     WaitEvents &...events)                                            \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        ::ptosim::record(#NAME, pc, "", dst, src, fp, indexRow, indexCol);                             \
+        return {};                                                                                     \
+    }
+PTOSIM_ACC_FP(TEXTRACT_FP)
+PTOSIM_ACC_FP(TINSERT_FP)
+#undef PTOSIM_ACC_FP
+
 template <typename TileData, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TEXPANDS(TileData &dst, typename TileData::DType scalar, WaitEvents &...events)
 {
@@ -493,11 +529,11 @@ PTOSIM_GENERIC(TCMPS) PTOSIM_GENERIC(TCOLEXPAND) PTOSIM_GENERIC(TCOLEXPANDADD) P
 PTOSIM_GENERIC(TCOLEXPANDEXPDIF) PTOSIM_GENERIC(TCOLEXPANDMAX) PTOSIM_GENERIC(TCOLEXPANDMIN)
 PTOSIM_GENERIC(TCOLEXPANDMUL) PTOSIM_GENERIC(TCOLEXPANDSUB) PTOSIM_GENERIC(TCOLMAX) PTOSIM_GENERIC(TCOLMIN)
 PTOSIM_GENERIC(TCOLPROD) PTOSIM_GENERIC(TCOLSUM) PTOSIM_GENERIC(TCVT) PTOSIM_GENERIC(TDEQUANT) PTOSIM_GENERIC(TDIV)
-PTOSIM_GENERIC(TEXP) PTOSIM_GENERIC(TEXTRACT) PTOSIM_GENERIC(TEXTRACT_FP)
+PTOSIM_GENERIC(TEXP) PTOSIM_GENERIC(TEXTRACT)
 PTOSIM_GENERIC(TFILLPAD) PTOSIM_GENERIC(TFILLPAD_EXPAND) PTOSIM_GENERIC(TFILLPAD_INPLACE) PTOSIM_GENERIC(TFMOD)
 PTOSIM_GENERIC(TGATHER) PTOSIM_GENERIC(TGATHERB) PTOSIM_GENERIC(TGEMV)
 PTOSIM_GENERIC(TGEMV_ACC) PTOSIM_GENERIC(TGEMV_BIAS) PTOSIM_GENERIC(TGEMV_MX) PTOSIM_GENERIC(TGET)
-PTOSIM_GENERIC(TIMG2COL) PTOSIM_GENERIC(TINSERT) PTOSIM_GENERIC(TINSERT_FP) PTOSIM_GENERIC(TLOG)
+PTOSIM_GENERIC(TIMG2COL) PTOSIM_GENERIC(TINSERT) PTOSIM_GENERIC(TLOG)
 PTOSIM_GENERIC(TMATMUL) PTOSIM_GENERIC(TMATMUL_ACC) PTOSIM_GENERIC(TMATMUL_BIAS)
 PTOSIM_GENERIC(TMATMUL_MX) PTOSIM_GENERIC(TMAX) PTOSIM_GENERIC(TMIN)
 PTOSIM_GENERIC(TMUL) PTOSIM_GENERIC(TNEG)

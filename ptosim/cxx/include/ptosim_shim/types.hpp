@@ -349,6 +349,30 @@ __attribute__((noinline)) inline void wait_intra_block(pipe_t, int64_t)
     ptosim::unsupported("wait_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
 }
 
+// fixpipe quantisation modes: a builtin unscoped enum of the device compiler (kernels write both
+// `NoQuant` and `QuantMode_t::NoQuant`). The values only feed the raw fixpipe intrinsics below,
+// which ptosim does not run, so they are numbered in declaration order.
+enum QuantMode_t : uint64_t {
+    NoQuant, F322F16, F322BF16, QF322B8_PRE, QF322F16_PRE, QF322BF16_PRE, QF322HIF8_PRE, QF322FP8_PRE,
+    VQF322B8_PRE, VQF322F16_PRE, VQF322BF16_PRE, VQF322HIF8_PRE, VQF322FP8_PRE, REQ8, VREQ8, DEQF16,
+    VDEQF16, SHIFTS322S16, VSHIFTS322S16,
+};
+// the fixpipe's ND-parameter register: read only by the raw copies, which stop the run
+inline void set_nd_para(uint64_t) {}
+// raw fixpipe copies (the register-level form of TSTORE / TMOV from Acc): the run stops at the call
+template <class... A>
+__attribute__((noinline)) void copy_matrix_cc_to_gm(A...)
+{
+    ptosim::unsupported("copy_matrix_cc_to_gm (a raw fixpipe intrinsic; use TSTORE(gm, acc))",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void copy_matrix_cc_to_cbuf(A...)
+{
+    ptosim::unsupported("copy_matrix_cc_to_cbuf (a raw fixpipe intrinsic; use TMOV(mat, acc))",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect
 inline void preload(const void *, int = 0) {}
 inline int64_t get_icache_prl_st() { return 0; }

@@ -56,6 +56,8 @@ EXPLICIT = {
     "set_flag", "wait_flag", "pipe_barrier", "ffts_cross_core_sync", "wait_flag_dev",
     "TMRGSORT",
 }  # fmt: skip
+# TFILLPAD<TFillPadMode::...>(dst, src): the mode names one of ptosim's three instructions
+FILLPAD_MODES = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
 ROWEXPAND_BINARY = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
     "TROWEXPANDDIV", "TROWEXPANDEXPDIF",
@@ -102,7 +104,7 @@ class Dispatcher:
             t = pto.Tile(
                 d["loc"], d["dt"], d["r"], d["c"], d["bl"],
                 valid=(d["svr"], d["svc"]) if static else None,
-                slayout=d["sl"], fractal=d["fr"], pad=d["pad"], compact=d.get("cm", "Null"),
+                slayout=d["sl"], fractal=d["fr"], pad=_pad(d), compact=d.get("cm", "Null"),
             )  # fmt: skip
             self.tiles[d["id"]] = t
         if not static:
@@ -272,6 +274,8 @@ class Dispatcher:
             pto.TROWEXPAND(ops[0], ops[1])
         elif op == "TMRGSORT":
             self.mrgsort(t, ops)
+        elif op == "TFILLPAD" and t.get("value", {}).get("type") == "TFillPadMode":
+            getattr(pto, FILLPAD_MODES[t["value"]["name"]])(*ops)
         elif op == "TGATHER" and _is_compare_gather(t, raw):
             raise CxxError(
                 "TGATHER: the compare form TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, "
@@ -382,6 +386,12 @@ def _keyword_taken(op: str, fn, kw: str, d: dict) -> bool:
         f"{op}<{_show(d)}>: the {d.get('type')} form of {op} is not supported by ptosim "
         f"(ptosim's {op} has no {kw!r} parameter); call {op} without it"
     )
+
+
+def _pad(d: dict):
+    """A tile's PadValue name, or the value of its custom pad (PadValueCustom, decoded in the
+    tile's element type by describe.hpp; a float so that 2.0 is not read as PadValue::Max)."""
+    return float(d["padv"]) if "padv" in d else d["pad"]
 
 
 def _show(d: dict) -> str:

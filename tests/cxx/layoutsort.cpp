@@ -150,6 +150,19 @@ ENTRY(TFILLPAD_INPLACE_min_f32)
 { UNUSED; fillpad<float, PadValue::Min, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD_INPLACE(d, s); }); }
 ENTRY(TFILLPAD_INPLACE_zero_f16)
 { UNUSED; fillpad<half, PadValue::Zero, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD_INPLACE(d, s); }); }
+// the TFillPadMode template form, and custom pads (the bit pattern in the element type)
+ENTRY(TFILLPAD_mode_expand_f32)
+{ UNUSED; fillpad<float, PadValue::Max, 64, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::Expand>(d, s); }); }
+ENTRY(TFILLPAD_mode_inplace_f16)
+{ UNUSED; fillpad<half, PadValue::Min, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::InPlace>(d, s); }); }
+ENTRY(TFILLPAD_custom_f32)
+{ UNUSED; fillpad<float, PadValueCustom(-1.5f), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom16_f16)
+{ UNUSED; fillpad<half, PadValueCustom16(0xBC00), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom_i32)
+{ UNUSED; fillpad<int32_t, PadValueCustom(int32_t(-7)), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom_two_u16)
+{ UNUSED; fillpad<uint16_t, PadCustom<2>, 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
 ENTRY(TRESHAPE_f32) { UNUSED; reshape<float, 32, 16>(out, a); }
 ENTRY(TRESHAPE_f16) { UNUSED; reshape<half, 8, 64>(out, a); }
 ENTRY(TRESHAPE_i32_u32) { UNUSED; reshape<int32_t, 64, 8, uint32_t>(out, a); }

@@ -148,6 +148,15 @@ fillpad_case("TFILLPAD_EXPAND_max_f32", pto.TFILLPAD_EXPAND, "float32", "Max", 6
 fillpad_case("TFILLPAD_EXPAND_min_i32", pto.TFILLPAD_EXPAND, "int32", "Min", 64, 0x4000)
 fillpad_case("TFILLPAD_INPLACE_min_f32", pto.TFILLPAD_INPLACE, "float32", "Min", 32, 0x0)
 fillpad_case("TFILLPAD_INPLACE_zero_f16", pto.TFILLPAD_INPLACE, "half", "Zero", 32, 0x0)
+# TFILLPAD<TFillPadMode::...>(dst, src) is the mode's instruction; a custom pad's bits are
+# decoded in dst's element type (-1.5f; 0xBC00 is half -1.0; int32 -7; a uint16 of value 2, which
+# is not PadValue::Max)
+fillpad_case("TFILLPAD_mode_expand_f32", pto.TFILLPAD_EXPAND, "float32", "Max", 64, 0x4000)
+fillpad_case("TFILLPAD_mode_inplace_f16", pto.TFILLPAD_INPLACE, "half", "Min", 32, 0x0)
+fillpad_case("TFILLPAD_custom_f32", pto.TFILLPAD, "float32", -1.5, 32, 0x4000)
+fillpad_case("TFILLPAD_custom16_f16", pto.TFILLPAD, "half", -1.0, 32, 0x4000)
+fillpad_case("TFILLPAD_custom_i32", pto.TFILLPAD, "int32", -7.0, 32, 0x4000)
+fillpad_case("TFILLPAD_custom_two_u16", pto.TFILLPAD, "uint16", 2.0, 32, 0x4000)
 
 
 def reshape_case(entry, dt, dr, dc, dts=None):
@@ -669,3 +678,26 @@ def test_cxx_tgather_compare_form_stops_at_its_line(prog, device):
     assert err.value.code == "PTO103"
     assert "layoutsort.cpp:" in str(err.value)
     assert "TGATHER: the compare form TGATHER<..., CmpMode>" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "entry, dt, pad",
+    [
+        ("TFILLPAD_custom_f32", np.float32, -1.5),
+        ("TFILLPAD_custom16_f16", np.float16, -1.0),
+        ("TFILLPAD_custom_i32", np.int32, -7),
+        ("TFILLPAD_custom_two_u16", np.uint16, 2),
+    ],
+)
+def test_cxx_custom_pad_is_the_bit_pattern_in_the_element_type(prog, entry, dt, pad):
+    """PadValueCustom(-1.5f), PadValueCustom16(0xBC00), PadValueCustom(int32_t(-7)),
+    PadCustom<2>: TFILLPAD copies src's 8x20 valid region and writes the decoded pad elsewhere
+    (the expected tile built here with numpy)."""
+    dev = pto.Device("cpu")
+    a = np.random.default_rng(3).integers(0, 100, (8, 20)).astype(dt)
+    out = dev.gm_zeros((16, 32), np.dtype(dt).name)
+    dummy = dev.gm_array(DUMMY)
+    dev.run(prog.entry(entry), out, dev.gm_array(a), dummy, dummy)
+    want = np.full((16, 32), pad, dt)
+    want[:8, :20] = a
+    assert np.array_equal(out.numpy().view(np.uint8), want.view(np.uint8))

@@ -45,6 +45,27 @@ inline void targ(std::string &o, const char *key, const std::string &value)
     jstr(o, value);
 }
 
+// A custom pad's value in the tile's element type T: its bit pattern is the low sizeof(T) bytes
+// of the custom bits (a byte type converts the low 8 bits, which for int8 is the same pattern).
+template <typename T>
+double custom_pad_value(uint32_t bits)
+{
+    if constexpr (sizeof(T) == 1) {
+        return double(static_cast<float>(static_cast<T>(uint8_t(bits))));
+    } else {
+        T v;
+        if constexpr (sizeof(T) == 2) {
+            const uint16_t b = uint16_t(bits);
+            std::memcpy(&v, &b, 2);
+        } else if constexpr (sizeof(T) == 4) {
+            std::memcpy(&v, &bits, 4);
+        } else {
+            v = T(bits);
+        }
+        if constexpr (std::is_integral_v<T>) return double(v); else return double(static_cast<float>(v));
+    }
+}
+
 template <typename TileT>
 void describe_tile(std::string &o, const TileT &t)
 {
@@ -63,6 +84,9 @@ void describe_tile(std::string &o, const TileT &t)
     jkey(o, "sl"); jstr(o, name(TileT::SFractal));
     jkey(o, "fr"); jint(o, TileT::SFractalSize);
     jkey(o, "pad"); jstr(o, name(TileT::PadVal));
+    if constexpr (pto::isCustomPadValue(TileT::PadVal)) {
+        jkey(o, "padv"); jnum(o, custom_pad_value<typename TileT::DType>(pto::getCustomPadBits(TileT::PadVal)));
+    }
     jkey(o, "cm"); jstr(o, name(TileT::Compact));
     jkey(o, "tf32"); jstr(o, t.ptosim_tf32 ? name(t.ptosim_tf32_mode) : "");
     jkey(o, "as"); o += t.ptosim_assigned ? "true" : "false";

@@ -18,7 +18,10 @@ namespace pto {
 PTOSIM_ENUM(TileType, int, Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight)
 PTOSIM_ENUM(BLayout, int, RowMajor = 0, ColMajor = 1)
 PTOSIM_ENUM(SLayout, int, NoneBox = 0, RowMajor = 1, ColMajor = 2)
-PTOSIM_ENUM(PadValue, int, Null, Zero, Max, Min)
+// PadValue is 64 bits wide: 0-3 name the standard pads; CustomBase (bit 32) marks a custom pad
+// whose low 32 bits are the pad's bit pattern (PadValueCustom below)
+PTOSIM_ENUM(PadValue, uint64_t, Null, Zero, Max, Min, CustomBase = 0x100000000)
+PTOSIM_ENUM(TFillPadMode, uint8_t, Normal = 0, InPlace = 1, Expand = 2)
 PTOSIM_ENUM(CompactMode, int, Null, Normal, RowPlusOne, RowAlignedPadding)
 PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
 PTOSIM_ENUM(MaskPattern, uint8_t, P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7)
@@ -112,6 +115,34 @@ constexpr uint16_t PTO_TIME_1 = 1, PTO_TIME_2 = 2, PTO_TIME_4 = 4;
 constexpr uint16_t PTO_IDX_0 = 0, PTO_IDX_1 = 1, PTO_IDX_2 = 2, PTO_IDX_3 = 3;
 constexpr int NUM_1 = 1, NUM_4 = 4, NUM_8 = 8, NUM_12 = 12, NUM_16 = 16, NUM_32 = 32, NUM_64 = 64;
 constexpr int NUM_77 = 77, NUM_96 = 96, NUM_128 = 128, NUM_256 = 256, NUM_512 = 512;
+
+// ---- custom pad values (the public helpers of pto/common/constants.hpp) ---------------------
+// A custom PadValue is CustomBase | bits: the bit pattern of the pad in the tile's own element
+// type (a float's 32 bits; the low 16 bits for half/bfloat16/16-bit integers, the low 8 for bytes).
+constexpr bool isCustomPadValue(PadValue pv) { return uint64_t(pv) >= uint64_t(PadValue::CustomBase); }
+constexpr uint32_t getCustomPadBits(PadValue pv) { return uint32_t(uint64_t(pv) & 0xFFFFFFFFull); }
+namespace detail {
+constexpr PadValue custom_pad(uint32_t bits) { return PadValue(uint64_t(PadValue::CustomBase) | bits); }
+template <auto V>
+constexpr uint32_t custom_pad_bits()
+{
+    using U = decltype(V);
+    if constexpr (std::is_same_v<U, float>) return __builtin_bit_cast(uint32_t, V);
+    else if constexpr (std::is_same_v<U, double>) return __builtin_bit_cast(uint32_t, float(V));
+    else if constexpr (std::is_integral_v<U>) return uint32_t(V);
+    else return 0;
+}
+} // namespace detail
+constexpr PadValue PadValueCustom(float v) { return detail::custom_pad(__builtin_bit_cast(uint32_t, v)); }
+constexpr PadValue PadValueCustom(half v) { return detail::custom_pad(__builtin_bit_cast(uint16_t, v)); }
+constexpr PadValue PadValueCustom16(uint16_t bits16) { return detail::custom_pad(bits16); }
+constexpr PadValue PadValueCustom(int32_t v) { return detail::custom_pad(uint32_t(v)); }
+constexpr PadValue PadValueCustom(uint32_t v) { return detail::custom_pad(v); }
+constexpr PadValue PadValueCustom(int16_t v) { return detail::custom_pad(uint16_t(v)); }
+constexpr PadValue PadValueCustom(int8_t v) { return detail::custom_pad(uint8_t(v)); }
+constexpr PadValue PadValueCustom(uint8_t v) { return detail::custom_pad(v); }
+template <auto V>
+inline constexpr PadValue PadCustom = detail::custom_pad(detail::custom_pad_bits<V>());
 
 
 // ---- Shape / Stride -------------------------------------------------------------------------

@@ -473,6 +473,9 @@ class CubeRules:
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
     tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+    # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
+    # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
+    raw_access_cube_tiles: bool = False
 
 
 @dataclass(frozen=True, eq=False)

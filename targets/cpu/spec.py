@@ -269,5 +269,8 @@ SPEC = S.TargetSpec(
         acc_store_nd_rows=None,
         mat_store=True,
         tf32_mode=False,  # SetMadTF32Mode is compiled for the cube only
+        # every tile's storage is host memory: its tests write Acc tiles through tile.data()
+        # (the tassign system test); GetValue / SetValue static_assert a Vec tile
+        raw_access_cube_tiles=True,
     ),
 )

@@ -412,6 +412,32 @@ def test_tgather_mask(device, mask):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_tgather_mask_between_types_of_one_size_copies_bits(device):
+    """float32 src -> int32 dst (the CPU system test's xtype case): the kept elements' bits, not
+    their values converted; a dst of another size is rule same-size."""
+    src_h = (np.arange(4 * 16, dtype=np.float32) * 0.75 - 5).reshape(4, 16)
+    k = Kern(device, [src_h])
+
+    def body(k, src):
+        k.row = k.place(vec("int32", 4, 8))
+        pto.TGATHER(k.row, src, mask="P1010", axis="GATHER_ROW")
+        k.col = k.place(vec("uint32", 2, 16))
+        pto.TGATHER(k.col, src, mask="P0101", axis="GATHER_COL")
+
+    k.run(body)
+    bits = src_h.view(np.int32)
+    np.testing.assert_array_equal(k.storage(k.row), bits[:, 1::2])
+    np.testing.assert_array_equal(k.storage(k.col), bits[0::2].view(np.uint32))
+
+    def wrong(k, src):
+        pto.TGATHER(k.place(vec("half", 4, 16)), src, mask="P1010", axis="GATHER_ROW")
+
+    with pytest.raises(ConstraintError) as err:
+        Kern(device, [src_h]).run(wrong)
+    assert err.value.rule == "same-size"
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_tgatherb(device):
     src_h = np.arange(4 * 16, dtype=np.float32).reshape(4, 16)
     off_h = np.array([[64, 0, 96, 32, 0, 0, 0, 0], [128, 160, 0, 0, 0, 0, 0, 0]], np.uint32)

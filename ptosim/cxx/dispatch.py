@@ -50,6 +50,12 @@ POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
 # ... keyed further by the QuantType: a symmetric quant has no offset, so its 4th tile is the
 # tmp of TQUANT<INT8_SYM>(dst, src, scale, tmp) (vector_isa.md 3.15)
 POSITIONAL_EXCEPTIONS[("TQUANT", 4, "INT8_SYM")] = ("dst", "src", "scale", "tmp")
+# C++ TPARTARG{MAX,MIN}(dst, src0, src1, dstIdx, src0Idx, src1Idx) (pto_instr.hpp: values, then
+# indices); Python pairs each value with its index
+for _op in ("TPARTARGMAX", "TPARTARGMIN"):
+    POSITIONAL_EXCEPTIONS[(_op, 6)] = (
+        "dst_val", "src0_val", "src1_val", "dst_idx", "src0_idx", "src1_idx",
+    )  # fmt: skip
 # explicitly mapped here (the seeds, data movement, sync), not through the registry
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",

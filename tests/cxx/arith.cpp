@@ -237,7 +237,7 @@ K2(TPARTMIN_f16, H, H16, H, TPARTMIN(d, x, y))
 K2(TPARTADD_i32, I, I, I8, TPARTADD(d, x, y))
 K2(TPARTMAX_i16, S, S, S8, TPARTMAX(d, x, y))
 K2(TPARTADD_bf16, B, B, B8, TPARTADD(d, x, y))
-// value + index tiles: (dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx)
+// value + index tiles in the library's order: (dst, src0, src1, dstIdx, src0Idx, src1Idx)
 #define KARG(NAME, OP)                                                                         \
     extern "C" __global__ AICORE void NAME(__gm__ float *out, __gm__ int32_t *out_idx,         \
                                            __gm__ float *a, __gm__ int32_t *a_idx,             \
@@ -258,7 +258,7 @@ K2(TPARTADD_bf16, B, B, B8, TPARTADD(d, x, y))
         ld(y, b);                                                                              \
         ld(yi, b_idx);                                                                         \
         IN_SYNC;                                                                               \
-        OP(d, di, x, xi, y, yi);                                                               \
+        OP(d, x, y, di, xi, yi);                                                               \
         OUT_SYNC;                                                                              \
         st(out, d);                                                                            \
         st(out_idx, di);                                                                       \

@@ -620,7 +620,7 @@ tscatter_mask_case("TSCATTER_P0010_col_i32", "int32", 4, 32, mask="P0010", axis=
 
 
 # -- the test -----------------------------------------------------------------------------------
-ENTRIES = sorted(CASES) + ["TGATHER_cmp_f32"]
+ENTRIES = sorted(CASES) + ["TGATHER_cmp_f32", "TSUBVIEW_assigned_f32", "TRESHAPE_assigned_f32"]
 
 
 @pytest.fixture(scope="module")
@@ -701,3 +701,19 @@ def test_cxx_custom_pad_is_the_bit_pattern_in_the_element_type(prog, entry, dt, 
     want = np.full((16, 32), pad, dt)
     want[:8, :20] = a
     assert np.array_equal(out.numpy().view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_cxx_views_of_a_tassigned_dst_alias_src(prog, device):
+    """TSUBVIEW / TRESHAPE into a dst that had its own TASSIGN (the library's tsubview and
+    treshape tests): dst.data() is src's storage afterwards, so the TSTORE of dst stores src's
+    window (numpy: the 8x16 block at (4, 8); the 16x32 tile read as 32x16, left half)."""
+    dev = pto.Device(device)
+    a = np.arange(16 * 32, dtype=np.float32).reshape(16, 32)
+    dummy = dev.gm_array(DUMMY)
+    out = dev.gm_zeros((8, 16), "float32")
+    dev.run(prog.entry("TSUBVIEW_assigned_f32"), out, dev.gm_array(a), dummy, dummy)
+    np.testing.assert_array_equal(out.numpy(), a[4:12, 8:24])
+    out = dev.gm_zeros((32, 8), "float32")
+    dev.run(prog.entry("TRESHAPE_assigned_f32"), out, dev.gm_array(a), dummy, dummy)
+    np.testing.assert_array_equal(out.numpy(), a.reshape(32, 16)[:, :8])

@@ -92,7 +92,7 @@ DTYPES: dict[str, tuple | None] = {
     "TRECIP": (i16, u16, i32, u32, i64, u64) + FLOATS,
     # cpu/ElementOp.h (vector_isa.md 3.23)
     **{name: INTS[:6] + FLOATS for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
-    "TPRELU": FLOATS,
+    "TPRELU": ARITH,  # cpu/ElementOp.h OP_PRELU: written for any arithmetic T
     **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
     "TPARTARGMAX": _PART,
     "TPARTARGMIN": _PART,

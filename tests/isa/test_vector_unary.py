@@ -546,6 +546,24 @@ def test_tprelu(devname, dt):
     assert_same_values(run.tile(dst), np.array(want, dtype=NP[dt]).reshape(a.shape))
 
 
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32"])
+def test_tprelu_integers_on_cpu_wrap_the_product(dt):
+    """cpu TPRELU is written for any arithmetic T (the CPU system test runs int16 and int32):
+    a > 0 ? a : a * slope, the product wrapped to T (the NPUs define f16/f32 only)."""
+    info = np.iinfo(NP[dt])
+    a = np.array([[5, -3, 0, -100, info.min, info.max, -1, 7] * 4], dtype=NP[dt])
+    s = np.array([[2, 3, 9, 100, -1, 3, -1, 0] * 4], dtype=NP[dt])
+    run, dst = math_case("cpu", "PRELU", dt, a, s)
+    bits = 8 * np.dtype(NP[dt]).itemsize
+    want = []
+    for x, y in zip(a.ravel().tolist(), s.ravel().tolist()):
+        v = x if x > 0 else (x * y) % (1 << bits)
+        if info.min < 0 and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        want.append(v)
+    assert_same_bits(run.tile(dst), np.array(want, dtype=NP[dt]).reshape(a.shape))
+
+
 # -- checks ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "devname,call,dt",

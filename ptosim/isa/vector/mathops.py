@@ -11,7 +11,7 @@ cpu (the CPU simulator, ``cpu/ElementOp.h``):
   (floor-style, the divisor's sign); the sum is rounded once to T.
 - POW: ``pow`` in double rounded once to T; integers: ``static_cast<T>(pow(double, double))``
   (truncation); a result T cannot hold (C++ undefined behaviour) raises ExecutionError.
-- PRELU: ``a > 0 ? a : a * slope`` in T.
+- PRELU: ``a > 0 ? a : a * slope`` in T (any arithmetic T; an integer product wraps to T).
 - Integer zero divisors (FMOD, REM) raise ExecutionError before anything is written (the CPU
   asserts vanish in release; C++ would trap). Float zero divisors give the IEEE NaN.
 
@@ -152,6 +152,9 @@ class TMathBinary(ElementwiseInstruction):
     def _cpu(self, a: np.ndarray, b: np.ndarray, dt: D.DType) -> np.ndarray:
         base = self.base
         if base == "PRELU":
+            if dt.is_int:  # the exact product wrapped to T (C++ converts the promoted product)
+                prod = wrap_ints(a.astype(object) * b.astype(object), dt)
+                return np.where(a > 0, a, prod)
             return np.where(a > 0, a, in_double(lambda x: x * b.astype(np.float64), a, dt))
         if base == "POW":
             with np.errstate(all="ignore"):

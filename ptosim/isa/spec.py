@@ -310,6 +310,8 @@ class DmaRules:
     burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
     atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
     tmov: TMovCopy
+    # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
+    load_valid_within_view: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -109,7 +109,7 @@ DTYPES: dict[str, tuple | None] = {
     "TSEL": NON_OPAQUE,
     "TSELS": NON_OPAQUE,
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
-    "TTRANS": SIZED_124,
+    "TTRANS": SIZED_124 + (hif8,),  # cpu/TTrans.hpp: a bit copy, element sizes checked only
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32),
     "TEXTRACT": SIZED_124 + (i64, u64),
     "TINSERT": SIZED_124 + (i64, u64),

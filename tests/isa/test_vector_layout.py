@@ -182,6 +182,31 @@ def test_ttrans_property(device, dtype, R, C):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+def test_cpu_ttrans_moves_hifloat8_bits():
+    """cpu TTRANS is a bit copy checking element sizes only (the CPU system test transposes
+    hifloat8): the bytes of the 5x3 valid region, transposed."""
+    dev = pto.Device("cpu")
+    host = np.arange(8 * 32, dtype=np.uint8).reshape(8, 32)
+    src_gm = dev.gm_array(host, dtype="hifloat8")
+    out = dev.gm_zeros((32, 32), "hifloat8")
+
+    @pto.kernel
+    def k(src_gm, out):
+        src = pto.Tile("Vec", "hifloat8", 8, 32, valid=(5, 3))
+        dst = pto.Tile("Vec", "hifloat8", 32, 32, valid=(3, 5))
+        pto.TLOAD(src, pto.GlobalTensor(src_gm, (1, 1, 1, 5, 3), stride=(256, 256, 256, 32, 1)))
+        pto.set_flag("MTE2", "V", 0)
+        pto.wait_flag("MTE2", "V", 0)
+        pto.TTRANS(dst, src)
+        pto.set_flag("V", "MTE3", 0)
+        pto.wait_flag("V", "MTE3", 0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 3, 5), stride=(1024, 1024, 1024, 32, 1)), dst)
+
+    dev.run(k, src_gm, out)
+    got = out.numpy().view(np.uint8)
+    assert np.array_equal(got[:3, :5], host[:5, :3].T)
+
+
 def test_ttrans_a2a3_scalar_path_is_exact():
     src_h = np.arange(8 * 8, dtype=np.float32).reshape(8, 8)
     k = Kern("a2", [src_h])

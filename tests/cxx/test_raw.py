@@ -146,12 +146,14 @@ def test_a_raw_gm_pointer_outside_the_buffers_is_a_clear_error(prog):
 
 def test_a_raw_accumulator_access_is_host_memory_on_cpu_only(prog):
     """cpu: acc.data()[5] = 0x5a5a5a, then out[0] = acc.data()[5] + 1 (L0C is host memory in the
-    CPU simulator); a2: the scalar unit has no path to L0C, rule tile-location at the line."""
+    CPU simulator); a2: the vector core's scalar unit has no path to L0C - a coded error at the
+    line (there the Acc tile's TASSIGN is only an address of the cube core's buffer, so the
+    message says that no tile of this core covers the address)."""
     _, out = two(prog, "raw_acc", "cpu", np.zeros(DIM, np.float32))
     assert out[0] == np.float32(0x5A5A5A + 1)
-    with pytest.raises(pto.ConstraintError) as err:
+    with pytest.raises(pto.PtoSimError) as err:
         two(prog, "raw_acc", "a2", np.zeros(DIM, np.float32))
-    assert err.value.rule == "tile-location"
+    assert err.value.code == "PTO103", err.value
     assert line("raw_acc") in str(err.value)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import ptosim as pto
 
-DEVICES = ("cpu", "a2", "a3")
+DEVICES = ("cpu", "a2", "a3", "950pr", "950dt")
 M, K, N, BLOCKS = 64, 128, 64, 4
 ROWS = M // BLOCKS  # rows of C per AI core
 KS = 64  # the K slice of one mad

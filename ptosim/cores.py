@@ -155,6 +155,11 @@ class Topology:
             return (self._core(role.block, AIV, 0), self._core(role.block, AIV, 1))
         return (self._core(role.block, AIC),)
 
+    def likely_mode(self, core: int) -> int:
+        """The mode of a wait whose flag nobody posts (a wait carries no mode): the cube <-> vector
+        hand-over (2) on a mixed launch, else every core of the kind (0)."""
+        return 2 if self.roles[core].launch == "mix" else 0
+
     def _round(self, core: int, mode: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         role = self.roles[core]
         if mode == 0:

@@ -26,6 +26,11 @@ recording.install_scalar_access(GetValue, SetValue)
 # The simulated GM lives in host memory: one device may hold at most this many bytes of buffers,
 # so a typo such as gm_zeros((10**6, 10**6)) fails at once instead of exhausting the host.
 GM_CAPACITY_BYTES = 4 * 2**30
+# The most blocks one launch may have. Choice: it bounds the host memory of the simulated
+# on-chip buffers, which every block has its own of (about 0.75 MiB for a 950 vector core, so
+# 4096 blocks take about 3 GiB); the library's folders launch at most 64. A launch of more blocks
+# than the device's cores runs in waves (ptosim/engine/waves.py).
+MAX_BLOCK_DIM = 4096
 
 
 class Device:
@@ -160,7 +165,9 @@ class Device:
             dyn_ubuf_size: declared dynamic UB bytes for a 950 SIMT kernel (default 128 KiB).
             block_dim: number of blocks: vector cores for a vector kernel, AI cores (one cube
                 core and two vector cores each) for a cube or mixed one (``@pto.kernel(cores=
-                ...)``); ``pto.get_block_idx()`` tells them apart.
+                ...)``); ``pto.get_block_idx()`` tells them apart. More blocks than the device
+                has cores run in waves, each later block on the first core that frees up
+                (``RunResult.waves``).
             progress: optional callable(done, total) called now and then while simulating
                 (``total`` is None for a block that reads values: its length is not known
                 until it ends); if it also has a ``phase(name)`` method, that is called as
@@ -181,12 +188,13 @@ class Device:
                 raise KernelError(f"run() needs a kernel function, got {type(kernel).__name__}")
             kernel = Kernel(kernel)
         launch = kernel.cores
-        if launch in (None, "vec"):
-            limit, what = self.config.vector_cores, "cores"
-        else:
-            limit, what = self.config.cube_cores, "AI cores"
         block_dim = as_int(
-            block_dim, f"run: block_dim (1 to the {limit} {what} of {self.name})", lo=1, hi=limit
+            block_dim,
+            f"run: block_dim (1 to {MAX_BLOCK_DIM}; blocks past the {self.config.vector_cores} "
+            f"cores of {self.name} ({self.config.cube_cores} AI cores for a cube or mixed kernel) "
+            "run in waves)",
+            lo=1,
+            hi=MAX_BLOCK_DIM,
         )
         if dyn_ubuf_size is not None:
             dyn_ubuf_size = as_int(dyn_ubuf_size, "run: dyn_ubuf_size (bytes)", lo=1)
@@ -203,12 +211,6 @@ class Device:
                                         dyn_ubuf_size, phase, max_steps,
                                         probe=launch is None)  # fmt: skip
             except NeedsCube:  # undeclared, and the body uses a cube buffer: a cube kernel
-                if block_dim > self.config.cube_cores:
-                    raise KernelError(
-                        f"run: kernel {kernel.name} uses the cube core: block_dim counts AI "
-                        f"cores, 1 to the {self.config.cube_cores} of {self.name}, got "
-                        f"{block_dim}"
-                    ) from None
                 programs = self._record(
                     kernel,
                     "cube",

@@ -212,6 +212,14 @@ CONVERSION_UNDEFINED = FindingCode(
     "docs/reference/conversion.md names",
     "clamp or filter the data before converting",
 )
+GM_READ_PAST_END = FindingCode(
+    "F110",
+    "gm-read-past-end",
+    "a GM read runs past the end of its allocation; on hardware the DMA reads whatever lies "
+    "there, ptosim reads 0xFF bytes (the fill of memory no one wrote); reported once per "
+    "instruction site and tensor",
+    "size the GM buffer for the whole view, or shrink the view",
+)
 FLAG_UNCONSUMED = FindingCode(
     "F201",
     "flag-unconsumed",

@@ -138,7 +138,17 @@ class GlobalMemory:
         buf = GmBuffer(len(self.buffers), self._next_address, dt, shape, data)
         if fill is not None:
             buf.write(fill)
+        return self._add(buf)
+
+    def adopt(self, data: np.ndarray, dt) -> GmBuffer:
+        """A buffer over existing bytes ``data`` (uint8, used in place, not copied): the cpu
+        target's GlobalTensors over host memory (ptosim/cxx/hostmem.py)."""
+        dt = as_dtype(dt)
+        shape = (data.size // dt.size_bytes,)
+        return self._add(GmBuffer(len(self.buffers), self._next_address, dt, shape, data))
+
+    def _add(self, buf: GmBuffer) -> GmBuffer:
         self.buffers.append(buf)
-        span = max(data.size, 1)
+        span = max(buf.data.size, 1)
         self._next_address += -(-span // GM_ALIGN_BYTES) * GM_ALIGN_BYTES
         return buf

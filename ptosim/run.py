@@ -309,6 +309,13 @@ class RunResult:
     instructions: list = field(default_factory=list)  # per-instruction timing (timed runs)
     pipes: dict = field(default_factory=dict)  # (core, pipe name) -> pipe statistics
 
+    @property
+    def waves(self) -> dict:
+        """Block -> ``engine.waves.Placement`` (physical core, wave, start cycle) of a timed
+        launch of more blocks than the device has cores; empty when every block started at
+        once."""
+        return self.trace.waves if self.trace is not None else {}
+
     def all_findings(self) -> list[Finding]:
         """Every finding: each cause of ``findings``, then its consequences."""
         return flatten(self.findings)
@@ -489,7 +496,10 @@ def run_blocks(
     if phase is not None:
         phase("simulating")
     try:
-        sim = engine.simulate(programs, ctxs, plan, config.timing.scalar.issue_cycles, progress)
+        sim = engine.simulate(
+            programs, ctxs, plan, config.timing.scalar.issue_cycles, progress,
+            device_cores=blocks_at_once(programs, config),
+        )  # fmt: skip
     finally:
         for program in sessions:  # a body still waiting for a value (deadlock, failure) ends
             program.close()
@@ -525,6 +535,14 @@ def run_blocks(
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def blocks_at_once(programs: list[Program], config: DeviceConfig) -> int:
+    """How many blocks of the launch the device runs at once: its vector cores for a
+    vector-only launch, its AI cores for a cube or mixed one; later blocks run in waves
+    (engine/waves.py)."""
+    launch = programs[0].core_role.launch if programs else "vec"
+    return config.vector_cores if launch == "vec" else config.cube_cores
 
 
 def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> list[Finding]:

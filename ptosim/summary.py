@@ -224,6 +224,14 @@ def text_summary(result, top: int = 5, *, per_instruction: bool = False) -> str:
         f"{p.kernel_name}, {n_cores} block(s) on {cores}\n"
     )
     out.write(f"total: {result.cycles} cycles = {result.cycles / ghz / 1000:.3f} us\n")
+    waves = result.trace.waves
+    if waves:  # engine/waves.py
+        n_waves = max(p.wave for p in waves.values())
+        used = len({p.core for p in waves.values()})
+        out.write(
+            f"waves: {n_waves} on {used} cores (a block past the device's cores starts on the "
+            "first core that frees up)\n"
+        )
     path = critical_path(result)
     out.write(sources.basis_line(result, path_sources(path)) + "\n")
     bound = bounding_pipe(path)

@@ -19,7 +19,7 @@ from .dtypes import dtype as as_dtype
 from .enums import BLayout, CompactMode, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
 from .layout import GmGeom, TileGeom, packed_strides
-from .memory import GmBuffer
+from .memory import POISON_BYTE, GmBuffer
 from .recording import get_value, set_value, tile_name
 
 _tile_ids = itertools.count()
@@ -274,8 +274,11 @@ class GlobalTensor:
         offset: element offset of the view inside the buffer.
         dtype: element type of the view (default: the buffer's).
 
+    The view may reach past the end of the buffer: a read there proceeds (the bytes past the
+    allocation read as 0xFF, finding F110), a write there is an OutOfBoundsError (D21).
+
     Raises:
-        OutOfBoundsError: the view reaches outside the buffer.
+        OutOfBoundsError: the view starts past the end of the buffer.
     """
 
     def __init__(
@@ -312,13 +315,15 @@ class GlobalTensor:
             )
         self.geom = GmGeom(shape5, stride5, lay)  # type: ignore[arg-type]
         self.offset = offset
+        # the view may run past the end of its allocation (reads there proceed: D21), but it
+        # starts inside it: a pointer past every element is no pointer into this buffer
         capacity = buffer.nbytes // self.dtype.size_bytes
         end = self.offset + self.geom.extent
-        if self.offset < 0 or end > capacity:
+        if self.geom.extent > 0 and self.offset >= capacity:
             raise OutOfBoundsError(
                 f"GlobalTensor shape {shape5} stride {stride5} at offset {self.offset} spans "
                 f"elements [{self.offset}, {end}) but {buffer!r} holds {capacity} "
-                f"{self.dtype.name} elements"
+                f"{self.dtype.name} elements: the view starts past its end"
             )
 
     shape = property(lambda self: self.geom.shape)
@@ -361,6 +366,18 @@ class GmRef:
         """Writable flat typed view of the buffer's whole elements (element 0 = buffer start)."""
         data = self.buffer.data
         return data[: data.size - data.size % self.dtype.size_bytes].view(self.dtype.np)
+
+    def read(self, offsets) -> np.ndarray:
+        """The elements at buffer element ``offsets`` (non-negative), read as a DMA reads them:
+        bytes past the end of the allocation read as ``POISON_BYTE`` (D21)."""
+        store = self.storage()
+        offsets = np.asarray(offsets)
+        if offsets.size == 0 or int(offsets.max()) < store.size:
+            return store[offsets]
+        size = self.dtype.size_bytes
+        data = np.full((int(offsets.max()) + 1) * size, POISON_BYTE, dtype=np.uint8)
+        data[: self.buffer.nbytes] = self.buffer.data
+        return data.view(self.dtype.np)[offsets]
 
     def offsets(self, r, c) -> np.ndarray:
         """Buffer element offsets of logical (r, c)."""

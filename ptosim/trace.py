@@ -102,3 +102,5 @@ class Trace:
     findings: list[FindingMark] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early (the deadlock report), else None
     chip: object | None = None  # engine.chip.ChipMemory: the chip's shared GM traffic and lane
+    # a launch of more blocks than cores: block -> engine.waves.Placement (core, wave, start)
+    waves: dict = field(default_factory=dict)

@@ -31,7 +31,11 @@ def _core_label(result, core: int) -> str:
     """``core 3`` (a vector-only launch) or ``block 1 AIC`` / ``block 1 AIV0`` (one trace
     process per core of an AI core)."""
     if 0 <= core < len(result.blocks):
-        return result.blocks[core].role.label
+        role = result.blocks[core].role
+        where = result.trace.waves.get(role.block)
+        if where is None:
+            return role.label
+        return f"{role.label} (wave {where.wave} on core {where.core})"  # engine/waves.py
     return f"core {core}"
 
 

@@ -14,12 +14,14 @@ the missing TFREE and where it goes (the F201 findings are the flags the stuck c
 reached); on a2 (the cycle number depends on the device)::
 
     [PTO400] deadlock at cycle 1726: block 0 AIC PIPE_S blocked in wait_flag_dev(flag 1) of
-    TPUSH:WAIT_FLAG_DEV #57 (tpush_without_credit.py:99): no core posted
-    ffts_cross_core_sync(flag 1) to block 0 AIC's group; block 0 AIV0 PIPE_S blocked in
-    wait_flag_dev(flag 0) of TPOP:WAIT_FLAG_DEV #16 (tpush_without_credit.py:115): no core
-    posted ffts_cross_core_sync(flag 0) to block 0 AIV0's group; block 0 AIV1 PIPE_S blocked
-    in wait_flag_dev(flag 0) of TPOP:WAIT_FLAG_DEV #16 (tpush_without_credit.py:115): no
-    core posted ffts_cross_core_sync(flag 0) to block 0 AIV1's group; other findings (7):
+    TPUSH:WAIT_FLAG_DEV #57 (tpush_without_credit.py:101): no core posted
+    ffts_cross_core_sync(flag 1) to block 0 AIC's group (in mode 2: block 0 AIV0, block 0
+    AIV1); block 0 AIV0 PIPE_S blocked in wait_flag_dev(flag 0) of TPOP:WAIT_FLAG_DEV #16
+    (tpush_without_credit.py:117): no core posted ffts_cross_core_sync(flag 0) to block 0
+    AIV0's group (in mode 2: block 0 AIC); block 0 AIV1 PIPE_S blocked in wait_flag_dev(flag
+    0) of TPOP:WAIT_FLAG_DEV #16 (tpush_without_credit.py:117): no core posted
+    ffts_cross_core_sync(flag 0) to block 0 AIV1's group (in mode 2: block 0 AIC); other
+    findings (7):
     [F201 flag-unconsumed] block 0 AIC: set_flag(PIPE_M, PIPE_MTE1, EVENT_ID0) posted by #54
     was never waited before the deadlock (1 post(s) left); add the matching
     wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID0) or drop the set_flag; [F201 flag-unconsumed]
@@ -32,22 +34,22 @@ reached); on a2 (the cycle number depends on the device)::
     PIPE_MTE2, EVENT_ID0) posted by #15 was never waited before the deadlock (1 post(s)
     left); add the matching wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0) or drop the set_flag;
     [F209 cross-wait-never-posted] block 0 AIC: TPUSH:WAIT_FLAG_DEV #57
-    (tpush_without_credit.py:99) waits for cross-core flag 1, which never completes (a hang
+    (tpush_without_credit.py:101) waits for cross-core flag 1, which never completes (a hang
     on every target): TPUSH of tile 2 on TPipe(flag 0, DIR_C2V, 2 slots of 2048 B) waits for
     a free slot (a credit the consumer posts once per 2 tile(s) it has popped and freed),
     but block 0 AIV0 popped 2 tile(s) with TPOP(pipe, gm) and freed 0 time(s) (1 due): a
     GlobalTensor TPOP does not free its slot; fix: call TFREE(pipe, gm) on block 0 AIV0
-    after its loads from the slot of TPOP (tpush_without_credit.py:115); [F209
+    after its loads from the slot of TPOP (tpush_without_credit.py:117); [F209
     cross-wait-never-posted] block 0 AIV0: TPOP:WAIT_FLAG_DEV #16
-    (tpush_without_credit.py:115) waits for cross-core flag 0, which never completes (a hang
+    (tpush_without_credit.py:117) waits for cross-core flag 0, which never completes (a hang
     on every target): TPOP of tile 2 on TPipe(flag 0, DIR_C2V, 2 slots of 2048 B) waits for
     its data, but block 0 AIC is blocked before pushing it, in TPUSH
-    (tpush_without_credit.py:99) waiting for a free slot (see that finding: the root cause
+    (tpush_without_credit.py:101) waiting for a free slot (see that finding: the root cause
     is on the consumer's side); [F209 cross-wait-never-posted] block 0 AIV1:
-    TPOP:WAIT_FLAG_DEV #16 (tpush_without_credit.py:115) waits for cross-core flag 0, which
+    TPOP:WAIT_FLAG_DEV #16 (tpush_without_credit.py:117) waits for cross-core flag 0, which
     never completes (a hang on every target): TPOP of tile 2 on TPipe(flag 0, DIR_C2V, 2
     slots of 2048 B) waits for its data, but block 0 AIC is blocked before pushing it, in
-    TPUSH (tpush_without_credit.py:99) waiting for a free slot (see that finding: the root
+    TPUSH (tpush_without_credit.py:101) waiting for a free slot (see that finding: the root
     cause is on the consumer's side)
 
 The cpu target raises the same error from the kernel's structure. ``fixed`` adds

@@ -390,7 +390,7 @@ def cross_stuck(views, topology: Topology) -> list[Finding]:
             if step.kind is not StepKind.CROSS_WAIT or not _never_ran(v, i):
                 continue
             flag = step.flag[2]
-            mode = modes.get(flag, 0)
+            mode = modes.get(flag, topology.likely_mode(v.core))
             members = topology.posters_to(v.core, mode)
             absent = [m for m in members if not posted.get((m, flag))]
             own = posted.get((v.core, flag), [])

@@ -495,7 +495,27 @@ def _cross_finding(p: _Pair, topology: Topology) -> Finding:
         "cross-core-race",
         f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch "
         f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic), and "
-        "no cross-core flag orders them: give each block its own GM slice, or order them "
-        "with ffts_cross_core_sync / wait_flag_dev (or SyncAll) between the two accesses",
+        "no cross-core flag orders them: " + _cross_fix(p, topology),
         (a.instr.position, b.instr.position),
+    )
+
+
+def _cross_fix(p: _Pair, topology: Topology) -> str:
+    """The fix of a cross-core race: between the cube core and a vector core of one AI core, the
+    mode-2 hand-over (a cube post counts on both vector cores' flags; a cube wait needs a post
+    from each); otherwise the generic advice."""
+    a, b = p.first, p.second
+    roles = topology.roles
+    if 0 <= a.core < len(roles) and 0 <= b.core < len(roles):
+        ra, rb = roles[a.core], roles[b.core]
+        if ra.block == rb.block and ra.is_cube != rb.is_cube:
+            both = "" if ra.is_cube else " (and the same post from the other vector core)"
+            return (
+                f"fix: ffts_cross_core_sync({a.pipe.name}, ffts_config(2, F)) on {ra.label} "
+                f"after {a.instr.label}{both}, and wait_flag_dev(F) on {rb.label} before "
+                f"{b.instr.label}, F a flag id (0-15) the kernel uses for nothing else"
+            )
+    return (
+        "give each block its own GM slice, or order them with ffts_cross_core_sync / "
+        "wait_flag_dev (or SyncAll) between the two accesses"
     )

@@ -41,9 +41,12 @@ ENUM_KEYWORDS = {
     "HistByte": "byte",
     "QuantType": "quant",
     "AccPhase": "phase",
+    "ReluPreMode": "relu",
     **{f"{k}Algorithm": "algorithm" for k in _ALGORITHM_ENUMS},
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
+# the quantised fixpipe form a pre-quant scalar operand selects (ptosim stops naming it)
+_PREQUANT = "a preQuantScalar (scalar quantisation)"
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
 TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
@@ -66,6 +69,15 @@ ROWEXPAND_BINARY = {
 _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 # registered instructions that a C++ kernel cannot reach (Python-only helpers)
 NOT_CXX = {"SyncAll"}
+
+
+FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
+
+
+def _pad(text: str):
+    """A tile's pad as the shim describes it: an enumerator name, or ``custom:<value>`` (a
+    PadValueCustom pad, its bit pattern already read as the element type)."""
+    return float(text[len("custom:") :]) if text.startswith("custom:") else text
 
 
 class Dispatcher:
@@ -105,7 +117,7 @@ class Dispatcher:
             t = pto.Tile(
                 d["loc"], d["dt"], d["r"], d["c"], d["bl"],
                 valid=(d["svr"], d["svc"]) if static else None,
-                slayout=d["sl"], fractal=d["fr"], pad=d["pad"], compact=d.get("cm", "Null"),
+                slayout=d["sl"], fractal=d["fr"], pad=_pad(d["pad"]), compact=d.get("cm", "Null"),
             )  # fmt: skip
             self.tiles[d["id"]] = t
         if not static:
@@ -270,7 +282,7 @@ class Dispatcher:
             # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
             # pre-quant scalar (a quantised form: ptosim stops naming it)
             relu = t.get("relu", "NoRelu")
-            quant = "a preQuantScalar (scalar quantisation)" if t.get("prequant") else None
+            quant = _PREQUANT if t.get("prequant") else None
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
@@ -281,6 +293,11 @@ class Dispatcher:
                 )  # fmt: skip
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
+        elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
+            # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
+            getattr(pto, op)(
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), quant=_PREQUANT
+            )
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":
@@ -302,6 +319,10 @@ class Dispatcher:
                 pto.TSCATTER(ops[0], ops[1], mask=t["mask"], axis=t["axis"])
             else:
                 pto.TSCATTER(*ops[:3])
+        elif op == "TFILLPAD" and t.get("value", {}).get("type") == "TFillPadMode":
+            # TFILLPAD<TFillPadMode::InPlace / Expand>(dst, src): the named forms
+            mode = t["value"]["name"]
+            getattr(pto, FILLPAD_FORMS[mode])(ops[0], ops[1])
         elif op == "TROWEXPAND":
             pto.TROWEXPAND(ops[0], ops[1])
         elif op == "TMRGSORT":
@@ -363,6 +384,11 @@ class Dispatcher:
         try:
             spec = registry.spec(op)
         except KeyError:
+            if op.endswith("_FP"):  # TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP
+                raise CxxError(
+                    f"{op} (the fixpipe with a Scaling tile: vector quantisation) is not "
+                    "modelled by ptosim yet"
+                ) from None
             raise CxxError(f"{op} is not implemented by ptosim") from None
         kwargs: dict = {}
         positional = []

@@ -30,10 +30,9 @@ from ..memory import GM_BASE_ADDRESS
 from ..program import Kernel
 from . import build as _build
 from .dispatch import Dispatcher, _located
+from .hostmem import GM_WRITERS, HostMemory  # GM_WRITERS: a raw host read of GM waits for them
 from .kernel import _CALLBACK, _fault_error, _Loaded
 
-# instructions that write GM (a raw host read of GM must wait for them)
-GM_WRITERS = frozenset({"TSTORE", "MSCATTER"})
 # the host-side errors that mean "this test body is the kernel" (run_body_as_kernel)
 BODY_IS_KERNEL = ("raw access to device memory", "scalar read in a kernel called without")
 
@@ -56,6 +55,7 @@ class Host:
         # the next host runtime call, the way a stream synchronisation ends a launch
         self.implicit: list[tuple[dict, str | None]] = []
         self.callback = _CALLBACK(self.handle)  # kept alive as long as the host
+        self.hostmem = HostMemory(dev, loaded.gm_base)  # GlobalTensors over host memory (cpu)
         self._raw_page: int | None = None  # a host write to device memory in flight
         self._raw_tile: dict | None = None  # a plain-called kernel's tile write in flight
 
@@ -156,7 +156,10 @@ class Host:
                     "after the call; launch it with <<<...>>>"
                 )
             else:
+                written = self.hostmem.adopt(req, self._in_gm)
                 self.implicit.append((req, site))
+                if written:  # a GM write to host memory: visible when the call returns
+                    self.flush()
             return 0
         except BaseException as exc:
             located = isinstance(exc, PtoSimError) and re.match(r"\S+:\d+: ", exc.message)
@@ -191,7 +194,7 @@ class Host:
         elif op == "launch":
             self.launch(
                 int(req["blocks"]), req.get("kernel") or "kernel", req.get("key"),
-                req.get("words"),
+                req.get("words"), req.get("dyn_ubuf"),
             )  # fmt: skip
         else:
             raise CxxError(f"{op} outside a kernel launch (PTO calls run inside kernel<<<...>>>)")
@@ -232,7 +235,11 @@ class Host:
 
         self.runs.append(self.dev.run(Kernel(implicit_launch, cores=self.cores), block_dim=1))
 
-    def launch(self, blocks: int, symbol: str, key: str | None = None, words=None) -> None:
+    def launch(
+        self, blocks: int, symbol: str, key: str | None = None, words=None, dyn_ubuf=None
+    ) -> None:
+        """Run ``symbol`` on ``blocks`` blocks (``dyn_ubuf``: the launch's dynamic UB bytes, the
+        second ``<<<...>>>`` parameter when it is an integer)."""
         host = self
 
         def body():
@@ -266,7 +273,12 @@ class Host:
 
         body.__name__ = _demangle(symbol)
         try:
-            self.runs.append(self.dev.run(Kernel(body, cores=self.cores), block_dim=blocks))
+            self.runs.append(
+                self.dev.run(
+                    Kernel(body, cores=self.cores), block_dim=blocks,
+                    dyn_ubuf_size=int(dyn_ubuf) if dyn_ubuf else None,
+                )
+            )  # fmt: skip
         finally:  # host code after the launch (and plain calls) is block 0 of 1 again
             self.loaded.dll.ptosim_set_block(0, 1)
 

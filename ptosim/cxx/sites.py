@@ -7,7 +7,6 @@ only).
 
 from __future__ import annotations
 
-import bisect
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ class SiteMap:
 
     def __init__(self, library: Path):
         self.library = Path(library)
-        self._rows: tuple[list[int], list[tuple[str, int]]] | None = None
+        self._rows: LineRows | None = None
         self._cache: dict[int, tuple[str, int] | None] = {}
 
     def lookup(self, pc: int) -> tuple[str, int] | None:
@@ -37,10 +36,21 @@ class SiteMap:
         if self._rows is None and _have_pyelftools():
             self._rows = _cached_line_rows(self.library)
         if self._rows is not None:
-            addrs, where = self._rows
-            i = bisect.bisect_right(addrs, pc) - 1
-            return where[i] if i >= 0 else None
+            return self._rows.at(pc)
         return _addr2line(self.library, pc)
+
+
+class LineRows:
+    """The rows of a library's DWARF line tables as arrays sorted by address: a lookup is one
+    binary search (each test case runs in a fresh process and resolves a handful of sites, so
+    building Python objects for every row, ~10^5 with libc++'s, would dominate a short case)."""
+
+    def __init__(self, addrs: np.ndarray, files: np.ndarray, lines: np.ndarray, names: list[str]):
+        self.addrs, self.files, self.lines, self.names = addrs, files, lines, names
+
+    def at(self, pc: int) -> tuple[str, int] | None:
+        i = int(np.searchsorted(self.addrs, np.uint64(pc), side="right")) - 1
+        return (self.names[int(self.files[i])], int(self.lines[i])) if i >= 0 else None
 
 
 def _have_pyelftools() -> bool:
@@ -54,7 +64,7 @@ def _have_pyelftools() -> bool:
     return True
 
 
-def _cached_line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
+def _cached_line_rows(library: Path) -> LineRows:
     """``_line_rows``, decoded once per library and kept beside it (``<lib>.lines.npz``): a
     library's name carries the hash of its sources, so its line tables never change, and
     decoding them (libc++'s included) takes about a second."""
@@ -62,26 +72,26 @@ def _cached_line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:
     try:
         with np.load(cache) as z:
             names = json.loads(str(z["names"]))
-            files, lines = z["files"].tolist(), z["lines"].tolist()
-            return z["addrs"].tolist(), [(names[f], n) for f, n in zip(files, lines)]
+            return LineRows(z["addrs"], z["files"], z["lines"], names)
     except (OSError, ValueError, KeyError):
         pass
     addrs, where = _line_rows(library)
     index: dict[str, int] = {}
-    files = [index.setdefault(f, len(index)) for f, _ in where]
+    rows = LineRows(
+        np.array(addrs, np.uint64),
+        np.array([index.setdefault(f, len(index)) for f, _ in where], np.int32),
+        np.array([n for _, n in where], np.int32),
+        [],
+    )
+    rows.names = list(index)
     tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp.npz")
     try:
-        np.savez(
-            tmp,
-            addrs=np.array(addrs, np.uint64),
-            files=np.array(files, np.int32),
-            lines=np.array([n for _, n in where], np.int32),
-            names=np.array(json.dumps(list(index))),
-        )
+        np.savez(tmp, addrs=rows.addrs, files=rows.files, lines=rows.lines,
+                 names=np.array(json.dumps(rows.names)))  # fmt: skip
         os.replace(tmp, cache)
     except OSError:  # a read-only cache folder: decode again next time
         pass
-    return addrs, where
+    return rows
 
 
 def _line_rows(library: Path) -> tuple[list[int], list[tuple[str, int]]]:

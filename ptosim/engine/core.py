@@ -22,6 +22,7 @@ from ..trace import FlowEvent, Trace, TraceEvent, WaitRecord
 from . import effects
 from .chip import ChipMemory
 from .ffts import Ffts, Post
+from .waves import Waves
 
 PIPES = QUEUE_PIPES
 # step kinds the hot path tests, as module constants (cheaper than StepKind.X lookups)
@@ -96,8 +97,11 @@ class CoreEngine:
         progress=None,
         chip: ChipMemory | None = None,
         ffts: Ffts | None = None,
+        waves: Waves | None = None,
     ):
         self.env = env
+        self.waves = waves  # None: the launch fits the device (no block waits for a core)
+        self.released = False  # told ``waves`` that this core program is done
         self.chip = chip
         self.ffts = ffts
         self.abort = abort
@@ -152,6 +156,8 @@ class CoreEngine:
     # -- processes ------------------------------------------------------------------------
     def _scalar_proc(self):
         s = self.pipes[Pipe.PIPE_S]
+        if self.waves is not None:
+            yield from self._wait_for_core()
         # a session program grows while it runs: its length is not known up front
         total = None if getattr(self.program, "growing", False) else len(self.program)
         for n, instr in enumerate(self.program):
@@ -198,6 +204,29 @@ class CoreEngine:
                         yield self.env.timeout(more)
         self.scalar_done = True
         self._notify_idle()
+
+    def _wait_for_core(self):
+        """A block of a later wave: wait until the block scheduler gives it a core (waves.py);
+        the wait is a PIPE_S stall in the trace."""
+        block = self.program.core_role.block
+        gate = self.waves.gate(block)
+        if gate is None:
+            return
+        yield gate
+        where = self.waves.placements[block]
+        first = next(iter(self.program.instructions), None)  # a session may have none yet
+        self.trace.waits.append(
+            WaitRecord(
+                self.core,
+                "PIPE_S",
+                first.position if first is not None else -1,
+                first.opcode if first is not None else "",
+                f"waiting for a free core: wave {where.wave} on core {where.core}, freed when "
+                f"block {where.after_block} ended",
+                0,
+                self.env.now,
+            )
+        )
 
     def _pipe_proc(self, ps: PipeState):
         while True:
@@ -471,6 +500,9 @@ class CoreEngine:
         if ev.callbacks and not ev.triggered:
             ev.succeed()
             self.idle_event = self.env.event()
+        if self.waves is not None and self.scalar_done and not self.released and self._all_idle():
+            self.released = True  # the block's core may go to the next waiting block
+            self.waves.finished(self.program.core_role.block)
 
     def _drain_all(self, s: PipeState, entry: list, state: InstrState):
         step = entry[0]
@@ -519,6 +551,9 @@ class CoreEngine:
                 out.append(
                     f"{self.label} {p.name} blocked in {ps.blocked} of {where}{extra}{queued}"
                 )
+        gate = self.waves.gate(self.program.core_role.block) if self.waves is not None else None
+        if gate is not None and not gate.triggered:
+            return [f"{self.label} {self.waves.why_waiting(self.program.core_role.block)}"]
         if not self.scalar_done and not self.pipes[Pipe.PIPE_S].blocked:
             out.append(f"{self.label} PIPE_S did not finish issuing the program")
         return out
@@ -612,6 +647,7 @@ class Simulation:
     stuck: list[str] = field(default_factory=list)
     leftovers: list[tuple[int, Finding]] = field(default_factory=list)
     chip: ChipMemory | None = None  # the shared GM model (its traffic and lane)
+    waves: Waves | None = None  # the block scheduler of a launch larger than the device
 
     @property
     def deadlock(self) -> str | None:
@@ -635,8 +671,12 @@ def simulate(
     planner,
     issue_cycles: int,
     progress=None,
+    device_cores: int | None = None,
 ) -> Simulation:
     """Run every core's program concurrently until it finishes, deadlocks or fails.
+
+    ``device_cores``: how many blocks the device runs at once; a launch of more blocks runs in waves
+    (engine/waves.py). None: every block at once.
 
     A PtoSimError raised by planning or executing a step stops the run and is returned in
     ``failure`` with the steps issued so far, so the caller can analyse them; a deadlock is
@@ -651,18 +691,24 @@ def simulate(
         chip.cores = len(programs)  # one core: no same-address serialisation to track
     trace.chip = chip
     ffts = Ffts(env, Topology([p.core_role for p in programs]))
+    blocks = [p.core_role.block for p in programs]
+    waves = None
+    if device_cores is not None and len(set(blocks)) > device_cores:
+        waves = Waves(env, blocks, device_cores)
+        trace.waves = waves.placements  # filled in as blocks start
     cores = [
         CoreEngine(
-            env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip, ffts
+            env, i, prog, ctx, planner, issue_cycles, trace, failure, abort, progress, chip, ffts,
+            waves,
         )
         for i, (prog, ctx) in enumerate(zip(programs, ctxs))
-    ]
+    ]  # fmt: skip
     # simpy raises RuntimeError when no event is left before ``abort``: the normal end of a
     # run (or a deadlock, diagnosed below)
     with contextlib.suppress(RuntimeError):
         env.run(until=abort)
     states = [s for c in cores for s in c.states]
-    sim = Simulation(int(env.now), cores, trace, states, chip=chip)
+    sim = Simulation(int(env.now), cores, trace, states, chip=chip, waves=waves)
     if failure:
         if not isinstance(failure[0].error, PtoSimError):
             raise failure[0].error

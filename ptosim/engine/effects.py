@@ -94,8 +94,9 @@ class TrackedContext(ExecContext):
 
     footprint: Footprint | None = None
 
-    def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
-        bounds = self._gm_bounds(ref, offsets, operand)  # raises before anything is recorded
+    def gm_check(self, ref: GmRef, offsets, operand: str, *, read: bool = False) -> None:
+        # raises before anything is recorded; the bounds stay inside the buffer
+        bounds = self._gm_bounds(ref, offsets, operand, read)
         fp = self.footprint
         if fp is not None and bounds is not None:
             size = ref.dtype.size_bytes

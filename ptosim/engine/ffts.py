@@ -78,7 +78,10 @@ class Ffts:
             )
         if partial:
             return "; ".join(partial)
+        mode = self.topology.likely_mode(core)
+        posters = self.topology.posters_to(core, mode)
         return (
             f"no core posted ffts_cross_core_sync(flag {flag}) to "
-            f"{self.topology.names([core], 'core')}'s group"
+            f"{self.topology.names([core], 'core')}'s group (in mode {mode}: "
+            f"{self.topology.names(posters, 'core(s)')})"
         )

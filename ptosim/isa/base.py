@@ -15,8 +15,8 @@ import numpy as np
 from ..dtypes import DType, names
 from ..enums import Pipe, TileType
 from ..errors import ConstraintError, KernelError, OutOfBoundsError, UnsupportedError
-from ..findings import Finding, FindingCode
-from ..memory import SPACE_OF_LOC, GlobalMemory, Scratchpad
+from ..findings import GM_READ_PAST_END, Finding, FindingCode
+from ..memory import POISON_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
 
@@ -173,12 +173,17 @@ class Instruction:
     def check_valid_shapes(self) -> None:
         """ConstraintError ``valid-within-shape`` when an operand's runtime valid shape exceeds
         its tile (``Tile.set_valid`` accepts it, as the library's constructor does: the
-        instruction that reads the valid region refuses it; scratch operands are exempt)."""
+        instruction that reads the valid region refuses it; scratch operands are exempt). An
+        empty valid region (a valid dim 0, such as the library's a5 TPARTARG tests' 8 x 0 view
+        of a 1 x 8 tile) holds no element, whatever its other dim: it passes, as on the
+        hardware, where such a transfer or operand moves nothing."""
         for name in self.reads + self.writes:
             ref = getattr(self, name, None)
             if (
                 isinstance(ref, TileRef)
                 and (ref.valid_row > ref.geom.rows or ref.valid_col > ref.geom.cols)
+                and ref.valid_row
+                and ref.valid_col
                 and name not in self.address_only
             ):
                 self.fail(
@@ -276,6 +281,7 @@ class ExecContext:
         self.config = None  # the DeviceConfig (set by the run; plans read their costs from it)
         self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
         self.simulate_launch = None  # the engine's SIMT model, handed to plans by the run
+        self._reads_past_end: set[tuple] = set()  # F110 reported for (site, tensor)
 
     @property
     def target(self) -> str:
@@ -319,24 +325,48 @@ class ExecContext:
             ref.dtype.np, copy=False
         )
 
-    def gm_check(self, ref: GmRef, offsets, operand: str) -> None:
-        """Raise OutOfBoundsError if any element offset leaves the operand's GM buffer."""
-        self._gm_bounds(ref, offsets, operand)
+    def gm_check(self, ref: GmRef, offsets, operand: str, *, read: bool = False) -> None:
+        """Raise OutOfBoundsError if any element offset leaves the operand's GM buffer; a read
+        (``read=True``) past its end proceeds instead, with finding F110 (D21)."""
+        self._gm_bounds(ref, offsets, operand, read)
 
-    def _gm_bounds(self, ref: GmRef, offsets, operand: str) -> tuple[int, int] | None:
-        """``gm_check``; returns the (lowest, highest) element offset, None when empty."""
+    def _gm_bounds(
+        self, ref: GmRef, offsets, operand: str, read: bool = False
+    ) -> tuple[int, int] | None:
+        """``gm_check``; returns the (lowest, highest) element offset inside the buffer, None
+        when there is none."""
         offsets = np.asarray(offsets)
         if offsets.size == 0:
             return None
         limit = ref.buffer.nbytes // ref.dtype.size_bytes
         lo, hi = int(offsets.min()), int(offsets.max())
-        if lo < 0 or hi >= limit:
+        if lo < 0 or (hi >= limit and not read):
             bad = lo if lo < 0 else hi
             raise OutOfBoundsError(
                 f"{self.instr.label if self.instr else ''}: operand '{operand}' would access "
                 f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
             )
-        return lo, hi
+        if hi >= limit:
+            self._read_past_end(ref, (hi + 1) * ref.dtype.size_bytes, operand)
+            hi = limit - 1
+        return (lo, hi) if lo <= hi else None
+
+    def _read_past_end(self, ref: GmRef, end_byte: int, operand: str) -> None:
+        """Finding F110, once per (instruction site, tensor) of the run: a loop re-reading the
+        same view reports it once."""
+        site = (self.instr.source or self.instr.opcode) if self.instr else ""
+        key = (site, ref.buffer.buffer_id, ref.offset, ref.geom.shape, ref.geom.stride)
+        if key in self._reads_past_end:
+            return
+        self._reads_past_end.add(key)
+        nbytes = ref.buffer.nbytes
+        self.finding(
+            GM_READ_PAST_END,
+            "gm-read-past-end",
+            f"operand '{operand}' ({ref.describe()}, element offset {ref.offset}) reads "
+            f"{end_byte - nbytes} byte(s) past the end of GM buffer #{ref.buffer.buffer_id}, "
+            f"whose allocation is {nbytes} bytes; they read as {POISON_BYTE:#04x} bytes",
+        )
 
     def finding(self, code: FindingCode, kind: str, message: str, *extra_positions: int) -> None:
         positions = ((self.instr.position,) if self.instr else ()) + extra_positions

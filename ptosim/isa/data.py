@@ -501,7 +501,7 @@ class _Transfer(Instruction):
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(dma, ctx)
             gm_offs, tile_offs, pad = _burst_offsets(self.bursts(dma))
-        ctx.gm_check(g, gm_offs, "gm")
+        ctx.gm_check(g, gm_offs, "gm", read=self.is_load)  # a load may read past the end (D21)
         return gm_offs, tile_offs, pad
 
 
@@ -518,7 +518,7 @@ class TLoad(_Transfer):
     def execute(self, ctx: ExecContext) -> None:
         gm_offs, tile_offs, pad = self._element_pairs(ctx)
         store = self._storage(ctx)
-        values = self.gm.storage()[gm_offs]
+        values = self.gm.read(gm_offs)
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
         elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only

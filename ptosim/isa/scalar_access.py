@@ -1,5 +1,6 @@
 """Scalar access: GetValue / SetValue of one element of a Vec tile (UB) or a GlobalTensor (GM),
-run by the scalar unit on PIPE_S (it has no path to L1: a Mat tile is rule tile-location).
+run by the scalar unit on PIPE_S (it has no path to L1: a Mat tile is rule tile-location; on cpu
+every tile kind, the CPU simulator's tiles being host memory).
 
 Index convention (AscendC ``LocalTensor::GetValue(offset)`` / ``GlobalTensor::GetValue(offset)``
 and pto-isa ``tile.data()[i]`` all index the raw element pointer):
@@ -26,10 +27,12 @@ import numpy as np
 from .. import dtypes as D
 from ..enums import Pipe
 from ..errors import KernelError
+from ..memory import space_of
 from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .registry import instruction
+from .spec import CubeAddressing
 
 
 class _ScalarAccess(Instruction):
@@ -54,7 +57,10 @@ class _ScalarAccess(Instruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_element_dtype(self.operand_name, self.ref, arch)
-        if isinstance(self.ref, TileRef):  # the scalar unit reaches UB and GM, not L1
+        # the scalar unit reaches UB and GM, not L1; the CPU simulator's tiles of every kind
+        # are host memory (its cpu tests fill Mat tiles through tile.data())
+        host_tiles = arch.spec.cube.addressing is CubeAddressing.LOGICAL
+        if isinstance(self.ref, TileRef) and not host_tiles:
             self.require_loc(self.operand_name, self.ref)
         where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
         self.require(
@@ -65,13 +71,16 @@ class _ScalarAccess(Instruction):
             self.index,
         )
 
-    def element(self, ctx: ExecContext):
-        """(typed array, element offset) of the accessed element; GM offsets are checked."""
+    def element(self, ctx: ExecContext, *, read: bool = False):
+        """(typed array, element offset) of the accessed element; GM offsets are checked (a
+        read past the end of the allocation reads 0xFF bytes, D21)."""
         ref = self.ref
         if isinstance(ref, TileRef):
             return ctx.tile_storage(ref), self.index
         offset = ref.offset + self.index
-        ctx.gm_check(ref, [offset], self.operand_name)
+        ctx.gm_check(ref, [offset], self.operand_name, read=read)
+        if read:
+            return ref.read(np.array([offset])), 0
         return ref.storage(), offset
 
     def byte_range(self) -> tuple[str, int, int]:
@@ -79,7 +88,7 @@ class _ScalarAccess(Instruction):
         ref, size = self.ref, self.ref.dtype.size_bytes
         if isinstance(ref, TileRef):
             start = ref.address + self.index * size
-            return "UB", start, start + size
+            return space_of(ref.loc), start, start + size
         start = ref.byte_address(ref.offset + self.index)
         return "GM", start, start + size
 
@@ -96,7 +105,7 @@ class GetValueInstr(_ScalarAccess):
         self.value: int | float | None = None
 
     def execute(self, ctx: ExecContext) -> None:
-        storage, offset = self.element(ctx)
+        storage, offset = self.element(ctx, read=True)
         v = storage[offset]
         # exact widening: every integer fits a Python int, every PTO float a Python float
         self.value = int(v) if self.src.dtype.is_int else float(v)

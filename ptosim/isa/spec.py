@@ -166,6 +166,16 @@ class RowReduceOrder(Enum):
     CHUNK_LANE_TREE = "chunk-lane-tree"  # a lane tree per 256-byte chunk, chunks in order
 
 
+class ArgCompare(Enum):
+    """How TROWARG*/TCOLARG* find the first extreme (reduce_order.arg_scan / a5_row_arg)."""
+
+    MAXMIN_SCAN = "maxmin-scan"  # one scan in index order by numerics.maxmin
+    # a5: rows: per 256-byte chunk the first extreme (vcmax/vcmin, by numerics.maxmin), chunks
+    # combined from the identity (-inf, +inf or the integer limit) by a strict compare;
+    # columns: a strict compare row by row (NaN and -0/+0 ties keep the earlier row)
+    VECTOR_COMPARE = "vector-compare"
+
+
 class ColReduceOrder(Enum):
     """TCOL<OP> accumulation order."""
 
@@ -384,6 +394,8 @@ class ReduceRules:
     col_pairs: Mapping[str, Mapping[DType, DTypes] | None]
     row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
     col_arg_index: Mapping[DType, DTypes] | None
+    part_arg_index: Mapping[DType, DTypes] | None  # TPARTARG*: value -> index dtypes
+    arg_compare: ArgCompare
     row_order: RowReduceOrder
     col_order: ColReduceOrder
     tmp_required: bool  # tmp must hold what the lowering puts there
@@ -404,6 +416,9 @@ class ConvertRules:
     ctrl_register: bool  # need_set_ctrl=False leaves the reset CTRL (saturate)
     iterates_src_valid: bool  # the iteration domain is src's valid shape (else dst's)
     distinct_when_resizing: bool  # dst and src must not overlap when element sizes differ
+    # float -> the same float type rounds to an integral value by the mode (a2a3
+    # vconv_f322f32<m>, vector_isa.md 3.7); else it is a copy
+    same_float_to_integral: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -467,12 +482,15 @@ class CubeRules:
     fractal_checks: bool  # TEXTRACT / TMOV to L0: the fractal, alignment and index rules
     extract_bounds: ExtractBounds
     bias_pairs: Mapping[DType, DTypes]  # TMOV Mat -> Bias: src dtype -> dst dtypes
+    bias_align_dst: bool  # the 64-byte rule of TMOV Mat -> Bias on dst (a5), else on src
     acc_to_mat: Mapping[DType, DTypes]  # TMOV / TEXTRACT Acc -> Mat (no quant): src -> dst
     acc_store: Mapping[DType, DTypes]  # TSTORE Acc -> GM (no quant): src -> dst dtypes
     acc_store_layouts: frozenset[str]  # GM layouts of TSTORE from Acc ("ND", "NZ", "DN")
     acc_store_nd_rows: int | None  # ND output: at most this many rows (a2a3: 8192)
     mat_store: bool  # TSTORE Mat -> GM exists
-    tf32_mode: bool  # Tile.SetMadTF32Mode rounds fp32 mad inputs (a cube-build feature)
+    # Tile.SetMadTF32Mode rounds fp32 mad inputs to this many mantissa bits (a cube-build
+    # feature); None: the mode has no effect
+    tf32_mantissa_bits: int | None
     # TPUSH of a TILE_NO_SPLIT Vec tile (vector -> cube): AIV1 stores it too (into the same
     # slot, reference/cube_isa.md 6); False: AIV1 is an inactive lane that skips its store
     fifo_no_split_both_store: bool

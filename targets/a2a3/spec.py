@@ -272,6 +272,8 @@ SPEC = S.TargetSpec(
         col_pairs=COL_PAIRS,
         row_arg_index=ROW_ARG_INDEX,
         col_arg_index=COL_ARG_INDEX,
+        part_arg_index=None,  # no a2a3 TPARTARG body in the reference
+        arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.REPEAT_TREE,  # vector_isa.md 3.5
         col_order=S.ColReduceOrder.SEQUENTIAL,  # vector_isa.md 3.17
         tmp_required=True,  # tmp holds the lowering's partial results
@@ -286,6 +288,7 @@ SPEC = S.TargetSpec(
         ctrl_register=True,
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=True,  # not in-place safe between element sizes
+        same_float_to_integral=True,  # vconv_f322f32<m>: round to an integral value
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.COMPARE_REPEATS,  # vcmpv_* over whole repeats (4 item 4)
@@ -328,13 +331,14 @@ SPEC = S.TargetSpec(
         fractal_checks=True,  # textract_common.hpp static asserts (cube_isa.md 3.2)
         extract_bounds=S.ExtractBounds.STATIC,  # a2a3/TExtract.hpp index + dst Rows <= src Rows
         bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # a2a3/TMov.hpp TMovToBt
+        bias_align_dst=False,  # Cols*sizeof(src) % 64 == 0 (cube_isa.md 3.3)
         acc_to_mat={f32: (f16, bf16)},  # CheckTMovAccToMat: cast form float -> half / bf16
         # CheckAcc2gm admits int32/float/half/bf16 outputs for either source (cube_isa 3.5)
         acc_store={f32: (i32, f32, f16, bf16), i32: (i32, f32, f16, bf16)},
         acc_store_layouts=frozenset({"ND", "NZ"}),  # NC1HWC0 / NDC1HWC0: convolution layouts
         acc_store_nd_rows=8192,
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
-        tf32_mode=True,  # e8m11 (cube_isa.md 3.4)
+        tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
     ),
 )

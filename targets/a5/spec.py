@@ -44,6 +44,18 @@ from ..spec_common import (
 # -- tables -----------------------------------------------------------------------------------
 _TSCATTER = (i32, i16, i8, f16, f32, u32, u16, u8, bf16, i64, u64)  # npu/a5/TScatter.hpp
 _ROWEXPAND = (i32, u32, f32, i16, u16, f16, bf16, u8, i8)  # semantics.md 3.4
+# npu/a5/TRowReduceIdx.hpp: the value+index form takes 16- or 32-bit indices for half, 32-bit
+# for float (the index-only form: 32-bit; choice: one table for both forms)
+ROW_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
+# npu/a5/TColReduceIdx.hpp: any 1/2/4-byte source; index-only form 32-bit indices, value+index
+# form 16-bit for 2-byte sources, 32-bit for 4-byte ones (no 1-byte value form)
+COL_ARG_INDEX = {
+    **{d: (i32, u32) for d in (i8, u8)},
+    **{d: (i16, u16, i32, u32) for d in (i16, u16, f16, bf16)},
+    **{d: (i32, u32) for d in (i32, u32, f32)},
+}
+# npu/a5/TPartArgBinOps.hpp (TPartArgCheck): half with 16- or 32-bit indices, float with 32-bit
+PART_ARG_INDEX = {f16: (i16, u16, i32, u32), f32: (i32, u32)}
 _PART = (i32, i16, f16, f32)  # choice: the a2a3 types (no a5 TPART body in the reference)
 _COL = {d: (d,) for d in ARITH}
 # reductions, src -> dst dtypes (vector_isa.md 3.5, 3.17): no widening
@@ -73,6 +85,8 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
+    "TCOLEXPAND": GATHER_NINE + (i64, u64),
     "TLOAD": ALL,
     "TSTORE": ALL,
     # MGATHER/MSCATTER: the seeds' list plus hifloat8 and fp8 on the 950
@@ -120,14 +134,14 @@ DTYPES: dict[str, tuple | None] = {
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
     **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
-    "TPARTARGMAX": None,  # the NPU code of the arg forms is not in our sources
-    "TPARTARGMIN": None,
+    "TPARTARGMAX": S.pair_sources(PART_ARG_INDEX),
+    "TPARTARGMIN": S.pair_sources(PART_ARG_INDEX),
     **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
     **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
-    "TROWARGMAX": None,  # no a5 arg reductions in our sources
-    "TROWARGMIN": None,
-    "TCOLARGMAX": None,
-    "TCOLARGMIN": None,
+    "TROWARGMAX": S.pair_sources(ROW_ARG_INDEX),
+    "TROWARGMIN": S.pair_sources(ROW_ARG_INDEX),
+    "TCOLARGMAX": S.pair_sources(COL_ARG_INDEX),
+    "TCOLARGMIN": S.pair_sources(COL_ARG_INDEX),
     # hifloat8 conversions are listed but its encoding is not defined (UnsupportedError)
     "TCVT": tuple(d for d in ALL if d is not hif8 and any(d in p for p in CONVERT_PAIRS)),
     "TCI": (i16, u16, i32, u32),  # vci
@@ -143,14 +157,14 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
-    # the 950 cube core is not modelled yet
-    **{name: None for name in _MATMULS},
+    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
+    # inputs are not modelled)
+    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
-    **{name: S.Refusal("the 950 cube core is not modelled yet") for name in _MATMULS},
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
 }
 
@@ -259,8 +273,10 @@ SPEC = S.TargetSpec(
     reduce=S.ReduceRules(
         row_pairs=ROW_PAIRS,
         col_pairs=COL_PAIRS,
-        row_arg_index=None,
-        col_arg_index=None,
+        row_arg_index=ROW_ARG_INDEX,
+        col_arg_index=COL_ARG_INDEX,
+        part_arg_index=PART_ARG_INDEX,
+        arg_compare=S.ArgCompare.VECTOR_COMPARE,  # npu/a5/TRowReduceIdx.hpp, TColReduceIdx.hpp
         row_order=S.RowReduceOrder.CHUNK_LANE_TREE,  # vector_isa.md 3.5 (a5)
         col_order=S.ColReduceOrder.PAIRWISE,  # vector_isa.md 3.17 (a5)
         tmp_required=False,  # tmp is accepted and ignored
@@ -275,6 +291,7 @@ SPEC = S.TargetSpec(
         ctrl_register=True,
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=False,
+        same_float_to_integral=False,  # a copy (a5/TCvt.hpp has no rounding-only form)
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)
@@ -303,7 +320,7 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=False,
         tci_tmp_bytes=None,  # vci; tmp ignored
-    ),  # the facts of reference/cube_isa.md for the 950 cube; its instructions are refused above
+    ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
@@ -317,13 +334,15 @@ SPEC = S.TargetSpec(
         tload_mat=frozenset({"ND2NZ", "DN2NZ", "ND2ND", "DN2DN", "NZ2NZ", "DN2ZN"}),
         fractal_checks=True,
         extract_bounds=S.ExtractBounds.STATIC,
-        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},
+        # a5/TMov.hpp: bfloat16 -> float too, and the 64-byte rule on dst's Cols*sizeof(dst)
+        bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,), bf16: (f32,)},
+        bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
         acc_store_layouts=frozenset({"ND", "NZ"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
-        tf32_mode=True,  # the a5 mode rounds to e8m10 (not modelled: a5 cube refused)
+        tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # the a5 GM ring as a2a3 (not modelled yet)
     ),
 )

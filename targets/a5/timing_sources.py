@@ -15,6 +15,8 @@ from .elementwise import BINARY_INTRINSICS, SCALAR_INTRINSICS
 _SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag",
          "wait_flag_dev")  # fmt: skip
 _LS = ("vf", "vlds", "vsts")
+_L0 = ("load_cbuf_to_ca*", "load_cbuf_to_cb*")  # the cube core's L1 -> L0A / L0B (a2a3 plans)
+_MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 _MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor", "vcmps",
          "vsel", "vexp", "vln", "vabs", "vmuls")  # fmt: skip
 _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
@@ -26,9 +28,11 @@ USES: dict[str, tuple[str, ...]] = {
     "TASSIGN": ("control",),
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
-    "TSTORE": ("mte3",),
-    "TMOV": _LS,
+    "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
+    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_matrix_cc_to_cbuf"),
     **{name: ("control",) for name in _SYNC},
+    # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
+    **{name: ("mad",) for name in _MATMULS},
     "MGATHER": ("simt", "scalar"),
     "MSCATTER": ("simt", "scalar"),
     "TGATHER": (*_LS, "vgather2", "vsqz"),
@@ -54,6 +58,12 @@ USES: dict[str, tuple[str, ...]] = {
     "TRECIP": (*_LS, "vdup", "vdiv"),
     **{f"TROW{op}": (*_LS, "vdup", *i) for op, i in _REDUCE.items()},
     **{f"TCOL{op}": (*_LS, *i[-1:]) for op, i in _REDUCE.items()},
+    **{
+        f"TROWARG{op}": (*_LS, "vdup", "vbr", i, "vintlv", "vadd", "vcmp", "vsel", "vadds")
+        for op, i in (("MAX", "vcmax"), ("MIN", "vcmin"))
+    },  # fmt: skip
+    **{f"TCOLARG{op}": (*_LS, "vdup", "vadds", "vcmp", "vsel") for op in ("MAX", "MIN")},
+    **{f"TPARTARG{op}": (*_LS, "vcmp", "vsel", "vmov") for op in ("MAX", "MIN")},
     "TCVT": (*_LS, "vcvt", "vbr"),
     "TQUANT": (*_LS, "vcvt", "vbr", "vmul", "vadd"),
     "TDEQUANT": (*_LS, "vcvt", "vbr", "vmul", "vsub"),
@@ -62,7 +72,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TCMPS": (*_LS, "vdup", "vcmps", "psts"),
     "TSEL": (*_LS, "plds", "vsel"),
     "TSELS": (*_LS, "plds", "vdup", "vsel"),
-    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar"),
+    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_L0, "copy_matrix_cc_to_cbuf"),
     "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar"),
     "TFILLPAD": (*_LS, "vdup"),
     "TFILLPAD_EXPAND": (*_LS, "vdup"),

@@ -205,6 +205,8 @@ SPEC = S.TargetSpec(
         col_pairs=COL_PAIRS,
         row_arg_index=ARG_INDEX,
         col_arg_index=ARG_INDEX,
+        part_arg_index={d: (i32, u32) for d in _PART},  # cpu/TPartOp.hpp: 32-bit indices
+        arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.SEQUENTIAL,  # vector_isa.md 3.5 CPU semantics
         col_order=S.ColReduceOrder.SEQUENTIAL_IN_DST,
         tmp_required=False,  # tmp is ignored
@@ -219,6 +221,7 @@ SPEC = S.TargetSpec(
         ctrl_register=False,
         iterates_src_valid=True,  # cpu/TCvt.hpp iterates src's valid shape
         distinct_when_resizing=False,
+        same_float_to_integral=False,  # a C cast
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.REFERENCE_WORDS,  # vector_isa.md 3.19
@@ -266,12 +269,13 @@ SPEC = S.TargetSpec(
         fractal_checks=False,  # the CPU TEXTRACT copies elements, no fractal rules
         extract_bounds=S.ExtractBounds.VALID,  # cpu/TExtract.hpp assert
         bias_pairs={i32: (i32,), f32: (f32,), f16: (f32,)},  # as the NPU (no CPU check)
+        bias_align_dst=False,  # no alignment rule (fractal_checks is off)
         acc_to_mat={f32: (f32, f16, bf16), i32: (i32,)},  # an implicit C++ conversion
         acc_store={f32: (f32, f16, bf16, i32), i32: (i32, f32, f16, bf16)},  # static_cast
         acc_store_layouts=frozenset({"ND", "NZ", "DN"}),  # MapTileIndicesToGlobalOffset
         acc_store_nd_rows=None,
         mat_store=True,
-        tf32_mode=False,  # SetMadTF32Mode is compiled for the cube only
+        tf32_mantissa_bits=None,  # SetMadTF32Mode is compiled for the cube only
         fifo_no_split_both_store=False,  # cpu/TPush.hpp: AIV1 is an inactive lane, no store
     ),
 )

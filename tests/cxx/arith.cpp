@@ -62,6 +62,10 @@ using S8 = RM<int16_t, R, C, 8, C>;
 using B8 = RM<bfloat16, R, C, 8, C>;
 using H16 = RM<half, R, C, R, 16>;   // valid columns 16 of 32
 using U8 = RM<uint8_t, 32, 32>;      // TPRELU's tmp: more rows than dst
+// TREM's tmp: one row of C plus its compare mask (2 per 64 columns), 32-byte rows
+using FRem = RM<float, 1, 40>;
+using HRem = RM<half, 1, 48>;
+using IRem = RM<int32_t, 1, 40>;
 } // namespace
 
 #define IN_SYNC                                  \
@@ -237,7 +241,8 @@ K2(TPARTMIN_f16, H, H16, H, TPARTMIN(d, x, y))
 K2(TPARTADD_i32, I, I, I8, TPARTADD(d, x, y))
 K2(TPARTMAX_i16, S, S, S8, TPARTMAX(d, x, y))
 K2(TPARTADD_bf16, B, B, B8, TPARTADD(d, x, y))
-// value + index tiles: (dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx)
+// value + index tiles in the library's C++ order (dst, src0, src1, dstIdx, src0Idx, src1Idx);
+// ptosim's Python order is (dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx)
 #define KARG(NAME, OP)                                                                         \
     extern "C" __global__ AICORE void NAME(__gm__ float *out, __gm__ int32_t *out_idx,         \
                                            __gm__ float *a, __gm__ int32_t *a_idx,             \
@@ -258,7 +263,7 @@ K2(TPARTADD_bf16, B, B, B8, TPARTADD(d, x, y))
         ld(y, b);                                                                              \
         ld(yi, b_idx);                                                                         \
         IN_SYNC;                                                                               \
-        OP(d, di, x, xi, y, yi);                                                               \
+        OP(d, x, y, di, xi, yi);                                                               \
         OUT_SYNC;                                                                              \
         st(out, d);                                                                            \
         st(out_idx, di);                                                                       \
@@ -354,26 +359,29 @@ K1T(TXORS_u16, U, U, U, TXORS(d, x, (uint16_t)0x0F0F, t))
 
 // ---- remaining elementwise math (3.23, 3.4)
 K2(TFMOD_f32, F, F, F, TFMOD(d, x, y))
-K2T(TREM_f32, F, F, F, F, TREM(d, x, y, t))
+K2T(TREM_f32, F, F, F, FRem, TREM(d, x, y, t))
 K1(TFMODS_f32, F, F, TFMODS(d, x, (float)1.5f))
 K1T(TREMS_f32, F, F, F, TREMS(d, x, (float)1.5f, t))
 K2T(TPOW_f32, F, F, F, F, TPOW(d, x, y, t))
 K1T(TPOWS_f32, F, F, F, TPOWS(d, x, (float)1.5f, t))
 K2(TFMOD_f16, H, H, H, TFMOD(d, x, y))
-K2T(TREM_f16, H, H, H, H, TREM(d, x, y, t))
+K2T(TREM_f16, H, H, H, HRem, TREM(d, x, y, t))
 K1(TFMODS_f16, H, H, TFMODS(d, x, (half)1.5f))
 K1T(TREMS_f16, H, H, H, TREMS(d, x, (half)1.5f, t))
 K2T(TPOW_f16, H, H, H, H, TPOW(d, x, y, t))
 K1T(TPOWS_f16, H, H, H, TPOWS(d, x, (half)1.5f, t))
 K2(TFMOD_i32, I, I, I, TFMOD(d, x, y))
-K2T(TREM_i32, I, I, I, I, TREM(d, x, y, t))
+K2T(TREM_i32, I, I, I, IRem, TREM(d, x, y, t))
 K1(TFMODS_i32, I, I, TFMODS(d, x, (int32_t)3))
 K1T(TREMS_i32, I, I, I, TREMS(d, x, (int32_t)3, t))
 K2T(TPOW_i32, I, I, I, I, TPOW(d, x, y, t))
 K1T(TPOWS_i32, I, I, I, TPOWS(d, x, (int32_t)3, t))
 K2(TFMOD_hp_f32, F, F, F, TFMOD<FmodAlgorithm::HIGH_PRECISION>(d, x, y))
+// the algorithm and every operand type given (the library's tfmod / trem kernels)
+K2(TFMOD_types_f32, F, F, F, TFMOD<FmodAlgorithm::HIGH_PRECISION, F, F, F>(d, x, y))
+K2T(TREM_types_f32, F, F, F, FRem, TREM<RemAlgorithm::DEFAULT, F, F, F, FRem>(d, x, y, t))
 K1(TFMODS_hp_f32, F, F, TFMODS<FmodAlgorithm::HIGH_PRECISION>(d, x, (float)1.5f))
-K2T(TREM_hp_f32, F, F, F, F, TREM<RemAlgorithm::HIGH_PRECISION>(d, x, y, t))
+K2T(TREM_hp_f32, F, F, F, FRem, TREM<RemAlgorithm::HIGH_PRECISION>(d, x, y, t))
 K1T(TREMS_hp_f32, F, F, F, TREMS<RemAlgorithm::HIGH_PRECISION>(d, x, (float)1.5f, t))
 K1(TFMODS_shp_f32, F, F, TFMODS<FmodSAlgorithm::HIGH_PRECISION>(d, x, (float)1.5f))
 K1T(TREMS_shp_f32, F, F, F, TREMS<RemSAlgorithm::HIGH_PRECISION>(d, x, (float)1.5f, t))

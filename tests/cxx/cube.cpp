@@ -111,3 +111,23 @@ extern "C" __global__ AICORE void gemvs(__gm__ half *x, __gm__ half *v, __gm__ f
     TSTORE(yGm, acc);
     TSTORE(zGm, acc2);
 }
+
+// The quantised Acc -> Mat forms as kernels write them (explicit tile types, a pre-quant scalar
+// or a Scaling tile, the compiler's QuantMode_t names): each stops the run naming its form.
+extern "C" __global__ AICORE void acc_prequant_extract(__gm__ float *c)
+{
+    using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
+    Acc acc;
+    Dst dst;
+    uint64_t preQuantScalar = QuantMode_t::NoQuant == NoQuant ? 0x3f800000 : 0;
+    TEXTRACT<Dst, Acc>(dst, acc, preQuantScalar, 0, 0);
+}
+extern "C" __global__ AICORE void acc_fp_insert(__gm__ float *c)
+{
+    using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
+    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+    Acc acc;
+    Dst dst;
+    Fb fb;
+    TINSERT_FP<Dst, Acc, Fb>(dst, acc, fb, 0, 0);
+}

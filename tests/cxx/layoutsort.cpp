@@ -150,6 +150,27 @@ ENTRY(TFILLPAD_INPLACE_min_f32)
 { UNUSED; fillpad<float, PadValue::Min, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD_INPLACE(d, s); }); }
 ENTRY(TFILLPAD_INPLACE_zero_f16)
 { UNUSED; fillpad<half, PadValue::Zero, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD_INPLACE(d, s); }); }
+// custom pads (the pad element's bits above PadValue::CustomBase) and the TFillPadMode forms
+static_assert(PadValueCustom(-1.0f) == static_cast<PadValue>(0x1BF800000ull));
+static_assert(PadValueCustom((half)-1.0) == static_cast<PadValue>(0x10000BC00ull));
+static_assert(PadValueCustom((bfloat16_t)-1.0) == static_cast<PadValue>(0x10000BF80ull));
+static_assert(PadValueCustom(int16_t(-7)) == static_cast<PadValue>(0x10000FFF9ull));
+static_assert(PadCustom<2.5f> == PadValueCustom(2.5f) && getCustomPadBits(PadCustom<42>) == 42u);
+static_assert(isCustomPadValue(PadValueCustom(0.0f)) && !isCustomPadValue(PadValue::Min));
+ENTRY(TFILLPAD_custom_f32)
+{ UNUSED; fillpad<float, PadValueCustom(-1.0f), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom_f16_expand)
+{
+    UNUSED;
+    fillpad<half, PadValueCustom((half)-1.5), 64, 0x4000>(
+        out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::Expand>(d, s); });
+}
+ENTRY(TFILLPAD_custom_i16_inplace)
+{
+    UNUSED;
+    fillpad<int16_t, PadValueCustom(int16_t(-7)), 32, 0x0>(
+        out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::InPlace>(d, s); });
+}
 ENTRY(TRESHAPE_f32) { UNUSED; reshape<float, 32, 16>(out, a); }
 ENTRY(TRESHAPE_f16) { UNUSED; reshape<half, 8, 64>(out, a); }
 ENTRY(TRESHAPE_i32_u32) { UNUSED; reshape<int32_t, 64, 8, uint32_t>(out, a); }

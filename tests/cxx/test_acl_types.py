@@ -48,3 +48,26 @@ def test_aclfloat16_is_the_runtimes_integer_on_npu_and_half_on_cpu(
     assert [lib.to_float(b) for b in (0x3C00, 0xC000, 0x7BFF)] == [1.0, -2.0, 65504.0]
     # 1 + 2**-11 is halfway between 1.0 and the next half: ties to even gives 0x3C00
     assert [lib.from_float(f) for f in (0.5, 1.0 + 2.0**-11, -0.0)] == [0x3800, 0x3C00, 0x8000]
+
+
+_FP16_SOURCE = r"""
+#include "acl/acl.h"
+#include <type_traits>
+extern "C" int fp16_is_half() { return std::is_same_v<__fp16, half>; }
+extern "C" float fp16_sum(float a, float b) { return (float)((__fp16)a + (__fp16)b); }
+"""
+
+
+@pytest.mark.cxx
+@pytest.mark.parametrize("compiler", ["g++", "zig"])
+def test_fp16_spelling_is_half(tmp_path, monkeypatch, compiler):
+    """The device compiler's ``__fp16`` (the library's trowprod main.cpp and kernel use it) is
+    ptosim's half with either compiler: g++ has no such type, clang's is storage-only."""
+    monkeypatch.setenv("PTOSIM_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "fp16.cpp"
+    src.write_text(_FP16_SOURCE)
+    lib = ctypes.CDLL(str(B.build(src, [], target="a2a3", compiler=compiler).path))
+    lib.fp16_sum.restype, lib.fp16_sum.argtypes = ctypes.c_float, [ctypes.c_float] * 2
+    assert lib.fp16_is_half() == 1
+    # 1 + 2**-11 rounds to 1.0 in half (ties to even): the sum is done in half, not float
+    assert lib.fp16_sum(1.0, 2.0**-11) == 1.0 and lib.fp16_sum(2.0, 0.5) == 2.5

@@ -314,6 +314,8 @@ for dt in ("i32", "i16", "u16"):
 
 # -- remaining elementwise math (3.23, 3.4) --------------------------------------------------
 HP = {"algorithm": "HIGH_PRECISION"}
+# TREM's tmp (arith.cpp FRem ...): one row of C plus 2 mask elements per 64 columns, 32 B rows
+REM_TMP_COLS = {"f32": 40, "f16": 48, "i32": 40}
 for dt in ("f32", "f16", "i32"):
     kinds = ("any", "pos")
     add(
@@ -326,7 +328,7 @@ for dt in ("f32", "f16", "i32"):
     add(
         f"TREM_{dt}",
         "TREM",
-        {"d": rm(dt), "x": rm(dt), "y": rm(dt), "t": rm(dt)},
+        {"d": rm(dt), "x": rm(dt), "y": rm(dt), "t": rm(dt, 1, REM_TMP_COLS[dt])},
         lambda n: pto.TREM(n.d, n.x, n.y, n.t),
         kinds=kinds,
     )
@@ -367,6 +369,20 @@ add(
     lambda n: pto.TFMOD(n.d, n.x, n.y, **HP),
     kinds=("any", "pos"),
 )
+add(
+    "TFMOD_types_f32",
+    "TFMOD",
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32")},
+    lambda n: pto.TFMOD(n.d, n.x, n.y, **HP),
+    kinds=("any", "pos"),
+)
+add(
+    "TREM_types_f32",
+    "TREM",
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32"), "t": rm("f32", 1, REM_TMP_COLS["f32"])},
+    lambda n: pto.TREM(n.d, n.x, n.y, n.t),
+    kinds=("any", "pos"),
+)
 # the scalar forms' own enums (FmodSAlgorithm, RemSAlgorithm: the a5 tfmods/trems folders)
 add(
     "TFMODS_shp_f32",
@@ -392,7 +408,7 @@ add(
 add(
     "TREM_hp_f32",
     "TREM",
-    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32"), "t": rm("f32")},
+    {"d": rm("f32"), "x": rm("f32"), "y": rm("f32"), "t": rm("f32", 1, REM_TMP_COLS["f32"])},
     lambda n: pto.TREM(n.d, n.x, n.y, n.t, **HP),
     kinds=("any", "pos"),
 )

@@ -50,3 +50,18 @@ def test_tgemv_forms_from_cxx(prog, devname):
     assert run.findings == [], [str(f) for f in run.findings]
     assert np.array_equal(y.numpy(), p.astype(np.float32))
     assert np.array_equal(z.numpy(), (2 * p + bias.astype(np.int64)).astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    "entry, names",
+    [
+        ("acc_prequant_extract", ("TEXTRACT", "preQuantScalar")),
+        ("acc_fp_insert", ("TINSERT_FP", "Scaling tile")),
+    ],
+)
+def test_quantised_acc_to_mat_forms_stop_naming_the_form(prog, entry, names):
+    dev = pto.Device("a2")
+    with pytest.raises(pto.PtoSimError) as e:
+        dev.run(prog.entry(entry), dev.gm_zeros((16, 16), "float32"))
+    text = str(e.value)
+    assert all(n in text for n in names) and "cube.cpp:" in text, text

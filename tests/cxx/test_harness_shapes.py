@@ -114,3 +114,17 @@ def test_every_include_form_resolves(folder_run, device):
     assert [(r.case, r.verdict, r.output) for r in run.reports] == [
         ("Includes.scales", "pass", "bit-exact")
     ]
+
+
+def test_a_cpu_program_over_host_vectors_runs_its_calls_in_order(folder_run):
+    # GlobalTensors over std::vector data, PTO calls from main() (the library's cpu demos):
+    # exact against the program's own fma loop, the input read at the call, no findings
+    run = folder_run("hostgemm", "cpu")
+    (case,) = run.reports
+    assert (case.case, case.verdict) == ("main", "pass"), case.error or case.log
+    assert "0 wrong elements" in case.log and case.findings == []
+
+
+def test_a_host_vector_global_tensor_stops_on_an_npu_target(folder_run):
+    (case,) = folder_run("hostgemm", "a2").reports
+    assert case.verdict == "ERROR" and "host memory" in case.error and "main.cpp:" in case.error

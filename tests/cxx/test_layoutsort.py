@@ -148,6 +148,9 @@ fillpad_case("TFILLPAD_EXPAND_max_f32", pto.TFILLPAD_EXPAND, "float32", "Max", 6
 fillpad_case("TFILLPAD_EXPAND_min_i32", pto.TFILLPAD_EXPAND, "int32", "Min", 64, 0x4000)
 fillpad_case("TFILLPAD_INPLACE_min_f32", pto.TFILLPAD_INPLACE, "float32", "Min", 32, 0x0)
 fillpad_case("TFILLPAD_INPLACE_zero_f16", pto.TFILLPAD_INPLACE, "half", "Zero", 32, 0x0)
+fillpad_case("TFILLPAD_custom_f32", pto.TFILLPAD, "float32", -1.0, 32, 0x4000)
+fillpad_case("TFILLPAD_custom_f16_expand", pto.TFILLPAD_EXPAND, "half", -1.5, 64, 0x4000)
+fillpad_case("TFILLPAD_custom_i16_inplace", pto.TFILLPAD_INPLACE, "int16", -7.0, 32, 0x0)
 
 
 def reshape_case(entry, dt, dr, dc, dts=None):
@@ -657,6 +660,24 @@ def test_cxx_form_matches_python(prog, assert_twins, entry, device):
     assert py.value.code == want, py.value
     assert cx.value.code == want, cx.value
     assert "layoutsort.cpp:" in str(cx.value), cx.value
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    ("entry", "dt", "pad"),
+    [("TFILLPAD_custom_f32", "float32", -1.0), ("TFILLPAD_custom_f16_expand", "half", -1.5)],
+)
+def test_cxx_custom_pad_fills_with_its_value(prog, device, entry, dt, pad):
+    """PadValueCustom(v): every element of dst outside src's 8 x 20 valid region is v."""
+    dev = pto.Device(device)
+    bufs = make_args(entry)(dev)
+    a = bufs[1].numpy()
+    dev.run(prog.entry(entry), *bufs)
+    got = bufs[0].numpy()
+    outside = np.ones(got.shape, bool)
+    outside[:8, :20] = False
+    assert (got[outside] == np.array(pad, NP[dt])).all()
+    np.testing.assert_array_equal(got[:8, :20], a)
 
 
 @pytest.mark.parametrize("device", DEVICES)

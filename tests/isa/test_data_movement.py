@@ -751,8 +751,7 @@ def test_npu_tstore_of_a_one_column_tile_to_an_nd_view_follows_the_tile_layout()
 @pytest.mark.parametrize("devname", ["a2", "950pr"])
 def test_tload_nd_to_an_nz_tile_is_the_cube_path(devname):
     # the library's cube tests (tmatmul, tload_gm2mat) load ND GM into NZ L1 tiles: on a2 the
-    # cube core's TLOAD runs it; on 950 (no cube model yet) one UnsupportedError names TLOAD;
-    # into a Vec tile it is a misuse on both
+    # cube core's TLOAD runs it, on a2 and 950; into a Vec tile it is a misuse on both
     dev = pto.Device(devname)
     a = dev.gm_array(np.zeros((16, 16), np.float16))
 
@@ -766,10 +765,6 @@ def test_tload_nd_to_an_nz_tile_is_the_cube_path(devname):
 
         return k
 
-    if devname == "a2":
-        dev.run(body("Mat"), a)
-    else:
-        with pytest.raises(pto.UnsupportedError, match="TLOAD"):
-            dev.run(body("Mat"), a)
+    dev.run(body("Mat"), a)
     with pytest.raises(pto.ConstraintError, match="layout-pairing"):  # a Vec tile: a misuse
         dev.run(body("Vec"), a)

@@ -265,6 +265,21 @@ def test_a2a3_tmp_two_step_f32_to_i16_clamps_to_int32_first():
     np.testing.assert_array_equal(plain[0, :3], want_plain)
 
 
+TWO_STEP = [("float32", "int16"), ("half", "int16"), ("half", "int8")]
+
+
+@pytest.mark.parametrize(("sdt", "ddt"), TWO_STEP)
+def test_a2a3_tmp_two_step_infinities_go_through_int32(sdt, ddt):
+    # the two-step path saturates to int32 first: +inf -> 0x7FFFFFFF, -inf -> 0x80000000, NaN
+    # -> 0 (ptosim's NaN choice), then the destination keeps the low bits
+    x = np.zeros((1, 64), dtype=D.dtype(sdt).np)
+    x[0, :4] = [np.inf, -np.inf, np.nan, -200.0]
+    _, two = run_cvt("a2", vec(sdt, 1, 64), vec(ddt, 1, 64), x, "CAST_TRUNC", "OFF",
+                     tmp=vec("int32", 1, 64))  # fmt: skip
+    want = np.array([0x7FFFFFFF, -0x80000000, 0, -200], np.int64).astype(D.dtype(ddt).np)
+    np.testing.assert_array_equal(two[0, :4], want)
+
+
 def test_npu_nan_inf_to_int_is_a_finding():
     x = np.array([np.nan, np.inf, -np.inf, 1.0], dtype=np.float32)
     run, out = cvt("a2", "float32", "int32", x, "CAST_RINT")
@@ -303,6 +318,23 @@ F32_SAMPLES = np.array(
 def test_a2a3_f32_to_f16_every_mode(mode):
     _, out = cvt("a2", "float32", "half", F32_SAMPLES, mode)
     np.testing.assert_array_equal(bits(out), bits(f16_ref(F32_SAMPLES.astype(np.float64), mode)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a2a3_f32_to_f32_rounds_to_an_integral_value(mode):
+    # vconv_f322f32<m> (vector_isa.md 3.7): "rounding only", the result stays float32
+    x = np.array([-80.49, 52.5, -50.5, 2.5, -0.4, 0.6, 1e9 + 0.5, 7.0, np.inf, -np.inf], np.float32)
+    _, out = cvt("a2", "float32", "float32", x, mode)
+    want = round_int_ref(x.astype(np.float64), mode).astype(np.float32)
+    np.testing.assert_array_equal(bits(out), bits(want))
+    _, nan = cvt("a2", "float32", "float32", np.array([np.nan], np.float32), mode)
+    assert np.isnan(nan[0])
+
+
+def test_a5_f32_to_f32_is_a_copy():
+    x = np.array([-80.49, 52.5, 0.25], np.float32)
+    _, out = cvt("950pr", "float32", "float32", x, "CAST_FLOOR")
+    np.testing.assert_array_equal(bits(out), bits(x))
 
 
 @pytest.mark.parametrize("mode", MODES)

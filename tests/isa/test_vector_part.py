@@ -198,9 +198,9 @@ def test_random_shapes_match_reference(
     assert_bits_equal(run.tile(d), reference(op, dt, R, C, a, b))
 
 
-# -- arg forms (cpu only) ---------------------------------------------------------------------
+# -- arg forms (cpu and a5) -------------------------------------------------------------------
 def part_arg(devname, op, a, ia, b, ib, R, C, vdt="float32", idt="int32"):
-    cols = 8
+    cols = max(8, -(-C // 16) * 16)
     rows = max(R, a.shape[0], b.shape[0])
     dv, di = vec(vdt, rows, cols, valid=(R, C)), vec(idt, rows, cols, valid=(R, C))
     t = [
@@ -233,13 +233,80 @@ def test_cpu_arg_forms_pick_pairs(op):
     assert_bits_equal(i, want_i)
 
 
-@pytest.mark.parametrize("devname", ["a2", "950pr"])
-def test_arg_forms_unsupported_on_npu(devname):
+@pytest.mark.parametrize("op", ["MAX", "MIN"])
+def test_a5_arg_forms_half_with_int16_indices(op):
+    """npu/a5/TPartArgBinOps.hpp: src1's pair where its value is strictly greater (smaller)
+    (vcmp_gt: ties and NaN keep src0), the full source's pairs elsewhere; half takes 16-bit
+    indices. src0 is the full one here (dst's valid shape), src1 covers 2 x 3 of it."""
+    a = np.array([[1, 5, 2, np.nan, 4], [7, 7, 7, 7, 7], [0, 1, 2, 3, 4]], np.float16)
+    b = np.array([[3, 4, 2], [8, 6, np.nan]], np.float16)
+    ia = np.arange(15, dtype=np.int16).reshape(3, 5)
+    ib = np.array([[100, 101, 102], [103, 104, 105]], np.int16)
+    v, i = part_arg("950pr", op, a, ia, b, ib, 3, 5, vdt="half", idt="int16")
+    want_v, want_i = a.copy(), ia.copy()
+    for r in range(2):
+        for c in range(3):
+            take = b[r, c] > a[r, c] if op == "MAX" else b[r, c] < a[r, c]
+            if take:
+                want_v[r, c], want_i[r, c] = b[r, c], ib[r, c]
+    assert_bits_equal(v, want_v)
+    assert_bits_equal(i, want_i)
+
+
+@pytest.mark.parametrize("devname", ["950pr", "cpu"])
+def test_arg_forms_empty_source_copies_the_other(devname):
+    """The library's a5 test views a 1 x 8 tile as 8 x 0: an empty valid region holds no
+    element, whatever its row count (TLOAD moves nothing, the instruction reads nothing), and
+    dst is src0's pairs."""
+    a = np.arange(56, dtype=np.float32).reshape(8, 7)
+    ia = np.arange(56, dtype=np.int32).reshape(8, 7) + 1000
+    dv, di = vec("float32", 8, 8, valid=(8, 7)), vec("int32", 8, 8, valid=(8, 7))
+    s0v, s0i = vec("float32", 8, 8, valid=(8, 7)), vec("int32", 8, 8, valid=(8, 7))
+    s1v, s1i = vec("float32", 1, 8), vec("int32", 1, 8)
+    s1v.set_valid(8, 0)  # a runtime valid shape, as the library's Tile(8, 0)
+    s1i.set_valid(8, 0)
+    empty_v, empty_i = np.zeros((8, 0), np.float32), np.zeros((8, 0), np.int32)
+    run = run_kernel(
+        devname,
+        [dv, di, s0v, s0i, s1v, s1i],
+        [(s0v, a), (s0i, ia), (s1v, empty_v), (s1i, empty_i)],
+        lambda: pto.TPARTARGMAX(dv, di, s0v, s0i, s1v, s1i),
+    )
+    assert_bits_equal(run.tile(dv), a)
+    assert_bits_equal(run.tile(di), ia)
+
+    def one_col_too_many():  # a non-empty region past the tile is still refused
+        bad_v, bad_i = vec("float32", 1, 8), vec("int32", 1, 8)
+        bad_v.set_valid(8, 1)
+        bad_i.set_valid(8, 1)
+        pto.TPARTARGMAX(dv, di, s0v, s0i, bad_v, bad_i)
+
+    constraint(devname, one_col_too_many, "valid-within-shape", "src1_val", "TPARTARGMAX")
+
+
+@pytest.mark.parametrize("devname", ["a2"])
+def test_arg_forms_unsupported_on_a2a3(devname):
     def body():
         t = [vec(dt, 2, 8) for dt in ("float32", "int32") * 3]
         pto.TPARTARGMAX(*t)
 
     constraint(devname, body, "target", "instruction", "TPARTARGMAX", pto.UnsupportedError)
+
+
+def test_a5_arg_forms_float_needs_32_bit_indices_and_a_full_source():
+    def body():
+        t = [vec(dt, 2, 16) for dt in ("float32", "int16") * 3]
+        pto.TPARTARGMAX(*t)
+
+    constraint("950pr", body, "dtype", "dst_idx", "TPARTARGMAX")
+
+    def body2():
+        t = [vec(dt, 2, 16) for dt in ("float32", "int32") * 3]
+        t[2], t[3] = vec("float32", 2, 16, valid=(1, 16)), vec("int32", 2, 16, valid=(1, 16))
+        t[4], t[5] = vec("float32", 2, 16, valid=(2, 8)), vec("int32", 2, 16, valid=(2, 8))
+        pto.TPARTARGMAX(*t)
+
+    constraint("950pr", body2, "part-shape", "src0_val", "TPARTARGMAX")
 
 
 def test_arg_index_tile_needs_its_value_tiles_valid_shape():

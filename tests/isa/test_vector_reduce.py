@@ -256,7 +256,7 @@ def test_rowprod_order(target):
     assert_bits(got, np.array(want, np.float16))
 
 
-@pytest.mark.parametrize("devname", ["cpu", "a2"])
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_rowargmax_first_index_and_value(devname):
     x = np.array([[1, 7, 3, 7], [9, 9, 0, 9], [-1, -5, -1, -5]], dtype=np.float32)
     R = 3
@@ -270,11 +270,25 @@ def test_rowargmax_first_index_and_value(devname):
     assert r.tile(idx).ravel().tolist() == [0, 2, 1]
 
 
-def test_rowargmax_undefined_on_a5():
-    x = np.zeros((2, 8), np.float32)
-    idx = vec("int32", 8, 1, "ColMajor", valid=(2, 1))
-    with pytest.raises(pto.PtoSimError, match="UnsupportedError|target"):
-        run("950pr", x, lambda s, i, t: pto.TROWARGMAX(i, s, t), [idx], [vec("float32", 1, 64)])
+def test_a5_rowargmax_chunks_combine_by_a_strict_compare():
+    """npu/a5/TRowReduceIdx.hpp: per 64-float chunk the first maximum (vcmax), chunks combined
+    from (-inf, 0) by ``acc < chunk max``: ties across chunks keep the earlier chunk, and a
+    chunk whose maximum is NaN never replaces (on a2 one IEEE scan: the NaN wins)."""
+    x = np.ones((3, 130), np.float32)
+    x[0, 3] = x[0, 100] = 8  # a tie across chunks 0 and 1: column 3
+    x[1, 0] = np.nan  # chunk 0's maximum is NaN: not taken; chunk 1's 5 at column 70 is
+    x[1, 70] = 5
+    x[2, :] = -np.inf  # every value equals the identity: no chunk replaces it, index 0
+    R = 3
+    idx = vec("int32", 8, 1, "ColMajor", valid=(R, 1))
+    val = vec("float32", 8, 1, "ColMajor", valid=(R, 1))
+    tmp = vec("float32", 1, 64)
+    body = lambda s, v, i, t: pto.TROWARGMAX(v, i, s, t)  # noqa: E731
+    r = run("950pr", x, body, [val, idx], [tmp])
+    assert r.tile(idx).ravel().tolist() == [3, 70, 0]
+    assert r.tile(val).ravel().tolist() == [8, 5, -np.inf]
+    r = run("a2", x, body, [val, idx], [vec("float32", 1, 64)])
+    assert r.tile(idx).ravel().tolist()[1] == 0
 
 
 # -- column reductions ------------------------------------------------------------------------
@@ -356,7 +370,7 @@ def test_colmax_a2a3_writes_row0_padding(devname):
         assert np.all(raw[5:8].view(np.uint32) == 0xFFFFFFFF)
 
 
-@pytest.mark.parametrize("devname", ["cpu", "a2"])
+@pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_colargmin_first_row(devname):
     x = np.array([[3, 1, 2], [1, 1, 5], [1, 0, 2]], dtype=np.float32)
     idx = vec("int32", 1, 8, valid=(1, 3))
@@ -376,6 +390,33 @@ def test_a2a3_colarg_tmp_is_a_scratch_address(dt, C):
         fn = getattr(pto, f"TCOLARG{op}")
         r = run("a2", x, lambda s, i, t, fn=fn: fn(i, s, t), [idx], [vec(dt, 1, 32)])
         assert r.tile(idx).ravel().tolist() == ref(x, axis=0).tolist()
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint16", "float32"])
+def test_a5_colarg_first_row_as_numpy(dt):
+    """npu/a5/TColReduceIdx.hpp: a strict compare row by row, any 1/2/4-byte source (int8 only
+    on a5) with 32-bit indices: numpy's argmax/argmin (first occurrence)."""
+    rng = np.random.default_rng(3)
+    C = 150
+    x = rng.integers(0, 6, size=(9, C)).astype(dt)  # many ties
+    idx = vec("uint32", 1, aligned(C, np.uint32), valid=(1, C))
+    for op, ref in (("MAX", np.argmax), ("MIN", np.argmin)):
+        fn = getattr(pto, f"TCOLARG{op}")
+        r = run("950pr", x, lambda s, i, t, fn=fn: fn(i, s, t), [idx], [vec(dt, 1, 32)])
+        assert r.tile(idx).ravel().tolist() == ref(x, axis=0).tolist()
+
+
+def test_a5_colargmax_signed_zero_tie_keeps_the_first_row():
+    """a5 compares with vcmp_gt: -0 and +0 are equal, row 0 stays; a2's IEEE scan takes +0."""
+    x = np.array([[-0.0, 1.0], [0.0, 1.0]], np.float32)
+    idx = vec("int32", 1, 8, valid=(1, 2))
+    val = vec("float32", 1, 8, valid=(1, 2))
+    body = lambda s, v, i, t: pto.TCOLARGMAX(v, i, s, t)  # noqa: E731
+    r = run("950pr", x, body, [val, idx], [vec("float32", 1, 8)])
+    assert r.tile(idx).ravel().tolist() == [0, 0]
+    assert np.signbit(r.tile(val).ravel()[0])
+    r = run("a2", x, body, [val, idx], [vec("float32", 1, 8)])
+    assert r.tile(idx).ravel().tolist() == [1, 0]
 
 
 def test_a2a3_colarg_scratch_past_the_end_of_ub_is_an_error():

@@ -424,8 +424,17 @@ def npu_rem(a, b, T=np.float32):
         return r
 
 
+def rem_tmp_cols(cols: int, dt: str) -> int:
+    """a2a3 TREM's tmp: one row of dst's row stride, then its compare mask (2 elements per 64
+    columns: ``TRemCheck``), rounded up to a 32-byte row."""
+    per_block = 32 // np.dtype(NP[dt]).itemsize
+    return -(-(cols + 2 * -(-cols // 64)) // per_block) * per_block
+
+
 def math_case(devname, op, dt, a, b, *, scalar=None):
     tmp = vec(dt, a.shape[0] + 1, a.shape[1])
+    if op == "REM":
+        tmp = vec(dt, 1, rem_tmp_cols(a.shape[1], dt))
     fn = getattr(pto, f"T{op}")
     if scalar is not None:
         needs_tmp = op in ("REMS", "POWS")
@@ -593,6 +602,30 @@ def test_valid_shape_and_layout_rules(devname):
         with pytest.raises(pto.ConstraintError) as e:
             dev.run(k2)
         assert e.value.rule == "row-major"
+
+
+@pytest.mark.parametrize(("op", "cols", "tmp_cols", "ok"), [
+    ("REM", 64, 66, True), ("REM", 64, 65, False), ("REM", 128, 132, True),
+    ("REM", 128, 131, False), ("REMS", 64, 64, True), ("REMS", 64, 63, False),
+])  # fmt: skip
+def test_a2a3_rem_tmp_is_one_row(op, cols, tmp_cols, ok):
+    """a2a3 TREM/TREMS reuse one tmp row for every row (a2a3/TRem.hpp, TRemS.hpp): TREM needs
+    dst's row stride plus 2 mask elements per 64 columns, TREMS dst's valid columns."""
+    a = np.full((4, cols), 7.0, np.float32)
+    tmp = vec("float32", 1, 136, valid=(1, tmp_cols))
+    call = (
+        (lambda d, s0, s1, t: pto.TREM(d, s0, s1, t))
+        if op == "REM"
+        else (lambda d, s, t: pto.TREMS(d, s, 2.0, t))
+    )
+    datas = [a, np.full_like(a, 2.0)] if op == "REM" else [a]
+    if ok:
+        run, dst = run_op("a2", call, "float32", datas, tmp=tmp)
+        assert (run.tile(dst) == 1.0).all()  # 7 mod 2
+        return
+    with pytest.raises(pto.ConstraintError) as e:
+        run_op("a2", call, "float32", datas, tmp=tmp)
+    assert e.value.rule == "tmp-shape"
 
 
 @pytest.mark.parametrize("devname", DEVICES)

@@ -125,7 +125,8 @@ class AccStore(_Fixpipe):
 
 
 class AccToMat(_Fixpipe):
-    """TMOV(mat, acc) / TEXTRACT(mat, acc, indexRow, indexCol): L0C -> L1 through the fixpipe."""
+    """TMOV(mat, acc) / TEXTRACT(mat, acc, indexRow, indexCol): L0C -> L1 through the fixpipe;
+    TINSERT(mat, acc, indexRow, indexCol) writes the accumulator into a window of the Mat tile."""
 
     reads = ("src",)
     writes = ("dst",)
@@ -152,6 +153,9 @@ class AccToMat(_Fixpipe):
         )
         if cube.fractal_checks:
             self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
+        if self.opcode == "TINSERT":
+            self.validate_insert(cube.extract_bounds)
+            return
         r0, c0 = self.index_row, self.index_col
         rows, cols = self.extent(cube.extract_bounds)
         lim = (s.rows, s.cols) if cube.extract_bounds is ExtractBounds.STATIC else s.valid
@@ -165,6 +169,21 @@ class AccToMat(_Fixpipe):
             f"the copied {rows}x{cols} inside Rows x Cols {d.rows}x{d.cols}", f"{d.rows}x{d.cols}",
         )  # fmt: skip
 
+    def validate_insert(self, bounds: ExtractBounds) -> None:
+        """The NPU asserts the source's Rows x Cols fit the destination from the index; the CPU
+        simulator the source's valid region inside the destination's."""
+        d, s = self.dst, self.src
+        r0, c0 = self.index_row, self.index_col
+        static = bounds is ExtractBounds.STATIC
+        src_shape = (s.rows, s.cols) if static else s.valid
+        dst_shape = (d.rows, d.cols) if static else d.valid
+        self.require(
+            r0 + src_shape[0] <= dst_shape[0] and c0 + src_shape[1] <= dst_shape[1], "dst",
+            "window-within-dst",
+            f"index + src {'Rows x Cols' if static else 'valid'} inside dst "
+            f"{dst_shape[0]}x{dst_shape[1]}", f"({r0}+{src_shape[0]}, {c0}+{src_shape[1]})",
+        )  # fmt: skip
+
     def extent(self, bounds: ExtractBounds) -> tuple[int, int]:
         """(rows, cols) written: the NPU copies the source's Rows (the window's, for TEXTRACT:
         the destination's Rows) and the valid columns rounded up to the destination's C0; the
@@ -172,11 +191,29 @@ class AccToMat(_Fixpipe):
         d, s = self.dst, self.src
         if bounds is ExtractBounds.VALID:
             return d.valid if self.opcode == "TEXTRACT" else s.valid
+        if self.opcode == "TINSERT":
+            return s.rows, min(ceil_to(s.valid_col, d.dtype.c0), s.cols)
         rows = d.rows if self.opcode == "TEXTRACT" else s.rows
         vc = d.valid_col if self.opcode == "TEXTRACT" else s.valid_col
         return rows, min(ceil_to(vc, d.dtype.c0), d.cols)
 
     def execute(self, ctx: ExecContext) -> None:
-        rows, cols = self.extent(ctx.spec.cube.extract_bounds)
-        vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
-        write_block(ctx, self.dst, relu_convert(vals, self.relu, self.dst.dtype.np))
+        bounds = ctx.spec.cube.extract_bounds
+        rows, cols = self.extent(bounds)
+        if self.opcode != "TINSERT":
+            vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
+            write_block(ctx, self.dst, relu_convert(vals, self.relu, self.dst.dtype.np))
+            return
+        vals = relu_convert(read_block(ctx, self.src, rows, cols), self.relu, self.dst.dtype.np)
+        if bounds is ExtractBounds.VALID:  # CPU simulator: element by element at the index
+            write_block(ctx, self.dst, vals, self.index_row, self.index_col)
+            return
+        # the NPU's fixpipe: C0-wide column blocks from the index's address, each block
+        # ``Rows * C0`` elements after the previous (an index_col inside a fractal shifts every
+        # block by the same amount, as the hardware's start address does)
+        d = self.dst
+        c0 = d.dtype.c0
+        base = d.rows * c0 * (self.index_col // c0) + self.index_row * c0 + self.index_col % c0
+        r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+        offs = base + (c // c0) * d.rows * c0 + r * c0 + c % c0
+        ctx.tile_storage(d)[offs] = vals

@@ -14,7 +14,7 @@ from .common import Unmodelled, gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
 from .matmul import MatMul
-from .move import MatToBias, MatToL0
+from .move import MatToBias, MatToL0, MatToMat
 
 
 def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
@@ -148,6 +148,8 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
         emit(MatToBias(d, s))
     elif d.loc in (TileType.Left, TileType.Right):
         emit(MatToL0(opcode, d, s, r, c))
+    elif d.loc is TileType.Mat and s.loc is TileType.Mat:
+        emit(MatToMat(opcode, d, s, r, c))
     else:
         return False
     return True

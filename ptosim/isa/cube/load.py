@@ -94,8 +94,8 @@ class MatLoad(CubeInstruction):
         rows, cols = g.geom.logical_shape
         r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
         offs = g.offsets(r, c)
-        ctx.gm_check(g, offs, "gm")
-        vals = g.storage()[offs]
+        ctx.gm_check(g, offs, "gm", read=True)  # D21: a read past the allocation proceeds
+        vals = g.read(offs)
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             pad = 0 if isinstance(t.pad, PadValue) else t.pad
             write_block(ctx, t, np.full((t.rows, t.cols), pad, dtype=t.dtype.np))

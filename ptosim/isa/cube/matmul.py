@@ -130,8 +130,9 @@ class MatMul(CubeInstruction):
             a = read_block(ctx, self.a, rows, k)
         b = read_block(ctx, self.b, k, n)
         tf32 = self.a.mad_tf32 or self.b.mad_tf32
-        if tf32 and cube.tf32_mode and a.dtype == np.float32:
-            a, b = round_hf32(a, tf32), round_hf32(b, tf32)
+        bits = cube.tf32_mantissa_bits
+        if tf32 and bits is not None and a.dtype == np.float32:
+            a, b = round_hf32(a, tf32, bits), round_hf32(b, tf32, bits)
         init = None
         if self.kind == "acc":
             src = d if cube.acc_input is AccInput.IN_PLACE else self.c_in

@@ -16,11 +16,12 @@ the same either way. What is copied differs per target:
 from __future__ import annotations
 
 from ...dtypes import names
-from ...enums import CompactMode, Pipe, TileType
+from ...enums import CompactMode, Pipe, ReluPreMode, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..spec import CubeAddressing, ExtractBounds
 from .common import NZ, ZN, ZZ, CubeInstruction, layout_of, read_block, storage, write_block
+from .fixpipe import relu_convert
 from .geometry import stored
 
 
@@ -180,16 +181,18 @@ class MatToBias(CubeInstruction):
         self.require(s.rows == 1, "src", "one-row", "Rows == 1", s.rows)
         self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
         if cube.fractal_checks:  # one copy_cbuf_to_bt burst in 64-byte units
-            nbytes = s.cols * s.dtype.size_bytes
+            which, t = ("dst", d) if cube.bias_align_dst else ("src", s)
+            nbytes = t.cols * t.dtype.size_bytes
             self.require(
-                nbytes % 64 == 0, "src", "bias-64B", "Cols*sizeof(src) % 64 == 0", f"{nbytes} B"
-            )
+                nbytes % 64 == 0, which, "bias-64B", f"Cols*sizeof({which}) % 64 == 0",
+                f"{nbytes} B",
+            )  # fmt: skip
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
         static = ctx.spec.cube.extract_bounds is ExtractBounds.STATIC
         cols = min(d.cols, s.cols) if static else min(d.valid_col, s.valid_col)
-        vals = read_block(ctx, s, 1, cols).astype(d.dtype.np)  # exact: half -> float widens
+        vals = read_block(ctx, s, 1, cols).astype(d.dtype.np)  # exact: half, bf16 -> float widen
         write_block(ctx, d, vals)
 
 
@@ -198,3 +201,37 @@ def window_text(ref: TileRef) -> str:
 
 
 __all__ = ["MatToBias", "MatToL0", "layout_of"]
+
+
+class MatToMat(CubeInstruction):
+    """TEXTRACT(dst, src, indexRow, indexCol) / TMOV(dst, src) between two Mat tiles: the CPU
+    simulator copies dst's valid region from the window element by element through each
+    tile's own layout, converting the element type as C++ does (its cpu tests extract half into
+    float, int8 into int32). The NPU has no L1 -> L1 copy of this kind: rule ``form``."""
+
+    nominal_pipe = Pipe.PIPE_MTE1
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int):
+        self.opcode = opcode
+        self.dst, self.src, self.index_row, self.index_col = dst, src, index_row, index_col
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        if arch.spec.cube.addressing is not CubeAddressing.LOGICAL:
+            self.unsupported(
+                "dst/src", "form", "Mat -> Left / Right / Bias, or Acc -> Mat",
+                "Mat -> Mat", "an L1 -> L1 copy exists only on the CPU simulator",
+            )  # fmt: skip
+        r0, c0 = self.index_row, self.index_col
+        self.require(
+            r0 + d.valid_row <= s.valid_row and c0 + d.valid_col <= s.valid_col, "dst",
+            "window-within-src", f"index + dst valid inside src valid {s.valid_row}x{s.valid_col}",
+            f"({r0}+{d.valid_row}, {c0}+{d.valid_col})",
+        )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        d = self.dst
+        vals = read_block(ctx, self.src, d.valid_row, d.valid_col, self.index_row, self.index_col)
+        write_block(ctx, d, relu_convert(vals, ReluPreMode.NoRelu, d.dtype.np))

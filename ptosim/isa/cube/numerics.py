@@ -66,20 +66,24 @@ def mad_sum(a, b, acc: DType, init=None, after=None, *, sequential: bool) -> np.
     return out
 
 
-def round_hf32(x: np.ndarray, mode: str) -> np.ndarray:
-    """float32 -> the cube's TF32 / HF32 input format (8-bit exponent, 11-bit mantissa), kept
-    in float32: the low 12 mantissa bits dropped with ``CAST_RINT`` (ties to even) or
-    ``CAST_ROUND`` (ties away from zero), subnormals flushed to signed zero, NaN / inf kept
-    (reference/cube_isa.md 3.4; the rounding the a2a3 tmatmul golden applies)."""
+def round_hf32(x: np.ndarray, mode: str, mantissa_bits: int = 11) -> np.ndarray:
+    """float32 -> the cube's TF32 / HF32 input format (8-bit exponent, ``mantissa_bits``-bit
+    mantissa: 11 on a2a3, 10 on a5), kept in float32: the low ``23 - mantissa_bits`` mantissa
+    bits dropped with ``CAST_RINT`` (ties to even) or ``CAST_ROUND`` (ties away from zero),
+    subnormals flushed to signed zero, NaN / inf kept (reference/cube_isa.md 3.4; the rounding
+    the a2a3 tmatmul golden applies)."""
+    drop = 23 - mantissa_bits
     bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
     exp = (bits >> 23) & 0xFF
-    lost = bits & 0xFFF
-    keep = bits & ~np.uint64(0xFFF)
+    low = np.uint64((1 << drop) - 1)
+    half = np.uint64(1 << (drop - 1))
+    lost = bits & low
+    keep = bits & ~low
     if mode == "CAST_RINT":
-        up = (lost > 0x800) | ((lost == 0x800) & (((bits >> 12) & 1) == 1))
+        up = (lost > half) | ((lost == half) & (((bits >> drop) & 1) == 1))
     else:
-        up = lost >= 0x800
-    out = keep + np.where(up, np.uint64(0x1000), np.uint64(0))  # a carry bumps the exponent
+        up = lost >= half
+    out = keep + np.where(up, np.uint64(1 << drop), np.uint64(0))  # a carry bumps the exponent
     out = np.where(exp == 0, bits & np.uint64(0x80000000), out)  # subnormals -> signed zero
     out = np.where(exp == 0xFF, bits, out)
     return out.astype(np.uint32).view(np.float32)

@@ -18,7 +18,9 @@ ties away), CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD. Per target (``ConvertRu
   r/a/f/c/z/o); a mode the pair's intrinsic family lacks, and CAST_NONE, take the pair's default
   (the target's ``ConvertRules.pairs``);
   "plain" int -> float intrinsics round to nearest even (choice: the hardware's default).
-  CAST_ODD on a float destination is round-to-odd (sticky).
+  CAST_ODD on a float destination is round-to-odd (sticky). float32 -> float32
+  (``vconv_f322f32<m>``) rounds each value to an integral float32 by the mode
+  (``ConvertRules.same_float_to_integral``).
 - a5 (``VCVT_MODE``): ``vcvt`` with the mode; CAST_NONE (and CAST_ODD except for f32 -> f16) is
   truncation for float -> int and round-to-nearest-even otherwise.
 
@@ -43,10 +45,11 @@ range is undefined behaviour on the host: ptosim gives what x86-64 code gives (t
 
 a2a3 ``tmp`` with sat OFF (f32->i16, f16->i16, f16->i8): the "PyTorch-compatible" two-step path
 through int32 (f32 -> i32 saturating, then the low bits). Numerically that equals the one-step
-OFF result except that an f32 value beyond int32 is clamped to int32 first. The tmp tile holds
-the int32 intermediates afterwards, packed row after row from tmp's address, as many as fit in
-tmp (choice: the chunk layout of the reference is not public). Without tmp these pairs use the
-plain intrinsic with bit 59 = 1. a5 ignores tmp.
+OFF result except that a value beyond int32 (+-inf, an f32 beyond 2^31) is clamped to int32
+first, so +inf gives the low bits of INT32_MAX (-1 for i8/i16) and -inf those of INT32_MIN
+(0). The tmp tile holds the int32 intermediates afterwards, packed row after row from tmp's
+address, as many as fit in tmp (choice: the chunk layout of the reference is not public).
+Without tmp these pairs use the plain intrinsic with bit 59 = 1. a5 ignores tmp.
 
 hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
 (ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
@@ -272,6 +275,8 @@ class Conversion:
             x = int_to_f64_odd(v) if s.size_bytes == 8 else to_f64(v, s)
             return round_float(x, d, self.how).astype(d.np), 0
         x = to_f64(v, s)
+        if s is d and self.rules.same_float_to_integral:  # round to an integral value
+            return integral(x, self.how).astype(d.np), 0
         if d.is_float:
             sat = self.rules.saturate_narrowing_floats and self.sat and _is_narrowing_float(s, d)
             return round_float(x, d, self.how, saturate=sat).astype(d.np), 0
@@ -280,9 +285,9 @@ class Conversion:
         fin = ~(nan | inf)
         out = saturate_int(np.where(fin, r, np.where(nan, 0.0, r)), d)
         if not self.sat:
-            if self.two_step and s is f32:  # saturating f32 -> i32 first, then the low bits
-                wide = saturate_int(np.where(fin, r, 0.0), i32).astype(np.float64)
-                out = np.where(fin, low_bits(wide, d), out)
+            if self.two_step:  # saturating -> i32 first (+-inf included), then the low bits
+                wide = saturate_int(np.where(nan, 0.0, r), i32).astype(np.float64)
+                out = low_bits(wide, d)
             else:
                 out = np.where(fin, low_bits(np.where(fin, r, 0.0), d), out)
         return out.astype(d.np), int(np.count_nonzero(~fin))

@@ -538,8 +538,13 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, re
     family="layout / fill",
     summary="copy src into dst at (index_row, index_col) (Vec -> Vec)",
 )
-def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0) -> None:
-    """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region."""
+def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, relu="NoRelu",
+            quant=None) -> None:  # fmt: skip
+    """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region; Acc -> Mat
+    through the fixpipe on the cube core (docs/guide-cube.md)."""
+    if isinstance(src, Tile) and src.ref().loc is TileType.Acc:
+        cube_move("TINSERT", dst, src, index_row, index_col, relu, quant)
+        return
     r = as_int(index_row, "TINSERT index_row")
     c = as_int(index_col, "TINSERT index_col")
     emit(TInsert(_tile(dst, "TINSERT dst"), _tile(src, "TINSERT src"), r, c))

@@ -110,7 +110,20 @@ class TMathBinary(ElementwiseInstruction):
                 f"more than dst valid_row {d.valid_row} rows (the TSEL scratch row)",
                 t.rows,
             )
-        elif self.base == "REM" or (self.base == "POW" and d.dtype.is_float):  # intermediates
+        elif self.base == "REM":  # one row of intermediates, reused per row (a2a3/TRem*.hpp)
+            self.require_same_dtype("dst", d, "tmp", t)
+            # TREM: the row (dst's row stride) then its compare mask, two bits-per-64 blocks
+            need = d.valid_col if self.op == "REMS" else d.cols + 2 * -(-d.cols // 64)
+            self.require(
+                t.valid_row >= 1 and t.valid_col >= need,
+                "tmp",
+                "tmp-shape",
+                f"at least 1 row and {need} valid columns (one row of intermediates"
+                + ("" if self.op == "REMS" else " and its compare mask")
+                + ")",
+                f"{t.valid_row}x{t.valid_col}",
+            )
+        elif self.base == "POW" and d.dtype.is_float:  # intermediates
             self.require_same_dtype("dst", d, "tmp", t)
             self.require(
                 t.rows >= d.valid_row and t.cols >= d.valid_col,

@@ -16,10 +16,13 @@ Elements of dst outside its valid region are not written (except the a2a3 paddin
 (value, index) pairs: where both pairs are valid, src1's pair is taken when its value is
 strictly greater (MAX) / smaller (MIN) than src0's, else src0's pair (ties and NaNs keep src0,
 like the CPU's strict-comparison arg scans); one valid pair is copied; neither gives (0, 0).
-The operand order and the tie rule are our reading of "copy/compare value+index pairs" (the
-reference's summary gives no more): **uncertain**. Validity comes from the value tiles; each
-index tile must have its value tile's valid shape. The NPU code for the arg forms is not in
-our sources: they are cpu-only (UnsupportedError on a2a3 and a5).
+The a5 code (npu/a5/TPartArgBinOps.hpp) does exactly this: ``vcmp_gt`` (``vcmp_lt``) of src1
+against src0, ``vsel`` of the pair, the full source's pairs elsewhere. Validity comes from the
+value tiles; each index tile must have its value tile's valid shape. Index types per value type:
+``ReduceRules.part_arg_index`` (a5: half with 16- or 32-bit indices, float with 32-bit). The
+C++ operand order of the library is (dst, src0, src1, dstIdx, src0Idx, src1Idx); the C++ shim
+reorders it. a2a3 has no arg form in the reference (UnsupportedError); a5 takes the NPU shape
+rule below (``part-shape``).
 
 Targets:
 
@@ -49,7 +52,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import dtypes as D
 from ...findings import TILE_OVERLAP
 from ...program import emit
 from ...tensors import TileRef
@@ -73,7 +75,6 @@ __all__ = [
 ]
 
 BLOCK_BYTES = 32
-INDEX_DTYPES = (D.int32, D.uint32)
 
 
 def _block(ctx: ExecContext, ref: TileRef, rows: int, cols: int) -> np.ndarray:
@@ -209,7 +210,7 @@ class TPartArg(VectorInstruction):
         self.require_vec("dst_val", dv, arch)
         self.require_element_dtype("dst_val", dv, arch)
         self.require_vec("dst_idx", di, arch)
-        self.require_dtype("dst_idx", di.dtype, INDEX_DTYPES)
+        self.require_dtype("dst_idx", di.dtype, arch.spec.reduce.part_arg_index.get(dv.dtype, ()))
         for k in ("dst", "src0", "src1"):
             val, idx = getattr(self, f"{k}_val"), getattr(self, f"{k}_idx")
             if k != "dst":
@@ -218,6 +219,18 @@ class TPartArg(VectorInstruction):
                 self.require_vec(f"{k}_idx", idx, arch)
                 self.require_same_dtype("dst_idx", di, f"{k}_idx", idx)
             self.require_same_valid(f"{k}_val", val, f"{k}_idx", idx)
+        if arch.spec.elementwise.partial_one_source_full:
+            self.require(
+                dv.valid_row == 0
+                or dv.valid_col == 0
+                or npu_split(self, dv, self.src0_val, self.src1_val) is not None,
+                "src1_val" if self.src0_val.valid == dv.valid else "src0_val",
+                "part-shape",
+                f"one source with dst's valid shape {dv.valid} and the other's valid region "
+                "inside it",
+                f"src0 valid {self.src0_val.valid}, src1 valid {self.src1_val.valid}",
+                "the NPU lowering supports only these shapes (PTO_ASSERT)",
+            )
 
     def execute(self, ctx: ExecContext) -> None:
         dv, di = self.dst_val, self.dst_idx

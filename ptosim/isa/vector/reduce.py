@@ -33,7 +33,7 @@ from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
-from ..spec import ColReduceOrder, RowReduceOrder
+from ..spec import ArgCompare, ColReduceOrder, MaxMin, RowReduceOrder
 from . import reduce_order as O
 from .common import VectorInstruction, read_valid
 
@@ -227,7 +227,12 @@ class TRowArg(_Reduce):
     def execute(self, ctx: ExecContext) -> None:
         x = read_valid(ctx, self.src)
         R = x.shape[0]
-        vals, idx = O.arg_scan(ctx.spec.numerics.maxmin, self.op, x)
+        rule = ctx.spec.numerics.maxmin
+        if ctx.spec.reduce.arg_compare is ArgCompare.VECTOR_COMPARE:
+            chunk = O.REPEAT_BYTES // self.src.dtype.size_bytes
+            vals, idx = O.a5_row_arg(rule, self.op, x, chunk)
+        else:
+            vals, idx = O.arg_scan(rule, self.op, x)
         ctx.tile_write(self.dst_idx, idx.reshape(R, 1).astype(self.dst_idx.dtype.np), R, 1)
         if self.dst_val is not None:
             ctx.tile_write(self.dst_val, vals.reshape(R, 1), R, 1)
@@ -366,7 +371,10 @@ class TColArg(_Reduce):
             what = f"{self.label} tmp scratch of {self.scratch_elements()} elements"
             ctx.memory_of(t).typed(t.address, t.dtype, self.scratch_elements(), what=what)
         x = read_valid(ctx, self.src)
-        vals, idx = O.arg_scan(ctx.spec.numerics.maxmin, self.op, x.T)
+        rule = ctx.spec.numerics.maxmin
+        if ctx.spec.reduce.arg_compare is ArgCompare.VECTOR_COMPARE:
+            rule = MaxMin.FIRST_OPERAND  # a strict compare row by row: the earlier row keeps ties
+        vals, idx = O.arg_scan(rule, self.op, x.T)
         ctx.tile_write(self.dst_idx, idx.reshape(1, C).astype(self.dst_idx.dtype.np), 1, C)
         if self.dst_val is not None:
             ctx.tile_write(self.dst_val, vals.reshape(1, C), 1, C)

@@ -268,3 +268,24 @@ def arg_scan(rule: MaxMin, op: str, x: np.ndarray):
         best = np.where(upd, x[:, j], best)
         idx = np.where(upd, j, idx)
     return best, idx
+
+
+def a5_row_arg(rule: MaxMin, op: str, x: np.ndarray, chunk: int):
+    """The a5 TROWARG<MAX|MIN> (npu/a5/TRowReduceIdx.hpp): per chunk of ``chunk`` columns the
+    first extreme (vcmax/vcmin, ``arg_scan`` under ``rule``), then the running pair, started at
+    (the identity, 0), takes a chunk's pair only when its value is strictly greater (smaller):
+    (values, indices)."""
+    R, C = x.shape
+    if x.dtype.kind == "f":
+        identity = -np.inf if op == "MAX" else np.inf
+    else:
+        info = np.iinfo(x.dtype)
+        identity = info.min if op == "MAX" else info.max
+    best = np.full(R, identity, dtype=x.dtype)
+    idx = np.zeros(R, dtype=np.int64)
+    for c0 in range(0, C, chunk):
+        vals, at = arg_scan(rule, op, x[:, c0 : c0 + chunk])
+        upd = (vals > best) if op == "MAX" else (vals < best)  # vcmp: NaN compares false
+        best = np.where(upd, vals, best)
+        idx = np.where(upd, c0 + at, idx)
+    return best, idx

@@ -320,3 +320,34 @@ def test_mad_cost_is_the_vendor_formula():
     # 6 + ceil(31/16) * ceil(120/16) * ceil(58/16) (cube_isa.md 5)
     assert [e.dur for e in mads] == [6 + 2 * 8 * 4]
     assert mads[0].args["source"] == "vendor-model"
+
+
+def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside():
+    """D21 for the cube's TLOAD (the library's tmatmul case3 views more of its A matrix than it
+    allocates): the read proceeds, the bytes past the allocation read as 0xFF, one F110."""
+    rows, cols, have = 16, 16, 16 * 16 - 21  # 21 elements short, as the library's case
+
+    @pto.kernel(cores="cube")
+    def kern(src, dst):
+        mat = pto.TileMatNZ("float16", rows, cols)
+        flat = pto.Tile("Mat", "float16", 1, rows * cols)
+        pto.TASSIGN(mat, 0)
+        pto.TASSIGN(flat, 0)
+        pto.TLOAD(mat, pto.GlobalTensor(src, (rows, cols)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+        pto.TSTORE(pto.GlobalTensor(dst, (1, rows * cols)), flat)
+
+    x = (np.arange(have) % 97).astype(np.float16)
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((rows * cols,), "float16")
+    run = dev.run(kern, dev.gm_array(x), out)
+    full = np.full(rows * cols, 0xFFFF, np.uint16)  # past the allocation: 0xFF bytes
+    full[:have] = x.view(np.uint16)
+    full = full.reshape(rows, cols)
+    want = np.zeros(rows * cols, np.uint16)
+    for r in range(rows):  # NZ with C0 = 16 (one column block here)
+        for c in range(cols):
+            want[(c // 16) * rows * 16 + r * 16 + c % 16] = full[r, c]
+    assert np.array_equal(out.numpy().view(np.uint16), want)
+    assert [f.code for f in run.findings] == ["F110"], run.findings

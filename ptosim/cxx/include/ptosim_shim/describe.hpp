@@ -45,6 +45,24 @@ inline void targ(std::string &o, const char *key, const std::string &value)
     jstr(o, value);
 }
 
+// a tile's pad: the enumerator name, or "custom:<value>" with the custom pad's bit pattern read
+// as the element type T (the low 32 / 16 / 8 bits), printed exactly
+template <typename T>
+std::string pad_name(pto::PadValue pv)
+{
+    if (!pto::isCustomPadValue(pv)) return name(pv);
+    uint32_t bits = pto::getCustomPadBits(pv);
+    double v = 0;
+    if constexpr (std::is_same_v<T, float>) v = __builtin_bit_cast(float, bits);
+    else if constexpr (std::is_same_v<T, half>) v = (double)__builtin_bit_cast(half, (uint16_t)bits);
+    else if constexpr (std::is_same_v<T, bfloat16_t>) v = (float)__builtin_bit_cast(bfloat16_t, (uint16_t)bits);
+    else if constexpr (std::is_integral_v<T> && sizeof(T) <= 4) v = (double)static_cast<T>(bits);
+    else return name(pv);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "custom:%.17g", v);
+    return buf;
+}
+
 template <typename TileT>
 void describe_tile(std::string &o, const TileT &t)
 {
@@ -63,7 +81,7 @@ void describe_tile(std::string &o, const TileT &t)
     jkey(o, "vc"); jint(o, TileT::ValidCol > 0 ? TileT::ValidCol : t.ColMaskInternal);
     jkey(o, "sl"); jstr(o, name(TileT::SFractal));
     jkey(o, "fr"); jint(o, TileT::SFractalSize);
-    jkey(o, "pad"); jstr(o, name(TileT::PadVal));
+    jkey(o, "pad"); jstr(o, pad_name<typename TileT::DType>(TileT::PadVal));
     jkey(o, "cm"); jstr(o, name(TileT::Compact));
     jkey(o, "tf32"); jstr(o, t.ptosim_tf32 ? name(t.ptosim_tf32_mode) : "");
     jkey(o, "as"); o += t.ptosim_assigned ? "true" : "false";

@@ -18,7 +18,9 @@ namespace pto {
 PTOSIM_ENUM(TileType, int, Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight)
 PTOSIM_ENUM(BLayout, int, RowMajor = 0, ColMajor = 1)
 PTOSIM_ENUM(SLayout, int, NoneBox = 0, RowMajor = 1, ColMajor = 2)
-PTOSIM_ENUM(PadValue, int, Null, Zero, Max, Min)
+// PadValue is 64 bits wide: the four named pads, and custom pads (PadValueCustom below) that
+// carry the pad element's bit pattern in the low 32 bits above CustomBase (bit 32)
+PTOSIM_ENUM(PadValue, uint64_t, Null, Zero, Max, Min, CustomBase = 0x100000000)
 PTOSIM_ENUM(CompactMode, int, Null, Normal, RowPlusOne, RowAlignedPadding)
 PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
 PTOSIM_ENUM(MaskPattern, uint8_t, P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7)
@@ -32,11 +34,48 @@ PTOSIM_ENUM(AccToVecMode, uint8_t, SingleModeVec0, SingleModeVec1, DualModeSplit
 PTOSIM_ENUM(ReluPreMode, uint8_t, NoRelu = 0, NormalRelu = 1)
 PTOSIM_ENUM(AtomicType, uint8_t, AtomicNone = 0, AtomicAdd = 1)
 PTOSIM_ENUM(SaturationMode, uint8_t, ON = 0, OFF = 1)
+PTOSIM_ENUM(TFillPadMode, uint8_t, Normal = 0, InPlace = 1, Expand = 2)
 // MGATHER / MSCATTER policies (seed API)
 PTOSIM_ENUM(Coalesce, uint8_t, Row = 0, Elem = 1)
 PTOSIM_ENUM(GatherOOB, uint8_t, Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3)
 PTOSIM_ENUM(GatherExec, uint8_t, Scalar = 0, Simt = 1)
 PTOSIM_ENUM(ScatterAtomicOp, uint8_t, None = 0, Add = 1, Max = 2, Min = 3)
+
+// ---- custom pad values: the public API's constexpr encoders ---------------------------------
+// A custom pad is CustomBase | bits, where bits are the pad element's own bit pattern (32-bit
+// types: all 32 bits; 16- and 8-bit types: the low 16 / 8 bits); the instruction reads the
+// pattern at its element size.
+constexpr bool isCustomPadValue(PadValue pv)
+{
+    return static_cast<uint64_t>(pv) >= static_cast<uint64_t>(PadValue::CustomBase);
+}
+constexpr uint32_t getCustomPadBits(PadValue pv)
+{
+    return static_cast<uint32_t>(static_cast<uint64_t>(pv) & 0xFFFFFFFFull);
+}
+constexpr PadValue ptosim_custom_pad(uint32_t bits)
+{
+    return static_cast<PadValue>(static_cast<uint64_t>(PadValue::CustomBase) | bits);
+}
+constexpr PadValue PadValueCustom(float v) { return ptosim_custom_pad(__builtin_bit_cast(uint32_t, v)); }
+constexpr PadValue PadValueCustom16(uint16_t bits16) { return ptosim_custom_pad(bits16); }
+constexpr PadValue PadValueCustom(int32_t v) { return ptosim_custom_pad(static_cast<uint32_t>(v)); }
+constexpr PadValue PadValueCustom(uint32_t v) { return ptosim_custom_pad(v); }
+constexpr PadValue PadValueCustom(int16_t v) { return ptosim_custom_pad(static_cast<uint16_t>(v)); }
+constexpr PadValue PadValueCustom(int8_t v) { return ptosim_custom_pad(static_cast<uint8_t>(v)); }
+constexpr PadValue PadValueCustom(uint8_t v) { return ptosim_custom_pad(v); }
+constexpr PadValue PadValueCustom(half v) { return ptosim_custom_pad(__builtin_bit_cast(uint16_t, v)); }
+constexpr PadValue PadValueCustom(bfloat16_t v) { return ptosim_custom_pad(v.bits); }
+template <auto V>
+constexpr uint32_t ptosim_pad_bits()
+{
+    if constexpr (std::is_same_v<decltype(V), float>) return __builtin_bit_cast(uint32_t, V);
+    else if constexpr (std::is_same_v<decltype(V), double>) return __builtin_bit_cast(uint32_t, (float)V);
+    else if constexpr (std::is_integral_v<decltype(V)>) return static_cast<uint32_t>(V);
+    else return 0;
+}
+template <auto V>
+inline constexpr PadValue PadCustom = ptosim_custom_pad(ptosim_pad_bits<V>());
 PTOSIM_ENUM(ScatterOOB, uint8_t, Undefined = 0, Skip = 1, Clamp = 2, Wrap = 3)
 PTOSIM_ENUM(ScatterConflict, uint8_t, Last = 0, Default = 1)
 

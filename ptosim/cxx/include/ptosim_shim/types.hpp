@@ -52,6 +52,10 @@
 
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
+// The device compiler (clang-based) also spells the IEEE half `__fp16` (the library's trowprod
+// test uses it in main.cpp and the kernel). g++ on x86-64 has no such type, and clang's own
+// __fp16 is a storage-only type distinct from half: both compilers here read it as half.
+#define __fp16 _Float16
 #if defined(__CPU_SIM)
 typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_common.h uses it)
 #endif  // on the NPU targets acl/acl.h declares it as the runtime's 16-bit integer
@@ -60,10 +64,9 @@ typedef _Float16 aclFloat16;  // the CPU simulator's type.hpp declares it (test_
 struct bfloat16_t {
     uint16_t bits = 0;
     bfloat16_t() = default;
-    bfloat16_t(float f)
+    constexpr bfloat16_t(float f)  // constexpr: PadValueCustom((bfloat16_t)-1.0) is a constant
     {
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
+        uint32_t u = __builtin_bit_cast(uint32_t, f);
         if ((u & 0x7fffffffu) > 0x7f800000u) {
             bits = (uint16_t)((u >> 16) | 0x40);
         } else {
@@ -71,8 +74,8 @@ struct bfloat16_t {
             bits = (uint16_t)(u >> 16);
         }
     }
-    bfloat16_t(double d) : bfloat16_t((float)d) {}
-    bfloat16_t(int v) : bfloat16_t((float)v) {}
+    constexpr bfloat16_t(double d) : bfloat16_t((float)d) {}
+    constexpr bfloat16_t(int v) : bfloat16_t((float)v) {}
     operator float() const
     {
         uint32_t u = (uint32_t)bits << 16;
@@ -230,6 +233,7 @@ template <class F>
 struct Launcher {
     F fn;
     long blocks;
+    long dyn_ubuf;  // the launch's dynamic UB bytes (950 SIMT kernels), 0: the default
     template <class... A>
     __attribute__((noinline)) void operator()(A... args) const
     {
@@ -238,6 +242,7 @@ struct Launcher {
         pending_launch() = [f, args...]() { f(args...); };
         std::string b;
         jkey(b, "blocks"); jint(b, blocks);
+        if (dyn_ubuf > 0) { jkey(b, "dyn_ubuf"); jint(b, dyn_ubuf); }
         jkey(b, "kernel"); jstr(b, symbol_of(reinterpret_cast<const void *>(fn)));
         if constexpr (std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>) {
             (void)LaunchCall<F>::registered;
@@ -258,10 +263,20 @@ struct Launcher {
         }
     }
 };
-template <class F, class... Cfg>
-Launcher<F> launch(F fn, long blocks, Cfg &&...)
+// The second launch parameter: an integer is the dynamic UB size of a 950 SIMT kernel (the
+// library's a5 mscatter test launches `<<<1, (uint32_t)bytes, stream>>>`); a pointer (a2a3's
+// l2ctrl, nullptr) is none
+inline long dyn_ubuf_of() { return 0; }
+template <class First, class... Rest>
+long dyn_ubuf_of(First &&first, Rest &&...)
 {
-    return Launcher<F>{fn, blocks};
+    if constexpr (std::is_integral_v<std::decay_t<First>>) return (long)first;
+    else return 0;
+}
+template <class F, class... Cfg>
+Launcher<F> launch(F fn, long blocks, Cfg &&...cfg)
+{
+    return Launcher<F>{fn, blocks, dyn_ubuf_of(cfg...)};
 }
 } // namespace ptosim
 
@@ -332,6 +347,30 @@ __attribute__((noinline)) inline void set_intra_block(pipe_t, int64_t)
 __attribute__((noinline)) inline void wait_intra_block(pipe_t, int64_t)
 {
     ptosim::unsupported("wait_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+}
+
+// fixpipe quantisation modes: a builtin unscoped enum of the device compiler (kernels write both
+// `NoQuant` and `QuantMode_t::NoQuant`). The values only feed the raw fixpipe intrinsics below,
+// which ptosim does not run, so they are numbered in declaration order.
+enum QuantMode_t : uint64_t {
+    NoQuant, F322F16, F322BF16, QF322B8_PRE, QF322F16_PRE, QF322BF16_PRE, QF322HIF8_PRE, QF322FP8_PRE,
+    VQF322B8_PRE, VQF322F16_PRE, VQF322BF16_PRE, VQF322HIF8_PRE, VQF322FP8_PRE, REQ8, VREQ8, DEQF16,
+    VDEQF16, SHIFTS322S16, VSHIFTS322S16,
+};
+// the fixpipe's ND-parameter register: read only by the raw copies, which stop the run
+inline void set_nd_para(uint64_t) {}
+// raw fixpipe copies (the register-level form of TSTORE / TMOV from Acc): the run stops at the call
+template <class... A>
+__attribute__((noinline)) void copy_matrix_cc_to_gm(A...)
+{
+    ptosim::unsupported("copy_matrix_cc_to_gm (a raw fixpipe intrinsic; use TSTORE(gm, acc))",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void copy_matrix_cc_to_cbuf(A...)
+{
+    ptosim::unsupported("copy_matrix_cc_to_cbuf (a raw fixpipe intrinsic; use TMOV(mat, acc))",
+                        ptosim::call_site(__builtin_return_address(0)));
 }
 
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect

@@ -207,7 +207,7 @@ SCALAR_ROUNDED = FindingCode(
 CONVERSION_UNDEFINED = FindingCode(
     "F109",
     "conversion-undefined",
-    "TCVT (or a cpu TLOG on integers) whose result the reference leaves undefined (NaN, "
+    "TCVT (or a cpu TLOG / TPOW on integers) whose result the reference leaves undefined (NaN, "
     "infinities or out-of-range values to an integer type); ptosim gives the result "
     "docs/reference/conversion.md names",
     "clamp or filter the data before converting",

@@ -155,7 +155,10 @@ class Dispatcher:
         Mixed kernels place every tile in code both halves share; on the device a TASSIGN is
         only an address, so ptosim records it where the tile is used (rule core-buffer there)."""
         space = SPACE_OF_LOC[TileType[d["loc"]]]
-        return self.recorder.program.arch.size_of(space) is None
+        arch = self.recorder.program.arch
+        if d["loc"] != "Vec" and arch.spec.cube.raw_access_cube_tiles:
+            return False  # cpu: every tile is host memory, reached by raw access from any core
+        return arch.size_of(space) is None
 
     def touch(self, tile_id: int) -> None:
         self.used[tile_id] = next(self._uses)

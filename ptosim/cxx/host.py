@@ -26,12 +26,13 @@ import numpy as np
 from .. import program as _program
 from ..device import Device
 from ..errors import CxxError, PtoSimError
-from ..memory import GM_BASE_ADDRESS
+from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..program import Kernel
 from . import build as _build
 from .dispatch import Dispatcher, _located
 from .hostmem import GM_WRITERS, HostMemory  # GM_WRITERS: a raw host read of GM waits for them
 from .kernel import _CALLBACK, _fault_error, _Loaded
+from .raw import ONCHIP_SPAN_BYTES
 
 # the host-side errors that mean "this test body is the kernel" (run_body_as_kernel)
 BODY_IS_KERNEL = ("raw access to device memory", "scalar read in a kernel called without")
@@ -58,6 +59,9 @@ class Host:
         self.hostmem = HostMemory(dev, loaded.gm_base)  # GlobalTensors over host memory (cpu)
         self._raw_page: int | None = None  # a host write to device memory in flight
         self._raw_tile: dict | None = None  # a plain-called kernel's tile write in flight
+        # a plain-called kernel's raw tile reads: its requests so far simulated once, the
+        # on-chip memories after them (raw writes since applied), for len(implicit) requests
+        self._seen: tuple[int, dict, Dispatcher] | None = None
 
     # -- a kernel called as a plain function writing tile storage (tile.data()[i] = v,
     # std::fill): kept with its other requests as the SetValues of the elements it wrote (the
@@ -73,7 +77,47 @@ class Host:
         now = np.frombuffer(ctypes.string_at(out, w["page_size"]), np.uint8)
         nz = np.flatnonzero(now)
         req = dict(w, op="raw_write", offsets=nz.tolist(), values=now[nz].tolist())
+        fresh = self._seen is not None and self._seen[0] == len(self.implicit)
         self.implicit.append((req, w.pop("site")))
+        if fresh:  # the replay's SetValues, applied to the simulated memory too
+            _, mems, disp = self._seen
+            page = req["page"] - self.loaded.onchip_base
+            tile = disp.tile_over(req["addr"] - self.loaded.onchip_base)
+            if tile is not None:
+                mem = mems[SPACE_OF_LOC[tile.loc]]
+                size = tile.geom.dtype.size_bytes
+                first = req["addr"] - self.loaded.onchip_base
+                first -= (first - tile.placement.address) % size
+                mem[first : first + size] = 0  # the addressed element is always stored
+                mem[page + nz] = now[nz]
+            self._seen = (len(self.implicit), mems, disp)
+
+    def raw_tile_read(self, req: dict, out) -> None:
+        """A plain-called kernel reading tile storage (the library's TMRGSORT top-k test copies
+        tiles element by element between its instructions): its requests so far are simulated
+        (once per new instruction; the memory then follows its raw writes) and the page is
+        served from the on-chip memory of the addressed tile. The read itself is not an
+        instruction: the plain call is replayed as one run at the next runtime call."""
+        if self._seen is None or self._seen[0] != len(self.implicit):
+            res, disp = self._simulate(list(self.implicit))
+            mems = {k: m.data.copy() for k, m in res.blocks[0].buffers.items()}
+            self._seen = (len(self.implicit), mems, disp)
+        _, mems, disp = self._seen
+        n = int(req["page"])
+        off = req["addr"] - self.loaded.onchip_base
+        tile = disp.tile_over(off)
+        if tile is None:
+            raise CxxError(
+                f"the kernel reads UB address {off:#x} directly, but no tile was TASSIGNed or "
+                "used over it: its element type is unknown"
+            )
+        mem = mems[SPACE_OF_LOC[tile.loc]]
+        page = off - off % n
+        data = np.zeros(n, np.uint8)
+        lo, hi = page, min(page + n, mem.size)
+        if lo < hi:
+            data[: hi - lo] = mem[lo:hi]
+        ctypes.memmove(out, data.tobytes(), n)
 
     # -- host code touching device memory directly (the CPU simulator's device memory is host
     # memory, so tests fill aclrtMalloc buffers in place): served from the GM buffers, no
@@ -140,6 +184,8 @@ class Host:
                 self.raw_gm_done(out)
             elif req["op"] == "raw" and req["write"]:
                 self.raw_tile_write(req, site, out)
+            elif req["op"] == "raw" and self._onchip(req["addr"]):
+                self.raw_tile_read(req, out)
             elif req["op"] == "raw_done" and self._raw_tile is not None:
                 self.raw_tile_done(out)
             elif req["op"] in ("raw", "raw_done"):
@@ -217,13 +263,22 @@ class Host:
     def flush(self) -> None:
         """Simulate the pending plain-call requests as one single-block launch."""
         reqs, self.implicit = self.implicit, []
-        if not reqs:
-            return
+        self._seen = None
+        if reqs:
+            self.runs.append(self._simulate(reqs)[0])
+
+    def _onchip(self, addr: int) -> bool:
+        return 0 <= addr - self.loaded.onchip_base < ONCHIP_SPAN_BYTES
+
+    def _simulate(self, reqs: list) -> tuple:
+        """(RunResult, Dispatcher) of ``reqs`` run as one single-block launch."""
         host = self
+        disps: list[Dispatcher] = []
 
         def implicit_launch():
             rec = _program.current()
             disp = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
+            disps.append(disp)
             for req, site in reqs:
                 rec.source = site
                 try:
@@ -233,7 +288,8 @@ class Host:
                 finally:
                     rec.source = None
 
-        self.runs.append(self.dev.run(Kernel(implicit_launch, cores=self.cores), block_dim=1))
+        res = self.dev.run(Kernel(implicit_launch, cores=self.cores), block_dim=1)
+        return res, disps[-1]
 
     def launch(
         self, blocks: int, symbol: str, key: str | None = None, words=None, dyn_ubuf=None

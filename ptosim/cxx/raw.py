@@ -22,6 +22,8 @@ import numpy as np
 
 from .. import api as pto
 from ..errors import CxxError
+from ..isa.scalar_access import raw_get, raw_set
+from ..memory import SPACE_OF_LOC
 from ..program import NeedsSession
 
 # ptosim_shim/record.hpp: tiles without TASSIGN point into the on-chip range from here on
@@ -78,16 +80,19 @@ class RawAccess:
         return whole, rel // size, size, addr - rel % size
 
     # -- the page as the session's memory holds it ----------------------------------------------
-    def page_bytes(self, page: int, n: int) -> bytes:
+    def page_bytes(self, page: int, n: int, obj) -> bytes:
+        """The ``n`` bytes from host address ``page`` as the session holds them; on chip, in the
+        memory of ``obj``, the tile the access addresses (UB, or L1 / L0A / L0B / L0C for a cube
+        tile: the shim maps every on-chip space at the same base)."""
         d = self.d
         ctx = d.recorder.session.ctx
         out = np.zeros(n, np.uint8)
         off = page - d.loaded.onchip_base
         if 0 <= off < ONCHIP_SPAN_BYTES:
-            ub = ctx.ub.data
-            lo, hi = off, min(off + n, ub.size)
+            mem = ctx.buffers[SPACE_OF_LOC[obj.loc]].data
+            lo, hi = off, min(off + n, mem.size)
             if lo < hi:
-                out[: hi - lo] = ub[lo:hi]
+                out[: hi - lo] = mem[lo:hi]
             return out.tobytes()
         for buf, start in d.gm_spans():
             lo, hi = max(page, start), min(page + n, start + buf.nbytes)
@@ -108,8 +113,8 @@ class RawAccess:
                 "(use GetValue / SetValue)"
             )
         if not req["write"]:
-            obj.GetValue(index)  # PIPE_S has executed it: the memory is current for it
-        given = self.page_bytes(page, n)
+            raw_get(obj, index)  # PIPE_S has executed it: the memory is current for it
+        given = self.page_bytes(page, n, obj)
         ctypes.memmove(out, given, n)
         if req["write"]:
             self.pending = {"addr": addr, "page": page, "given": given, "site": site}
@@ -151,4 +156,4 @@ class RawAccess:
                 )
             dt = obj.geom.dtype if isinstance(obj, pto.Tile) else obj.dtype
             value = np.frombuffer(now[first - page : first - page + size].tobytes(), dt.np)[0]
-            obj.SetValue(index, value.item())
+            raw_set(obj, index, value.item())

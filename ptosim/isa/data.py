@@ -375,9 +375,10 @@ class _Transfer(Instruction):
             checks.append(count)
         if nz or dma.burst_length_must_match:
             checks.append(burst)
-        # a TSTORE of an ND/DN view may only bound the valid region (the cpu reference asserts
-        # that the view holds it and stores the valid rows and columns at their GM offsets)
-        bound = dma.store_valid_within_view and not self.is_load and not nz
+        # an ND/DN view may only bound the valid region (cpu: each valid (row, col) moves at its
+        # GM offset; a TSTORE's view must hold it, a TLOAD's too in the Release build)
+        within = dma.load_valid_within_view if self.is_load else dma.store_valid_within_view
+        bound = within and not nz
         for name, valid, view in checks:
             self.require(
                 valid <= view if bound else valid == view,

@@ -1,6 +1,7 @@
 """Scalar access: GetValue / SetValue of one element of a Vec tile (UB) or a GlobalTensor (GM),
-run by the scalar unit on PIPE_S (it has no path to L1: a Mat tile is rule tile-location; on cpu
-every tile kind, the CPU simulator's tiles being host memory).
+run by the scalar unit on PIPE_S (it has no path to L1: a Mat tile is rule tile-location). A C++
+raw access (``tile.data()[i]``, served as these instructions with ``raw=True``) reaches any tile,
+in its own buffer, on a target whose ``cube.raw_access_cube_tiles`` is set (cpu: host memory).
 
 Index convention (AscendC ``LocalTensor::GetValue(offset)`` / ``GlobalTensor::GetValue(offset)``
 and pto-isa ``tile.data()[i]`` all index the raw element pointer):
@@ -32,7 +33,6 @@ from ..program import current, emit
 from ..tensors import GlobalTensor, GmRef, Tile, TileRef
 from .base import Arch, ExecContext, Instruction
 from .registry import instruction
-from .spec import CubeAddressing
 
 
 class _ScalarAccess(Instruction):
@@ -40,6 +40,7 @@ class _ScalarAccess(Instruction):
 
     nominal_pipe = Pipe.PIPE_S
     operand_name = "?"
+    raw = False  # a C++ raw element access (tile.data()[i]), not the GetValue / SetValue API
 
     @property
     def ref(self) -> TileRef | GmRef:
@@ -57,10 +58,10 @@ class _ScalarAccess(Instruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_element_dtype(self.operand_name, self.ref, arch)
-        # the scalar unit reaches UB and GM, not L1; the CPU simulator's tiles of every kind
-        # are host memory (its cpu tests fill Mat tiles through tile.data())
-        host_tiles = arch.spec.cube.addressing is CubeAddressing.LOGICAL
-        if isinstance(self.ref, TileRef) and not host_tiles:
+        # the scalar unit reaches UB and GM, not L1 / L0 (a raw access on cpu: host memory)
+        if isinstance(self.ref, TileRef) and not (
+            self.raw and arch.spec.cube.raw_access_cube_tiles
+        ):
             self.require_loc(self.operand_name, self.ref)
         where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
         self.require(
@@ -100,8 +101,8 @@ class GetValueInstr(_ScalarAccess):
     reads = ("src",)
     operand_name = "src"
 
-    def __init__(self, src: TileRef | GmRef, index: int):
-        self.src, self.index = src, index
+    def __init__(self, src: TileRef | GmRef, index: int, *, raw: bool = False):
+        self.src, self.index, self.raw = src, index, raw
         self.value: int | float | None = None
 
     def execute(self, ctx: ExecContext) -> None:
@@ -118,8 +119,8 @@ class SetValueInstr(_ScalarAccess):
     writes = ("dst",)
     operand_name = "dst"
 
-    def __init__(self, dst: TileRef | GmRef, index: int, value):
-        self.dst, self.index, self.value = dst, index, value
+    def __init__(self, dst: TileRef | GmRef, index: int, value, *, raw: bool = False):
+        self.dst, self.index, self.value, self.raw = dst, index, value, raw
 
     def validate(self, arch: Arch) -> None:
         super().validate(arch)
@@ -163,3 +164,18 @@ def SetValue(dst, index: int, value) -> None:
     """Store ``value`` into element ``index`` of ``dst`` (a Tile or a GlobalTensor) with the
     scalar unit: ``dst.SetValue(index, value)``."""
     emit(SetValueInstr(_operand(dst, "SetValue dst"), _index(index, "SetValue index"), value))
+
+
+def raw_get(src, index: int):
+    """A C++ raw read (``tile.data()[i]``, ``*gm_ptr``): GetValue, marked raw."""
+    instr = emit(
+        GetValueInstr(_operand(src, "raw read"), _index(index, "raw read index"), raw=True)
+    )
+    return current().read(instr)
+
+
+def raw_set(dst, index: int, value) -> None:
+    """A C++ raw write: SetValue, marked raw."""
+    emit(
+        SetValueInstr(_operand(dst, "raw write"), _index(index, "raw write index"), value, raw=True)
+    )

@@ -320,6 +320,8 @@ class DmaRules:
     burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
     atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
     tmov: TMovCopy
+    # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
+    load_valid_within_view: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -494,6 +496,9 @@ class CubeRules:
     # TPUSH of a TILE_NO_SPLIT Vec tile (vector -> cube): AIV1 stores it too (into the same
     # slot, reference/cube_isa.md 6); False: AIV1 is an inactive lane that skips its store
     fifo_no_split_both_store: bool
+    # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
+    # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
+    raw_access_cube_tiles: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -93,7 +93,7 @@ DTYPES: dict[str, tuple | None] = {
     "TRECIP": (i16, u16, i32, u32, i64, u64) + FLOATS,
     # cpu/ElementOp.h (vector_isa.md 3.23)
     **{name: INTS[:6] + FLOATS for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
-    "TPRELU": FLOATS,
+    "TPRELU": ARITH,  # cpu/ElementOp.h OP_PRELU: written for any arithmetic T
     **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
     "TPARTARGMAX": _PART,
     "TPARTARGMIN": _PART,
@@ -110,7 +110,7 @@ DTYPES: dict[str, tuple | None] = {
     "TSEL": NON_OPAQUE,
     "TSELS": NON_OPAQUE,
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
-    "TTRANS": SIZED_124,
+    "TTRANS": SIZED_124 + (hif8,),  # cpu/TTrans.hpp: a bit copy, element sizes checked only
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32),
     "TEXTRACT": SIZED_124 + (i64, u64),
     "TINSERT": SIZED_124 + (i64, u64),
@@ -158,6 +158,9 @@ SPEC = S.TargetSpec(
         burst_count_limit=None,
         atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
         tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)
+        # its TLOAD assert (valid == the view) is compiled out in the Release build the library's
+        # test runners make (tests/run_cpu.py); its tpow test loads 63x63 from a 64x64 view (D7)
+        load_valid_within_view=True,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.REFERENCE_LOOP,  # semantics.md 3.1.2, 3.2.2
@@ -277,5 +280,8 @@ SPEC = S.TargetSpec(
         mat_store=True,
         tf32_mantissa_bits=None,  # SetMadTF32Mode is compiled for the cube only
         fifo_no_split_both_store=False,  # cpu/TPush.hpp: AIV1 is an inactive lane, no store
+        # every tile's storage is host memory: its tests write Acc tiles through tile.data()
+        # (the tassign system test); GetValue / SetValue static_assert a Vec tile
+        raw_access_cube_tiles=True,
     ),
 )

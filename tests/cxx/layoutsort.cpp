@@ -74,11 +74,12 @@ AICORE void fillpad(u8p out, u8p a, F op)
 }
 // src 16x32 viewed as DR x DC (no TASSIGN on dst: an alias); dst's valid region is its left half,
 // so the bytes stored depend on the shape
-template <typename T, int DR, int DC, typename TS = T>
+template <typename T, int DR, int DC, typename TS = T, bool AssignDst = false>
 AICORE void reshape(u8p out, u8p a)
 {
     V<T, 16, 32> src;
     V<TS, DR, DC, DR, DC / 2> dst;
+    if constexpr (AssignDst) TASSIGN(dst, 0x4000);  // the view replaces the placement
     TASSIGN(src, 0x0);
     load<16, 32>(src, a);
     SYNC(PIPE_MTE2, PIPE_V);
@@ -86,11 +87,12 @@ AICORE void reshape(u8p out, u8p a)
     SYNC(PIPE_V, PIPE_MTE3);
     store<DR, DC / 2>(out, dst);
 }
-template <typename T, int RI, int CI>
+template <typename T, int RI, int CI, bool AssignDst = false>
 AICORE void subview(u8p out, u8p a)  // an 8x16 window at (RI, CI) of a 16x32 tile
 {
     V<T, 16, 32> src;
     V<T, 16, 32, 8, 16> dst;
+    if constexpr (AssignDst) TASSIGN(dst, 0x4000);  // the view replaces the placement
     TASSIGN(src, 0x0);
     load<16, 32>(src, a);
     SYNC(PIPE_MTE2, PIPE_V);
@@ -171,11 +173,23 @@ ENTRY(TFILLPAD_custom_i16_inplace)
     fillpad<int16_t, PadValueCustom(int16_t(-7)), 32, 0x0>(
         out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::InPlace>(d, s); });
 }
+ENTRY(TFILLPAD_mode_expand_f32)
+{ UNUSED; fillpad<float, PadValue::Max, 64, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::Expand>(d, s); }); }
+ENTRY(TFILLPAD_mode_inplace_f16)
+{ UNUSED; fillpad<half, PadValue::Min, 32, 0x0>(out, a, [](auto &d, auto &s) { TFILLPAD<TFillPadMode::InPlace>(d, s); }); }
+ENTRY(TFILLPAD_custom16_f16)
+{ UNUSED; fillpad<half, PadValueCustom16(0xBC00), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom_i32)
+{ UNUSED; fillpad<int32_t, PadValueCustom(int32_t(-7)), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
+ENTRY(TFILLPAD_custom_two_u16)
+{ UNUSED; fillpad<uint16_t, PadCustom<2>, 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }
 ENTRY(TRESHAPE_f32) { UNUSED; reshape<float, 32, 16>(out, a); }
 ENTRY(TRESHAPE_f16) { UNUSED; reshape<half, 8, 64>(out, a); }
 ENTRY(TRESHAPE_i32_u32) { UNUSED; reshape<int32_t, 64, 8, uint32_t>(out, a); }
 ENTRY(TSUBVIEW_f32) { UNUSED; subview<float, 4, 8>(out, a); }
 ENTRY(TSUBVIEW_f16) { UNUSED; subview<half, 2, 16>(out, a); }
+ENTRY(TSUBVIEW_assigned_f32) { UNUSED; subview<float, 4, 8, true>(out, a); }
+ENTRY(TRESHAPE_assigned_f32) { UNUSED; reshape<float, 32, 16, float, true>(out, a); }
 ENTRY(TTRANS_f32) { UNUSED; trans<float>(out, a); }
 ENTRY(TTRANS_f16) { UNUSED; trans<half>(out, a); }
 ENTRY(TTRANS_i32) { UNUSED; trans<int32_t>(out, a); }

@@ -94,3 +94,15 @@ extern "C" __global__ AICORE void raw_memcpy(__gm__ float *in, __gm__ float *out
     std::memcpy(v, in + 4, n);  // @raw_memcpy_read
     out[0] = v[0] + v[1];
 }
+
+// a raw write into an accumulator (L0C) tile read back raw: host memory on cpu (the CPU
+// simulator's tassign test), no scalar path to L0C on the NPUs
+extern "C" __global__ AICORE void raw_acc(__gm__ float *in, __gm__ float *out)
+{
+    (void)in;
+    using AccTile = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    AccTile acc;
+    TASSIGN(acc, 0x400);
+    acc.data()[5] = 0x5a5a5a;  // @raw_acc
+    out[0] = float(acc.data()[5] + 1);
+}

@@ -151,6 +151,14 @@ fillpad_case("TFILLPAD_INPLACE_zero_f16", pto.TFILLPAD_INPLACE, "half", "Zero", 
 fillpad_case("TFILLPAD_custom_f32", pto.TFILLPAD, "float32", -1.0, 32, 0x4000)
 fillpad_case("TFILLPAD_custom_f16_expand", pto.TFILLPAD_EXPAND, "half", -1.5, 64, 0x4000)
 fillpad_case("TFILLPAD_custom_i16_inplace", pto.TFILLPAD_INPLACE, "int16", -7.0, 32, 0x0)
+# TFILLPAD<TFillPadMode::...>(dst, src) is the mode's instruction; a custom pad's bits are
+# decoded in dst's element type (-1.5f; 0xBC00 is half -1.0; int32 -7; a uint16 of value 2, which
+# is not PadValue::Max)
+fillpad_case("TFILLPAD_mode_expand_f32", pto.TFILLPAD_EXPAND, "float32", "Max", 64, 0x4000)
+fillpad_case("TFILLPAD_mode_inplace_f16", pto.TFILLPAD_INPLACE, "half", "Min", 32, 0x0)
+fillpad_case("TFILLPAD_custom16_f16", pto.TFILLPAD, "half", -1.0, 32, 0x4000)
+fillpad_case("TFILLPAD_custom_i32", pto.TFILLPAD, "int32", -7.0, 32, 0x4000)
+fillpad_case("TFILLPAD_custom_two_u16", pto.TFILLPAD, "uint16", 2.0, 32, 0x4000)
 
 
 def reshape_case(entry, dt, dr, dc, dts=None):
@@ -614,7 +622,7 @@ tscatter_mask_case("TSCATTER_P0010_col_i32", "int32", 4, 32, mask="P0010", axis=
 
 
 # -- the test -----------------------------------------------------------------------------------
-ENTRIES = sorted(CASES) + ["TGATHER_cmp_f32"]
+ENTRIES = sorted(CASES) + ["TGATHER_cmp_f32", "TSUBVIEW_assigned_f32", "TRESHAPE_assigned_f32"]
 
 
 @pytest.fixture(scope="module")
@@ -690,3 +698,42 @@ def test_cxx_tgather_compare_form_stops_at_its_line(prog, device):
     assert err.value.code == "PTO103"
     assert "layoutsort.cpp:" in str(err.value)
     assert "TGATHER: the compare form TGATHER<..., CmpMode>" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "entry, dt, pad",
+    [
+        ("TFILLPAD_custom_f32", np.float32, -1.0),
+        ("TFILLPAD_custom16_f16", np.float16, -1.0),
+        ("TFILLPAD_custom_i32", np.int32, -7),
+        ("TFILLPAD_custom_two_u16", np.uint16, 2),
+    ],
+)
+def test_cxx_custom_pad_is_the_bit_pattern_in_the_element_type(prog, entry, dt, pad):
+    """PadValueCustom(-1.5f), PadValueCustom16(0xBC00), PadValueCustom(int32_t(-7)),
+    PadCustom<2>: TFILLPAD copies src's 8x20 valid region and writes the decoded pad elsewhere
+    (the expected tile built here with numpy)."""
+    dev = pto.Device("cpu")
+    a = np.random.default_rng(3).integers(0, 100, (8, 20)).astype(dt)
+    out = dev.gm_zeros((16, 32), np.dtype(dt).name)
+    dummy = dev.gm_array(DUMMY)
+    dev.run(prog.entry(entry), out, dev.gm_array(a), dummy, dummy)
+    want = np.full((16, 32), pad, dt)
+    want[:8, :20] = a
+    assert np.array_equal(out.numpy().view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_cxx_views_of_a_tassigned_dst_alias_src(prog, device):
+    """TSUBVIEW / TRESHAPE into a dst that had its own TASSIGN (the library's tsubview and
+    treshape tests): dst.data() is src's storage afterwards, so the TSTORE of dst stores src's
+    window (numpy: the 8x16 block at (4, 8); the 16x32 tile read as 32x16, left half)."""
+    dev = pto.Device(device)
+    a = np.arange(16 * 32, dtype=np.float32).reshape(16, 32)
+    dummy = dev.gm_array(DUMMY)
+    out = dev.gm_zeros((8, 16), "float32")
+    dev.run(prog.entry("TSUBVIEW_assigned_f32"), out, dev.gm_array(a), dummy, dummy)
+    np.testing.assert_array_equal(out.numpy(), a[4:12, 8:24])
+    out = dev.gm_zeros((32, 8), "float32")
+    dev.run(prog.entry("TRESHAPE_assigned_f32"), out, dev.gm_array(a), dummy, dummy)
+    np.testing.assert_array_equal(out.numpy(), a.reshape(32, 16)[:, :8])

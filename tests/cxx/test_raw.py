@@ -18,6 +18,7 @@ SRC = CXX_DIR / "raw.cpp"
 DIM, MAX_IDS, BLOCKS = 16, 8, 2
 ENTRIES = [
     "raw_gather", "raw_gather_no_wait", "raw_write", "raw_gm_write", "raw_outside", "raw_memcpy",
+    "raw_acc",
 ]  # fmt: skip
 
 pytestmark = pytest.mark.skipif(
@@ -141,6 +142,19 @@ def test_a_raw_gm_pointer_outside_the_buffers_is_a_clear_error(prog):
     values = np.arange(DIM, dtype=np.float32)
     _, out = two(prog, "raw_write", "a2", values)
     assert np.array_equal(out, 2 * values)
+
+
+def test_a_raw_accumulator_access_is_host_memory_on_cpu_only(prog):
+    """cpu: acc.data()[5] = 0x5a5a5a, then out[0] = acc.data()[5] + 1 (L0C is host memory in the
+    CPU simulator); a2: the vector core's scalar unit has no path to L0C - a coded error at the
+    line (there the Acc tile's TASSIGN is only an address of the cube core's buffer, so the
+    message says that no tile of this core covers the address)."""
+    _, out = two(prog, "raw_acc", "cpu", np.zeros(DIM, np.float32))
+    assert out[0] == np.float32(0x5A5A5A + 1)
+    with pytest.raises(pto.PtoSimError) as err:
+        two(prog, "raw_acc", "a2", np.zeros(DIM, np.float32))
+    assert err.value.code == "PTO103", err.value
+    assert line("raw_acc") in str(err.value)
 
 
 def test_raw_access_runs_are_deterministic(prog, tmp_path):

@@ -182,6 +182,31 @@ def test_ttrans_property(device, dtype, R, C):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+def test_cpu_ttrans_moves_hifloat8_bits():
+    """cpu TTRANS is a bit copy checking element sizes only (the CPU system test transposes
+    hifloat8): the bytes of the 5x3 valid region, transposed."""
+    dev = pto.Device("cpu")
+    host = np.arange(8 * 32, dtype=np.uint8).reshape(8, 32)
+    src_gm = dev.gm_array(host, dtype="hifloat8")
+    out = dev.gm_zeros((32, 32), "hifloat8")
+
+    @pto.kernel
+    def k(src_gm, out):
+        src = pto.Tile("Vec", "hifloat8", 8, 32, valid=(5, 3))
+        dst = pto.Tile("Vec", "hifloat8", 32, 32, valid=(3, 5))
+        pto.TLOAD(src, pto.GlobalTensor(src_gm, (1, 1, 1, 5, 3), stride=(256, 256, 256, 32, 1)))
+        pto.set_flag("MTE2", "V", 0)
+        pto.wait_flag("MTE2", "V", 0)
+        pto.TTRANS(dst, src)
+        pto.set_flag("V", "MTE3", 0)
+        pto.wait_flag("V", "MTE3", 0)
+        pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 3, 5), stride=(1024, 1024, 1024, 32, 1)), dst)
+
+    dev.run(k, src_gm, out)
+    got = out.numpy().view(np.uint8)
+    assert np.array_equal(got[:3, :5], host[:5, :3].T)
+
+
 def test_ttrans_a2a3_scalar_path_is_exact():
     src_h = np.arange(8 * 8, dtype=np.float32).reshape(8, 8)
     k = Kern("a2", [src_h])
@@ -409,6 +434,32 @@ def test_tgather_mask(device, mask):
     dense = src_h[:8, :13][:, pos::times].reshape(-1)
     np.testing.assert_array_equal(k.storage(k.row).reshape(-1)[: dense.size], dense)
     np.testing.assert_array_equal(k.storage(k.col)[:, :13], src_h[pos::times, :13])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tgather_mask_between_types_of_one_size_copies_bits(device):
+    """float32 src -> int32 dst (the CPU system test's xtype case): the kept elements' bits, not
+    their values converted; a dst of another size is rule same-size."""
+    src_h = (np.arange(4 * 16, dtype=np.float32) * 0.75 - 5).reshape(4, 16)
+    k = Kern(device, [src_h])
+
+    def body(k, src):
+        k.row = k.place(vec("int32", 4, 8))
+        pto.TGATHER(k.row, src, mask="P1010", axis="GATHER_ROW")
+        k.col = k.place(vec("uint32", 2, 16))
+        pto.TGATHER(k.col, src, mask="P0101", axis="GATHER_COL")
+
+    k.run(body)
+    bits = src_h.view(np.int32)
+    np.testing.assert_array_equal(k.storage(k.row), bits[:, 1::2])
+    np.testing.assert_array_equal(k.storage(k.col), bits[0::2].view(np.uint32))
+
+    def wrong(k, src):
+        pto.TGATHER(k.place(vec("half", 4, 16)), src, mask="P1010", axis="GATHER_ROW")
+
+    with pytest.raises(ConstraintError) as err:
+        Kern(device, [src_h]).run(wrong)
+    assert err.value.rule == "same-size"
 
 
 @pytest.mark.parametrize("device", DEVICES)

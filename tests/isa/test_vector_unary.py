@@ -543,6 +543,23 @@ def test_tpow_integer_squaring_wraps(devname):
     assert_same_bits(run.tile(dst), np.array(want, dtype=np.int16).reshape(a.shape))
 
 
+def test_cpu_integer_tpow_out_of_range_gives_the_x86_result_and_f109():
+    """cpu: static_cast<int16_t>(pow(9, 5)) is undefined behaviour; x86-64 code converts at 32
+    bits then stores the low 16 (59049 -> -6487, the library's int16 TPOW golden via numpy's
+    wrapping power); an int32 result beyond 2**31 is the integer indefinite INT_MIN."""
+    a = np.array([[9, 2, 3, -2] * 4], dtype=np.int16)
+    e = np.array([[5, 3, 10, 15] * 4], dtype=np.int16)
+    run, dst = math_case("cpu", "POW", "int16", a, e)
+    want = [(x**k + 2**15) % 2**16 - 2**15 for x, k in zip(a.ravel().tolist(), e.ravel().tolist())]
+    assert_same_bits(run.tile(dst), np.array(want, dtype=np.int16).reshape(a.shape))
+    assert [f.code for f in run.findings] == ["F109"] and "8 element(s)" in run.findings[0].message
+    a32 = np.array([[10, 2] * 8], dtype=np.int32)
+    e32 = np.array([[10, 30] * 8], dtype=np.int32)
+    run, dst = math_case("cpu", "POW", "int32", a32, e32)
+    want32 = np.array([[-(2**31), 2**30] * 8], dtype=np.int32)
+    assert_same_bits(run.tile(dst), want32)
+
+
 @pytest.mark.parametrize("devname", DEVICES)
 @pytest.mark.parametrize("dt", ["half", "float32"])
 def test_tprelu(devname, dt):
@@ -553,6 +570,24 @@ def test_tprelu(devname, dt):
     run, dst = math_case(devname, "PRELU", dt, a, s)
     want = [x if x > 0 else to_t(x * y, dt) for x, y in zip(a.ravel().tolist(), s.ravel().tolist())]
     assert_same_values(run.tile(dst), np.array(want, dtype=NP[dt]).reshape(a.shape))
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32"])
+def test_tprelu_integers_on_cpu_wrap_the_product(dt):
+    """cpu TPRELU is written for any arithmetic T (the CPU system test runs int16 and int32):
+    a > 0 ? a : a * slope, the product wrapped to T (the NPUs define f16/f32 only)."""
+    info = np.iinfo(NP[dt])
+    a = np.array([[5, -3, 0, -100, info.min, info.max, -1, 7] * 4], dtype=NP[dt])
+    s = np.array([[2, 3, 9, 100, -1, 3, -1, 0] * 4], dtype=NP[dt])
+    run, dst = math_case("cpu", "PRELU", dt, a, s)
+    bits = 8 * np.dtype(NP[dt]).itemsize
+    want = []
+    for x, y in zip(a.ravel().tolist(), s.ravel().tolist()):
+        v = x if x > 0 else (x * y) % (1 << bits)
+        if info.min < 0 and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        want.append(v)
+    assert_same_bits(run.tile(dst), np.array(want, dtype=NP[dt]).reshape(a.shape))
 
 
 # -- checks ------------------------------------------------------------------------------

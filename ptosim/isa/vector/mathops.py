@@ -10,8 +10,10 @@ cpu (the CPU simulator, ``cpu/ElementOp.h``):
 - REM: the same remainder, then ``+ b`` when it is nonzero and its sign differs from b's
   (floor-style, the divisor's sign); the sum is rounded once to T.
 - POW: ``pow`` in double rounded once to T; integers: ``static_cast<T>(pow(double, double))``
-  (truncation); a result T cannot hold (C++ undefined behaviour) raises ExecutionError.
-- PRELU: ``a > 0 ? a : a * slope`` in T.
+  (truncation); a result T cannot hold is C++ undefined behaviour: ptosim gives the x86-64
+  result (the cvttsd2si width, then the store truncates: int16 9^5 = 59049 -> -6487, what the
+  library's int16 TPOW golden holds) and reports finding F109.
+- PRELU: ``a > 0 ? a : a * slope`` in T (any arithmetic T; an integer product wraps to T).
 - Integer zero divisors (FMOD, REM) raise ExecutionError before anything is written (the CPU
   asserts vanish in release; C++ would trap). Float zero divisors give the IEEE NaN.
 
@@ -45,14 +47,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
-from ...errors import ExecutionError
-from ...findings import TILE_OVERLAP
+from ...findings import CONVERSION_UNDEFINED, TILE_OVERLAP
 from ...program import emit
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
-from .common import read_valid, round_to
+from .common import host_cast_to_int, read_valid, round_to
 from .unary import (
     ElementwiseInstruction,
     check_algorithm,
@@ -158,42 +159,46 @@ class TMathBinary(ElementwiseInstruction):
         if self.base in ("FMOD", "REM") and dt.is_int and np.any(b == 0):
             raise zero_divisor_error(self, "src1" if self.src1 is not None else "scalar", b)
         if not ctx.spec.elementwise.math_vector_sequence:
-            ctx.tile_write(d, self._cpu(a, b, dt))
+            out, undefined = self._cpu(a, b, dt)
+            ctx.tile_write(d, out)
+            if undefined:
+                ctx.finding(
+                    CONVERSION_UNDEFINED,
+                    "conversion-undefined",
+                    f"{self.opcode} {dt.name}: {undefined} element(s): static_cast<T> of a "
+                    "pow(double, double) T cannot hold is undefined behaviour in C++ (ptosim "
+                    "gives the x86-64 result)",
+                )
             return
         getattr(self, f"_npu_{self.base.lower()}")(ctx, a, b, dt)
 
-    def _cpu(self, a: np.ndarray, b: np.ndarray, dt: D.DType) -> np.ndarray:
+    def _cpu(self, a: np.ndarray, b: np.ndarray, dt: D.DType) -> tuple[np.ndarray, int]:
+        """The CPU simulator's values and the count of elements C++ leaves undefined."""
         base = self.base
         if base == "PRELU":
-            return np.where(a > 0, a, in_double(lambda x: x * b.astype(np.float64), a, dt))
+            if dt.is_int:  # the exact product wrapped to T (C++ converts the promoted product)
+                prod = wrap_ints(a.astype(object) * b.astype(object), dt)
+                return np.where(a > 0, a, prod), 0
+            return np.where(a > 0, a, in_double(lambda x: x * b.astype(np.float64), a, dt)), 0
         if base == "POW":
             with np.errstate(all="ignore"):
                 v = np.power(a.astype(np.float64), b.astype(np.float64))
             if dt.is_float:
-                return round_to(v, dt)
-            info = np.iinfo(dt.np)
-            t = np.trunc(v)
-            bad = ~np.isfinite(t) | (t < info.min) | (t > info.max)
-            if np.any(bad):
-                r, c = (int(k) for k in np.argwhere(bad)[0])
-                raise ExecutionError(
-                    f"{self.label}{f' ({self.source})' if self.source else ''}: pow(double, "
-                    f"double) = {v[r, c]!r} at row {r}, column {c} does not fit {dt.name} "
-                    "(static_cast<T> of it is undefined behaviour in the CPU simulator)"
-                )
-            return t.astype(dt.np)
+                return round_to(v, dt), 0
+            out, bad = host_cast_to_int(v, dt)
+            return out, int(bad.sum())
         if dt.is_int:  # FMOD / REM
             _, r = trunc_divmod(a, b, dt)
             if base == "REM":
                 r64, b64 = r.astype(np.int64), b.astype(np.int64)
                 r = wrap_ints(np.where((r64 != 0) & ((r64 < 0) != (b64 < 0)), r64 + b64, r64), dt)
-            return r
+            return r, 0
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(all="ignore"):
             r = np.fmod(a64, b64)
             if base == "REM":
                 r = np.where((r != 0) & ((r < 0) != (b64 < 0)), r + b64, r)
-        return round_to(r, dt)
+        return round_to(r, dt), 0
 
     # NPU ----------------------------------------------------------------------------------
     def _npu_fmod(self, ctx: ExecContext, a, b, dt) -> None:

@@ -19,7 +19,9 @@ mode; times/pos of the pattern): ROW: from each of src's valid rows keep the val
 with ``j % times == pos`` and write them densely, row after row, into dst's storage (dst's
 valid width must equal its Cols, rule ``dst-valid-cols``; the output must fit dst, rule
 ``dst-capacity``). COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid region (rules
-``src-rows``, ``src-cols``). Same values on every target.
+``src-rows``, ``src-cols``). dst and src may differ in type if not in size (rule ``same-size``):
+the elements are copied bit for bit (float32 -> int32 keeps the float's bits), as every
+target's TGATHER does. Same values on every target.
 
 TGATHERB(dst, src, offset): for each dst row r and 32-byte block c < C*sizeof(T)/32, the 32
 bytes at src byte offset ``offset[r, c]`` (uint32) go to block c of dst row r. cpu skips a block
@@ -151,7 +153,14 @@ class TGatherMask(VectorInstruction):
         self.require_vec("dst", d, arch)
         self.require_vec("src", s, arch)
         self.require_element_dtype("dst", d, arch)
-        self.require_same_dtype("dst", d, "src", s)
+        self.require_element_dtype("src", s, arch)
+        self.require(
+            d.dtype.size_bytes == s.dtype.size_bytes,
+            "src",
+            "same-size",
+            f"{d.dtype.size_bytes}-byte elements (the size of dst's {d.dtype.name})",
+            f"{s.dtype.name} ({s.dtype.size_bytes} bytes)",
+        )
         if self.axis == "GATHER_ROW":
             self.require(
                 d.valid_col == d.cols,
@@ -189,14 +198,14 @@ class TGatherMask(VectorInstruction):
                 return
             r = np.arange(R)[:, None]
             vals = ctx.tile_storage(s)[s.offsets(r, cols[None, :])].reshape(-1).copy()
-            ctx.tile_storage(d)[: vals.size] = vals
+            ctx.tile_storage(d)[: vals.size] = vals.view(d.dtype.np)
             return
         R, C = d.valid
         if R == 0 or C == 0:
             return
         i, j = d.geom.grid(R, C)
         vals = ctx.tile_storage(s)[s.offsets(i * t + p, j)].copy()
-        ctx.tile_storage(d)[d.offsets(i, j)] = vals
+        ctx.tile_storage(d)[d.offsets(i, j)] = vals.view(d.dtype.np)
 
 
 class TGatherB(VectorInstruction):

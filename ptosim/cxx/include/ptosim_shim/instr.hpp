@@ -541,7 +541,7 @@ PTOSIM_GENERIC(TNOT) PTOSIM_GENERIC(TNOTIFY) PTOSIM_GENERIC(TOR) PTOSIM_GENERIC(
 PTOSIM_GENERIC(TPARTADD) PTOSIM_GENERIC(TPARTMAX) PTOSIM_GENERIC(TPARTMIN) PTOSIM_GENERIC(TPARTMUL)
 PTOSIM_GENERIC(TPREFETCH) PTOSIM_GENERIC(TPRELU) PTOSIM_GENERIC(TPRINT)
 PTOSIM_GENERIC(TPUT) PTOSIM_GENERIC(TQUANT) PTOSIM_GENERIC(TRECIP) PTOSIM_GENERIC(TREDUCE) PTOSIM_GENERIC(TRELU)
-PTOSIM_GENERIC(TREM) PTOSIM_GENERIC(TRESHAPE) PTOSIM_GENERIC(TROWMAX) PTOSIM_GENERIC(TROWMIN)
+PTOSIM_GENERIC(TREM) PTOSIM_GENERIC(TROWMAX) PTOSIM_GENERIC(TROWMIN)
 PTOSIM_GENERIC(TROWPROD) PTOSIM_GENERIC(TROWSUM) PTOSIM_GENERIC(TRSQRT) PTOSIM_GENERIC(TSEL) PTOSIM_GENERIC(TSELS)
 PTOSIM_GENERIC(TSETFMATRIX) PTOSIM_GENERIC(TSET_IMG2COL_PADDING) PTOSIM_GENERIC(TSET_IMG2COL_RPT)
 PTOSIM_GENERIC(TSHL) PTOSIM_GENERIC(TSHR) PTOSIM_GENERIC(TSORT32)
@@ -550,7 +550,7 @@ PTOSIM_GENERIC(TSUBSC) PTOSIM_GENERIC(TTEST) PTOSIM_GENERIC(TTRANS) PTOSIM_GENER
 PTOSIM_GENERIC(TXOR)
 PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
 PTOSIM_GENERIC(TPOW)
-PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN) PTOSIM_GENERIC(TSUBVIEW)
+PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN)
 #undef PTOSIM_GENERIC
 #undef PTOSIM_GENERIC_BODY
 
@@ -618,6 +618,38 @@ template <auto V, typename TileDataDst, typename TileDataSrc0, typename TileData
 PTOSIM_NOINLINE RecordEvent TROWEXPANDDIV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, Rest &...rest)
 {
     detail::issue("TROWEXPANDDIV", PTOSIM_PC, detail::value_targ<V>(), dst, src0, src1, rest...);
+    return {};
+}
+
+// ---- TRESHAPE / TSUBVIEW: views ----------------------------------------------------------------
+// dst becomes an alias of src's storage (TSUBVIEW: from element (rowIdx, colIdx), at src's row and
+// column strides), so dst.data() is src.data() (+ the offset) afterwards, as in the CPU build, and
+// the next instruction on dst is recorded at that storage.
+namespace detail {
+template <typename D, typename S>
+void alias(D &dst, const S &src, size_t offset_elements)
+{
+    dst.data_ = reinterpret_cast<typename D::TileDType>(src.data_ + offset_elements);
+    dst.ptosim_assigned = src.ptosim_assigned;
+}
+} // namespace detail
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TRESHAPE(TileDataOut &dst, TileDataIn &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TRESHAPE", pc, "", dst, src);
+    detail::alias(dst, src, 0);
+    return {};
+}
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TSUBVIEW(TileDataDst &dst, TileDataSrc &src, uint16_t rowIdx, uint16_t colIdx,
+                                     WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TSUBVIEW", pc, "", dst, src, rowIdx, colIdx);
+    detail::alias(dst, src, size_t(rowIdx) * TileDataSrc::RowStride + size_t(colIdx) * TileDataSrc::ColStride);
     return {};
 }
 

@@ -18,8 +18,8 @@ namespace pto {
 PTOSIM_ENUM(TileType, int, Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight)
 PTOSIM_ENUM(BLayout, int, RowMajor = 0, ColMajor = 1)
 PTOSIM_ENUM(SLayout, int, NoneBox = 0, RowMajor = 1, ColMajor = 2)
-// PadValue is 64 bits wide: the four named pads, and custom pads (PadValueCustom below) that
-// carry the pad element's bit pattern in the low 32 bits above CustomBase (bit 32)
+// PadValue is 64 bits wide: 0-3 name the standard pads; CustomBase (bit 32) marks a custom pad
+// whose low 32 bits are the pad's bit pattern (PadValueCustom below)
 PTOSIM_ENUM(PadValue, uint64_t, Null, Zero, Max, Min, CustomBase = 0x100000000)
 PTOSIM_ENUM(CompactMode, int, Null, Normal, RowPlusOne, RowAlignedPadding)
 PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
@@ -150,7 +150,6 @@ constexpr uint16_t PTO_TIME_1 = 1, PTO_TIME_2 = 2, PTO_TIME_4 = 4;
 constexpr uint16_t PTO_IDX_0 = 0, PTO_IDX_1 = 1, PTO_IDX_2 = 2, PTO_IDX_3 = 3;
 constexpr int NUM_1 = 1, NUM_4 = 4, NUM_8 = 8, NUM_12 = 12, NUM_16 = 16, NUM_32 = 32, NUM_64 = 64;
 constexpr int NUM_77 = 77, NUM_96 = 96, NUM_128 = 128, NUM_256 = 256, NUM_512 = 512;
-
 
 // ---- Shape / Stride -------------------------------------------------------------------------
 namespace detail {

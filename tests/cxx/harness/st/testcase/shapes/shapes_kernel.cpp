@@ -21,6 +21,29 @@ __global__ AICORE void add_kernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)
     TSTORE(go, ta);
 }
 
+// out = a + b, the sum copied element by element through tile.data() into another tile between
+// the instructions (the library's TMRGSORT top-k test does so in a plain-called kernel)
+template <typename T, int R, int C>
+__global__ AICORE void add_copy_kernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)
+{
+    using Tl = Tile<TileType::Vec, T, R, C>;
+    using G = GlobalTensor<T, Shape<1, 1, 1, R, C>, Stride<R * C, R * C, R * C, C, 1>>;
+    G ga(a), gb(b), go(out);
+    Tl ta, tb, tc;
+    TASSIGN(ta, 0x0);
+    TASSIGN(tb, 0x8000);
+    TASSIGN(tc, 0x10000);
+    TLOAD(ta, ga);
+    TLOAD(tb, gb);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TADD(ta, ta, tb);
+    pipe_barrier(PIPE_ALL);
+    for (int i = 0; i < R * C; ++i) tc.data()[i] = ta.data()[i];
+    pipe_barrier(PIPE_ALL);
+    TSTORE(go, tc);
+}
+
 template <typename T, int R, int C>
 void LaunchAdd(T *out, T *a, T *b, void *stream)
 {
@@ -34,6 +57,14 @@ void CallAdd(T *out, T *a, T *b)
 template void LaunchAdd<float, 16, 16>(float *, float *, float *, void *);
 template void LaunchAdd<float, 32, 64>(float *, float *, float *, void *);
 template void LaunchAdd<int32_t, 16, 16>(int32_t *, int32_t *, int32_t *, void *);
+template <typename T, int R, int C>
+void CallAddCopy(T *out, T *a, T *b)
+{
+    add_copy_kernel<T, R, C>(out, a, b);
+}
 template void CallAdd<float, 16, 16>(float *, float *, float *);
+template void CallAddCopy<float, 16, 16>(float *, float *, float *);
+template void CallAddCopy<float, 32, 64>(float *, float *, float *);
+template void CallAddCopy<int32_t, 16, 16>(int32_t *, int32_t *, int32_t *);
 template void CallAdd<float, 32, 64>(float *, float *, float *);
 template void CallAdd<int32_t, 16, 16>(int32_t *, int32_t *, int32_t *);

@@ -53,17 +53,20 @@ def dma_step(
     n_burst: int,
     len_bytes: int,
     gm: Region | tuple[Region, ...],
-    ub: Region,
+    ub: Region | tuple[Region, ...],
     *,
     to_ub: bool,
     gm_starts_bytes=None,
     args: dict | None = None,
 ) -> Step:
-    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM). ``gm`` is one
-    region or the exact byte runs of a strided transfer (the trace shows their bounding range)."""
+    """One DMA instruction (MTE2: GM -> UB when ``to_ub``; MTE3: UB -> GM). ``gm`` and ``ub``
+    are one region each or the exact byte runs of a strided transfer (the trace shows their
+    bounding range)."""
     gms = gm if isinstance(gm, tuple) else (gm,)
+    ubs = ub if isinstance(ub, tuple) else (ub,)
     shown = Region("GM", min(r.start for r in gms), max(r.end for r in gms)) if gms else gm
-    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(shown), "ub": str(ub)}
+    shown_ub = Region(ubs[0].space, min(r.start for r in ubs), max(r.end for r in ubs))
+    info = {"nBurst": n_burst, "lenBurst": len_bytes, "gm": str(shown), "ub": str(shown_ub)}
     # the chip's shared memory system needs the fixed latency apart from the transfer time
     # (engine/chip.py): the charged bytes move at the core's rate after the latency
     info["latency_cycles"] = cfg.latency_cycles
@@ -78,8 +81,8 @@ def dma_step(
         dma_cycles(cfg, n_burst, len_bytes),
         label,
         bytes=n_burst * len_bytes,
-        reads=gms if to_ub else (ub,),
-        writes=(ub,) if to_ub else gms,
+        reads=gms if to_ub else ubs,
+        writes=ubs if to_ub else gms,
         args=info,
     )
 

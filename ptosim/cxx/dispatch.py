@@ -24,6 +24,7 @@ from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
+from ..tensors import AliasPlacement
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -127,9 +128,27 @@ class Dispatcher:
         t.mad_tf32 = d.get("tf32") or None  # SetMadTF32Mode (the cube's fp32 input rounding)
         placed = t.placement.address if t.placement is not None else None
         if d["as"] and placed != d["addr"]:  # a copy of an assigned tile: same storage
-            pto.TASSIGN(t, d["addr"])
+            self.place_copy(t, d)
         self.touch(d["id"])
         return t
+
+    def place_copy(self, t: pto.Tile, d: dict) -> None:
+        """Place a C++ copy of an assigned tile (a tile passed by value, or assigned) at its
+        address. While the tile it was copied from still lives there it is that tile's binding
+        (an alias, like a TRESHAPE view): a helper that writes its by-value parameter writes the
+        caller's tile, not a second tile over the same bytes (F204)."""
+        org = self.tiles.get(d.get("org", d["id"]))
+        same_bytes = (
+            org is not None
+            and org is not t
+            and org.placement is not None
+            and org.placement.address == d["addr"]
+            and org.geom.size_bytes == t.geom.size_bytes
+        )
+        if same_bytes:
+            t.placement = AliasPlacement(org.placement, 0)
+            return
+        pto.TASSIGN(t, d["addr"])
 
     def foreign(self, d: dict) -> bool:
         """Whether a tile is of a buffer this core lacks (a Vec tile on the cube core ...).

@@ -121,15 +121,26 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
     pipe = Pipe.PIPE_MTE2 if load else Pipe.PIPE_MTE3
     groups, length = _dma_groups(instr, ctx)
     sz = t.dtype.size_bytes
-    ub = tile_region(t)
-    extent = instr.storage_elements(ctx.spec.dma)  # bursts past the tile move UB after it
-    if extent > t.numel:
-        ub = Region(ub.space, ub.start, ub.start + extent * sz)
+    space = tile_region(t).space
+    # the UB (L1) bytes each DMA moves: its bursts' rows (and a TLOAD's row padding), not the
+    # whole tile: a partial-valid tile placed inside a wider buffer (the library's flash
+    # attention loads 128 of a 256-column tile's columns at a column offset) touches only
+    # those runs, and its unused storage may overlap the next tile (bursts past the tile's end
+    # are moved too, as execute() does)
+    b = instr.bursts(ctx.spec.dma)
+    ub_run_bytes = (length + (b.pad if load else 0)) * sz
     steps = []
+    first = 0
     for n, starts in enumerate(groups):
         gm_bytes = g.buffer.address + starts * sz
         # the exact bytes of the bursts (a strided view touches one run per row, footprint.py)
         gm = gm_regions(merged_runs(gm_bytes, max(length, 1) * sz))
+        tile_starts = b.tile_start[first : first + starts.size]
+        first += starts.size
+        ub = tuple(
+            Region(space, lo, hi)
+            for lo, hi in merged_runs(t.address + tile_starts * sz, max(ub_run_bytes, sz))
+        )
         steps.append(
             dma_step(
                 pipe,
@@ -138,7 +149,7 @@ def _plan_transfer(instr, ctx, load: bool, cfg) -> list[Step]:
                 int(starts.size),
                 length * sz,
                 gm,
-                ub,
+                ub or (Region(space, t.address, t.address),),
                 to_ub=load,
                 gm_starts_bytes=gm_bytes,
             )

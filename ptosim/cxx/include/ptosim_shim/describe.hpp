@@ -69,6 +69,7 @@ void describe_tile(std::string &o, const TileT &t)
     o += '{';
     jkey(o, "k"); jstr(o, "tile");
     jkey(o, "id"); juint(o, t.ptosim_id);
+    jkey(o, "org"); juint(o, t.ptosim_origin);
     jkey(o, "loc"); jstr(o, name(TileT::Loc));
     jkey(o, "dt"); jstr(o, dtype_name<typename TileT::DType>());
     jkey(o, "r"); jint(o, TileT::Rows);

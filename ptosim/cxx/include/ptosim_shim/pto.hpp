@@ -249,14 +249,20 @@ struct GlobalTensor {
 
 // ---- Tile -----------------------------------------------------------------------------------
 namespace detail {
+// A copy (a tile passed by value to a helper, or assigned) has its own id and remembers the tile
+// it was copied from (``ptosim_origin``): while it keeps that tile's address it is the same
+// storage binding, not a second tile over the same bytes (dispatch.py, checks/tiles.py).
 struct TileIdentity {
     uint64_t ptosim_id;
+    uint64_t ptosim_origin;
     bool ptosim_assigned = false;
-    TileIdentity() : ptosim_id(ptosim::st().next_tile_id++) {}
-    TileIdentity(const TileIdentity &o) : ptosim_id(ptosim::st().next_tile_id++), ptosim_assigned(o.ptosim_assigned) {}
+    TileIdentity() : ptosim_id(ptosim::st().next_tile_id++), ptosim_origin(ptosim_id) {}
+    TileIdentity(const TileIdentity &o)
+        : ptosim_id(ptosim::st().next_tile_id++), ptosim_origin(o.ptosim_id), ptosim_assigned(o.ptosim_assigned) {}
     TileIdentity &operator=(const TileIdentity &o)
     {
         ptosim_assigned = o.ptosim_assigned;  // keeps its own identity, takes the other's placement
+        ptosim_origin = o.ptosim_id;
         return *this;
     }
 };

@@ -324,7 +324,7 @@ def test_mad_cost_is_the_vendor_formula():
 
 def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside():
     """D21 for the cube's TLOAD (the library's tmatmul case3 views more of its A matrix than it
-    allocates): the read proceeds, the bytes past the allocation read as 0xFF, one F110."""
+    allocates): the read proceeds, the bytes past the allocation read as zeros, one F110."""
     rows, cols, have = 16, 16, 16 * 16 - 21  # 21 elements short, as the library's case
 
     @pto.kernel(cores="cube")
@@ -342,7 +342,7 @@ def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside(
     dev = pto.Device("a2")
     out = dev.gm_zeros((rows * cols,), "float16")
     run = dev.run(kern, dev.gm_array(x), out)
-    full = np.full(rows * cols, 0xFFFF, np.uint16)  # past the allocation: 0xFF bytes
+    full = np.zeros(rows * cols, np.uint16)  # past the allocation: zero bytes
     full[:have] = x.view(np.uint16)
     full = full.reshape(rows, cols)
     want = np.zeros(rows * cols, np.uint16)
@@ -351,3 +351,47 @@ def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside(
             want[(c // 16) * rows * 16 + r * 16 + c % 16] = full[r, c]
     assert np.array_equal(out.numpy().view(np.uint16), want)
     assert [f.code for f in run.findings] == ["F110"], run.findings
+
+
+def test_split_k_past_the_gm_allocation_adds_nothing():
+    """The library's tmatmul split-K case (m 5, k 75, n 11, K slices of 32): the last slice's
+    TLOADs read 21 rows past B's allocation (and 21 elements past A's); its golden, met on the
+    hardware, is the k = 75 product, so those bytes must add nothing (D21: they read as zeros;
+    the 0xFF fill first chosen made them NaN). Integer-valued inputs: every sum is exact."""
+    m, k, n, base_k = 5, 75, 11, 32
+
+    @pto.kernel(cores="cube")
+    def kern(a, b, c):
+        am = pto.TileMatNZ("float16", 16, base_k, m, base_k)
+        bm = pto.TileMatNZ("float16", base_k, 16, base_k, n)
+        left = pto.TileLeft("float16", 16, base_k, m, base_k)
+        right = pto.TileRight("float16", base_k, 16, base_k, n)
+        acc = pto.TileAcc("float32", 16, 16, m, n)
+        for i in range(3):
+            pto.TFILLPAD(am, am)
+            pto.TFILLPAD(bm, bm)
+            pto.TLOAD(am, pto.GlobalTensor(a, (m, base_k), stride=(k, 1), offset=i * base_k))
+            pto.TLOAD(bm, pto.GlobalTensor(b, (base_k, n), stride=(n, 1), offset=n * i * base_k))
+            pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+            pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+            pto.TMOV(left, am)
+            pto.TMOV(right, bm)
+            pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+            pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+            if i == 0:
+                pto.TMATMUL(acc, left, right)
+            else:
+                pto.TMATMUL_ACC(acc, acc, left, right)
+            pto.set_flag(pto.PIPE_M, pto.PIPE_MTE2, 0)
+            pto.wait_flag(pto.PIPE_M, pto.PIPE_MTE2, 0)
+        pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        pto.TSTORE(pto.GlobalTensor(c, (m, n)), acc)
+
+    x = (np.arange(m * k).reshape(m, k) % 7 - 3).astype(np.float16)
+    y = (np.arange(k * n).reshape(k, n) % 5 - 2).astype(np.float16)
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((m, n), "float32")
+    run = dev.run(kern, dev.gm_array(x), dev.gm_array(y), out)
+    assert np.array_equal(out.numpy(), x.astype(np.float64) @ y.astype(np.float64))
+    assert [f.code for f in run.findings] == ["F110", "F110"], run.findings

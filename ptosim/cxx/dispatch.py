@@ -46,7 +46,9 @@ ENUM_KEYWORDS = {
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
 # the quantised fixpipe form a pre-quant scalar operand selects (ptosim stops naming it)
-_PREQUANT = "a preQuantScalar (scalar quantisation)"
+# the fixpipe's vector-quantisation forms -> the Python instruction taking ``quant=`` a tile
+FIXPIPE_FP = {"TSTORE_FP": "TSTORE", "TMOV_FP": "TMOV", "TEXTRACT_FP": "TEXTRACT",
+              "TINSERT_FP": "TINSERT"}  # fmt: skip
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
 TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
@@ -283,9 +285,9 @@ class Dispatcher:
             pto.TLOAD(ops[0], ops[1])
         elif op in ("TSTORE", "TMOV"):
             # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
-            # pre-quant scalar (a quantised form: ptosim stops naming it)
+            # preQuantScalar word (scalar quantisation)
             relu = t.get("relu", "NoRelu")
-            quant = _PREQUANT if t.get("prequant") else None
+            quant = int(t["prequant"]) if "prequant" in t else None
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
@@ -296,11 +298,22 @@ class Dispatcher:
                 )  # fmt: skip
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
-        elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
+        elif op in ("TEXTRACT", "TINSERT") and "prequant" in t:
             # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
             getattr(pto, op)(
-                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), quant=_PREQUANT
-            )
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"),
+                quant=int(t["prequant"]),
+            )  # fmt: skip
+        elif op in FIXPIPE_FP:
+            # TSTORE_FP(gm, acc, fp), TMOV_FP(dst, acc, fp), TEXTRACT_FP / TINSERT_FP(dst, acc,
+            # fp, row, col): the fixpipe with vector quantisation (a Scaling tile)
+            kw = {"relu": t.get("relu", "NoRelu"), "quant": ops[2]}
+            if op == "TSTORE_FP":
+                pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), **kw)
+            elif op == "TMOV_FP":
+                pto.TMOV(ops[0], ops[1], **kw)
+            else:
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw)
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":
@@ -387,11 +400,6 @@ class Dispatcher:
         try:
             spec = registry.spec(op)
         except KeyError:
-            if op.endswith("_FP"):  # TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP
-                raise CxxError(
-                    f"{op} (the fixpipe with a Scaling tile: vector quantisation) is not "
-                    "modelled by ptosim yet"
-                ) from None
             raise CxxError(f"{op} is not implemented by ptosim") from None
         kwargs: dict = {}
         positional = []

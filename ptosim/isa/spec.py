@@ -22,7 +22,7 @@ This module is at the bottom of the stack: it imports only dtypes and enums.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 
 from ..dtypes import DType
@@ -499,6 +499,9 @@ class CubeRules:
     # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
     # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
     raw_access_cube_tiles: bool = False
+    # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
+    # dtypes; empty: not modelled on this target (the form stops the run naming it)
+    quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)

@@ -340,5 +340,9 @@ SPEC = S.TargetSpec(
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
         tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
+        # the quantisation modes of a2a3/common.hpp by dtype pair (cube_isa.md 3.5): float ->
+        # int8 / uint8 (QF322B8_PRE), half, bf16 (QF322F16_PRE, QF322BF16_PRE); int32 -> int8 /
+        # uint8 (REQ8), half (DEQF16), int16 (SHIFTS322S16)
+        quant_pairs={f32: (i8, u8, f16, bf16), i32: (i8, u8, f16, i16)},
     ),
 )

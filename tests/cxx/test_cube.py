@@ -52,16 +52,18 @@ def test_tgemv_forms_from_cxx(prog, devname):
     assert np.array_equal(z.numpy(), (2 * p + bias.astype(np.int64)).astype(np.float32))
 
 
-@pytest.mark.parametrize(
-    "entry, names",
-    [
-        ("acc_prequant_extract", ("TEXTRACT", "preQuantScalar")),
-        ("acc_fp_insert", ("TINSERT_FP", "Scaling tile")),
-    ],
-)
-def test_quantised_acc_to_mat_forms_stop_naming_the_form(prog, entry, names):
+def test_quantised_fixpipe_forms_from_cxx(prog):
+    """The preQuantScalar word and the TSTORE_FP Scaling tile reach the fixpipe (a2): int8 =
+    round(p * 0.5) ties to even, saturated; half = relu(p) * the column's scale (bits [31:13])."""
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (16, 32), -9, 10), _ints(rng, (32, 16), -9, 10)
+    scales = (np.arange(16) % 4 + 1) * np.float32(0.25)
+    words = scales.astype(np.float32).view(np.uint32).astype(np.uint64)
     dev = pto.Device("a2")
-    with pytest.raises(pto.PtoSimError) as e:
-        dev.run(prog.entry(entry), dev.gm_zeros((16, 16), "float32"))
-    text = str(e.value)
-    assert all(n in text for n in names) and "cube.cpp:" in text, text
+    q8, q16 = dev.gm_zeros((16, 16), "int8"), dev.gm_zeros((16, 16), "float16")
+    run = dev.run(prog.entry("acc_quant"), dev.gm_array(a), dev.gm_array(b), dev.gm_array(words),
+                  q8, q16)  # fmt: skip
+    p = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+    assert run.findings == [], [str(f) for f in run.findings]
+    assert np.array_equal(q8.numpy(), np.clip(np.round(p * 0.5), -128, 127).astype(np.int8))
+    assert np.array_equal(q16.numpy(), (np.maximum(p, 0) * scales).astype(np.float16))

@@ -299,16 +299,16 @@ def test_textract_window_and_fractal_rules_are_coded_errors():
     assert e.value.rule == "window-within-src"
 
 
-def test_quantised_fixpipe_form_stops_naming_it():
+def test_an_integer_output_without_a_quant_word_stops_naming_the_form():
     @pto.kernel(cores="cube")
     def kern(c):
         acc = pto.TileAcc("float32", 16, 16)
-        pto.TSTORE(pto.GlobalTensor(c, (16, 16)), acc, quant="a preQuantScalar")
+        pto.TSTORE(pto.GlobalTensor(c, (16, 16)), acc)
 
     dev = pto.Device("a2")
-    with pytest.raises(pto.UnsupportedError) as e:
+    with pytest.raises(pto.ConstraintError) as e:
         dev.run(kern, dev.gm_zeros((16, 16), "int8"))
-    assert "preQuantScalar" in str(e.value)
+    assert e.value.rule == "quant-needed" and "a preQuantScalar or TSTORE_FP" in str(e.value)
 
 
 def test_mad_cost_is_the_vendor_formula():

@@ -314,6 +314,8 @@ class Dispatcher:
                 pto.TMOV(ops[0], ops[1], **kw)
             else:
                 getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw)
+        elif op == "SET_QUANT_SCALAR":
+            pto.SET_QUANT_SCALAR(ops[0], t["out_dtype"])
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":
@@ -382,7 +384,15 @@ class Dispatcher:
         else:
             operand = self.operand(d) if d is not None else None
         fn = getattr(pto, op)
-        where = fn(pipe, operand, req["split"]) if operand is not None else fn(pipe)
+        fx = req.get("fixpipe")
+        if fx is not None:  # TPUSH<Pipe, Tile, FixpipeParams<...>>
+            _fixpipe_modelled(fx)
+            where = fn(pipe, operand, req["split"], quant_mode=fx["quant_mode"], relu=fx["relu"],
+                       atomic=fx["atomic"])  # fmt: skip
+        elif operand is not None:
+            where = fn(pipe, operand, req["split"])
+        else:
+            where = fn(pipe)
         if isinstance(operand, pto.Tile) and op == "TPOP":
             _answer(out, operand.placement.address)
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
@@ -443,6 +453,21 @@ class Dispatcher:
 
 
 FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
+
+
+def _fixpipe_modelled(fx: dict) -> None:
+    """The FixpipeParams fields ptosim models: an ND output (NZ2ND), no clip ReLU, no channel
+    split; the others stop the run naming the field."""
+    names = {0: "NZ2NZ", 1: "NZ2ND", 2: "NZ2DN"}
+    if fx["layout_mode"] != 1:
+        raise CxxError(
+            f"TPUSH with FixpipeParams LayoutMode_t::{names.get(fx['layout_mode'], '?')} is not "
+            "modelled by ptosim (NZ2ND is)"
+        )
+    if fx["clip_relu"] or fx["channel_split"]:
+        raise CxxError(
+            "TPUSH with FixpipeParams CLIP_RELU or channel split is not modelled by ptosim"
+        )
 
 
 def _answer(out, value: int) -> None:

@@ -155,6 +155,9 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ARITH for name in FIFO_OPS},
+    # the fixpipe's quant registers (cube_isa.md 3.6): the quantised output types
+    "SET_QUANT_SCALAR": (i8, u8, f16, bf16),
+    "SET_QUANT_VECTOR": (i8, u8, f16, bf16),
 }
 
 REFUSALS = {

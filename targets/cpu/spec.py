@@ -122,9 +122,14 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ALL for name in FIFO_OPS},
+    "SET_QUANT_SCALAR": None,
+    "SET_QUANT_VECTOR": None,
 }
 
-REFUSALS: dict[str, S.Refusal] = {}
+REFUSALS: dict[str, S.Refusal] = {
+    name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+    for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
+}
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
 

@@ -158,3 +158,84 @@ def test_quant_on_cpu_stops_naming_the_form():
     with pytest.raises(UnsupportedError, match="scalar quantisation"):
         kern = _kernel("float16", "float32", "int8", word=_word(1.0))
         _run(kern, np.zeros((M, N), np.float16), np.zeros(2 * N), (M, N), "int8", devname="cpu")
+
+
+@pytest.mark.parametrize(
+    "mode, setup, out_dt, expect",
+    [
+        ("F322F16", None, "float16", lambda p: p.astype(np.float16)),
+        ("DEQF16", 0.25, "float16", lambda p: (p * 0.25).astype(np.float16)),
+        ("QF322B8_PRE", 0.5, "int8", lambda p: np.clip(np.round(p * 0.5), -128, 127)),
+        (
+            "VDEQF16",
+            "vector",
+            "float16",
+            lambda p: (p * (np.arange(32) % 3 + 1)).astype(np.float16),
+        ),
+    ],
+)
+def test_tpush_through_the_fixpipe_converts_or_quantises(mode, setup, out_dt, expect):
+    """TPUSH<Pipe, Acc, FixpipeParams<NZ2ND, mode>>: the slot holds the fixpipe's output type
+    (the library's FixpipeConsDType) and SET_QUANT_SCALAR's word scales it."""
+    rows, cols = 16, 32
+    size = np.dtype(np.int8 if out_dt == "int8" else np.float16).itemsize
+
+    @pto.kernel(cores="mix")
+    def kern(a, eye, words, out, fifo):
+        with pto.TPipe(0, "DIR_C2V", rows * cols * size, 1, fifo) as pipe:
+            if pto.is_cube():
+                am, im = pto.TileMatNZ("float16", rows, cols), pto.TileMatNZ("float16", cols, cols)
+                left = pto.TileLeft("float16", rows, cols)
+                right = pto.TileRight("float16", cols, cols)
+                acc = pto.TileAcc("float32", rows, cols)
+                pto.TLOAD(am, pto.GlobalTensor(a, (rows, cols)))
+                pto.TLOAD(im, pto.GlobalTensor(eye, (cols, cols)))
+                pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+                pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+                pto.TMOV(left, am)
+                pto.TMOV(right, im)
+                pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+                pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+                pto.TMATMUL(acc, left, right)
+                pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+                pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+                if setup == "vector":  # one word per column, staged L1 -> the fixpipe buffer
+                    wm = pto.Tile("Mat", "uint64", 1, cols, blayout="RowMajor", slayout="NoneBox")
+                    fb = pto.Tile("Scaling", "uint64", 1, cols, blayout="RowMajor",
+                                  slayout="NoneBox")  # fmt: skip
+                    pto.TASSIGN(wm, 0x10000)
+                    pto.TLOAD(wm, pto.GlobalTensor(words, (1, cols)))
+                    pto.set_flag(pto.PIPE_MTE2, pto.PIPE_FIX, 0)
+                    pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_FIX, 0)
+                    pto.TMOV(fb, wm)
+                    pto.SET_QUANT_VECTOR(fb)
+                elif setup is not None:
+                    pto.SET_QUANT_SCALAR(setup, out_dt)
+                pto.TPUSH(pipe, acc, "TILE_UP_DOWN", quant_mode=mode)
+            else:
+                half = pto.Tile("Vec", out_dt, rows // 2, cols)
+                pto.TPOP(pipe, half, "TILE_UP_DOWN")
+                pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+                pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE3, 0)
+                row = pto.get_subblockid() * (rows // 2)
+                pto.TSTORE(pto.GlobalTensor(out, (rows // 2, cols), offset=row * cols), half)
+
+    x = (np.arange(rows * cols).reshape(rows, cols) % 61 - 30).astype(np.float16)
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((rows, cols), out_dt)
+    fifo = dev.gm_zeros((rows * cols * size,), "int8")
+    words = np.array([_word(s) for s in np.arange(cols) % 3 + 1], np.uint64).reshape(1, cols)
+    eye = dev.gm_array(np.eye(cols, dtype=np.float16))
+    run = dev.run(kern, dev.gm_array(x), eye, dev.gm_array(words), out, fifo)
+    assert run.findings == [], [str(f) for f in run.findings]
+    want = np.asarray(expect(x.astype(np.float64))).astype(out.numpy().dtype)
+    assert np.array_equal(out.numpy(), want)
+
+
+def test_set_quant_scalar_on_cpu_is_refused():
+    @pto.kernel(cores="cube")
+    def kern():
+        pto.SET_QUANT_SCALAR(2.0, "int8")
+
+    with pytest.raises(UnsupportedError, match="Atlas A2/A3 only"):
+        pto.Device("cpu").run(kern)

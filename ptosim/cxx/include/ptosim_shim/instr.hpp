@@ -139,6 +139,26 @@ PTOSIM_NOINLINE RecordEvent TSTORE_FP(GlobalData &dst, TileData &src, FpTileData
     return {};
 }
 
+// ---- the fixpipe's quantisation registers: SET_QUANT_SCALAR<OutT>(scale), SET_QUANT_VECTOR(fp)
+template <typename OutType, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_SCALAR(float preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "out_dtype", ::ptosim::dtype_name<OutType>());
+    ::ptosim::record("SET_QUANT_SCALAR", pc, t, preQuantScalar);
+    return {};
+}
+template <typename FpTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_VECTOR(FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("SET_QUANT_VECTOR", pc, "", fp);
+    return {};
+}
+
 // ---- TMOV / TEXPANDS ------------------------------------------------------------------------
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)

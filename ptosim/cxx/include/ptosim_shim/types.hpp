@@ -357,6 +357,15 @@ enum QuantMode_t : uint64_t {
     VQF322B8_PRE, VQF322F16_PRE, VQF322BF16_PRE, VQF322HIF8_PRE, VQF322FP8_PRE, REQ8, VREQ8, DEQF16,
     VDEQF16, SHIFTS322S16, VSHIFTS322S16,
 };
+inline const char *quant_mode_name(QuantMode_t m)
+{
+    static const char *const names[] = {
+        "NoQuant", "F322F16", "F322BF16", "QF322B8_PRE", "QF322F16_PRE", "QF322BF16_PRE", "QF322HIF8_PRE",
+        "QF322FP8_PRE", "VQF322B8_PRE", "VQF322F16_PRE", "VQF322BF16_PRE", "VQF322HIF8_PRE", "VQF322FP8_PRE",
+        "REQ8", "VREQ8", "DEQF16", "VDEQF16", "SHIFTS322S16", "VSHIFTS322S16",
+    };
+    return static_cast<size_t>(m) < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
 // the fixpipe's ND-parameter register: read only by the raw copies, which stop the run
 inline void set_nd_para(uint64_t) {}
 // raw fixpipe copies (the register-level form of TSTORE / TMOV from Acc): the run stops at the call

@@ -25,6 +25,7 @@ from ..errors import CxxError, PtoSimError
 from ..isa import registry
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
+from .l1_copies import CONV_LAYOUTS, conv_load, copy_cbuf_to_gm
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -260,6 +261,8 @@ class Dispatcher:
             pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
         elif op == "wait_flag_dev":
             pto.wait_flag_dev(req["flag"])
+        elif op == "copy_cbuf_to_gm":
+            copy_cbuf_to_gm(self, req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",
@@ -280,6 +283,9 @@ class Dispatcher:
             self.instruction(op, t, raw)
 
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
+        if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
+            conv_load(self, raw)
+            return
         ops = [self.operand(d) for d in raw]
         if op == "TLOAD":
             pto.TLOAD(ops[0], ops[1])

@@ -502,6 +502,8 @@ class CubeRules:
     # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
     # dtypes; empty: not modelled on this target (the form stops the run naming it)
     quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
+    # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
+    nd2nz_zero_c0_tail: bool = False
 
 
 @dataclass(frozen=True, eq=False)

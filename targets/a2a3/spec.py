@@ -347,5 +347,7 @@ SPEC = S.TargetSpec(
         # int8 / uint8 (QF322B8_PRE), half, bf16 (QF322F16_PRE, QF322BF16_PRE); int32 -> int8 /
         # uint8 (REQ8), half (DEQF16), int16 (SHIFTS322S16)
         quant_pairs={f32: (i8, u8, f16, bf16), i32: (i8, u8, f16, i16)},
+        # the tload_gm2mat goldens: zeros after dValue up to the C0 boundary (cube_isa.md 3.1)
+        nd2nz_zero_c0_tail=True,
     ),
 )

@@ -162,3 +162,24 @@ extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm
     TMOV(fb, wMat);
     TSTORE_FP<Acc, Q16Gm, Fb, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(q16Gm, acc, fb);
 }
+
+// a convolution tile: TLOAD of an NC1HWC0 view cutting C1, H and W of a larger tensor, then the
+// raw L1 -> GM copy of its bytes: whole (out) and in bursts with gaps (out2)
+extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, __gm__ half *out2)
+{
+    constexpr int VN = 1, VC1 = 2, VH = 3, VW = 4, C0 = 16;  // the view
+    constexpr int WC1 = 3, WH = 5, WW = 6;                   // the whole tensor (N = 2)
+    using G = GlobalTensor<half, Shape<VN, VC1, VH, VW, C0>,
+                           Stride<WC1 * WH * WW * C0, WH * WW * C0, WW * C0, C0, 1>, Layout::NC1HWC0>;
+    using T = ConvTile<TileType::Mat, half, VN * VC1 * VH * VW * C0, Layout::NC1HWC0,
+                       ConvTileShape<VN, VC1, VH, VW, C0>>;
+    T t;
+    static_assert(T::totalDimCount == 5);
+    TASSIGN(t, 0x0);
+    G g(src);
+    TLOAD(t, g);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    copy_cbuf_to_gm(out, t.data(), 0, 1, VN * VC1 * VH * VW, 0, 0);
+    copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
+}

@@ -67,3 +67,18 @@ def test_quantised_fixpipe_forms_from_cxx(prog):
     assert run.findings == [], [str(f) for f in run.findings]
     assert np.array_equal(q8.numpy(), np.clip(np.round(p * 0.5), -128, 127).astype(np.int8))
     assert np.array_equal(q16.numpy(), (np.maximum(p, 0) * scales).astype(np.float16))
+
+
+def test_conv_tile_load_and_raw_l1_to_gm_copy(prog):
+    """TLOAD into a ConvTile copies the NC1HWC0 view densely into L1 (a2a3); copy_cbuf_to_gm
+    moves nBurst bursts of lenBurst 32-byte blocks with srcGap / dstGap blocks between."""
+    src = (np.arange(2 * 3 * 5 * 6 * 16) % 2039).astype(np.float16).reshape(2, 3, 5, 6, 16)
+    view = src[:1, :2, :3, :4, :]
+    dev = pto.Device("a2")
+    out, out2 = dev.gm_zeros((view.size,), "float16"), dev.gm_zeros((6 * 3 * 16,), "float16")
+    run = dev.run(prog.entry("conv_load"), dev.gm_array(src), out, out2)
+    assert run.findings == [], [str(f) for f in run.findings]
+    assert np.array_equal(out.numpy(), view.reshape(-1))
+    want = np.zeros((6, 3, 16), np.float16)
+    want[:, :2, :] = view.reshape(6, 4, 16)[:, :2, :]
+    assert np.array_equal(out2.numpy().reshape(6, 3, 16), want)

@@ -395,3 +395,30 @@ def test_split_k_past_the_gm_allocation_adds_nothing():
     run = dev.run(kern, dev.gm_array(x), dev.gm_array(y), out)
     assert np.array_equal(out.numpy(), x.astype(np.float64) @ y.astype(np.float64))
     assert [f.code for f in run.findings] == ["F110", "F110"], run.findings
+
+
+@pytest.mark.parametrize("form", ["ND2NZ", "DN2ZN"])
+def test_nd2nz_zeros_the_c0_block_a_moved_row_ends_in(form):
+    """a2a3: the DMA writes whole 32-byte C0 blocks, zero after dValue (the library's
+    tload_gm2mat goldens); the rows (ND2NZ) / columns (DN2ZN) it does not move keep their bytes
+    (the 0xFF fill of L1 here)."""
+    x = np.arange(5 * 35, dtype=np.float32).reshape(5, 35) + 1  # nValue 5, dValue 35, C0 8
+    nd = form == "ND2NZ"
+
+    @pto.kernel(cores="cube")
+    def kern(src):
+        if nd:
+            mat = pto.TileMatNZ("float32", 16, 40)
+            pto.TLOAD(mat, pto.GlobalTensor(src, (5, 35)))
+        else:
+            mat = pto.TileMatZN("float32", 40, 16)
+            pto.TLOAD(mat, pto.GlobalTensor(src, (35, 5), layout="DN"))
+        kern.mat = mat
+
+    dev = pto.Device("a2")
+    run = dev.run(kern, dev.gm_array(x))
+    got = run.tile(kern.mat)
+    got = got if nd else got.T  # DN2ZN: GM column j of x holds logical column j of the tile
+    assert np.array_equal(got[:5, :35], x)
+    assert (got[:5, 35:40] == 0).all()
+    assert np.isnan(got[5:, :]).all()

@@ -382,6 +382,23 @@ __attribute__((noinline)) void copy_matrix_cc_to_cbuf(A...)
                         ptosim::call_site(__builtin_return_address(0)));
 }
 
+// the raw L1 -> GM copy (MTE3): nBurst bursts of lenBurst 32-byte blocks, srcGap / dstGap blocks
+// between bursts in L1 / GM; ptosim runs it as a TSTORE of an L1 tile over those bytes
+template <typename T, typename U>
+__attribute__((noinline)) void copy_cbuf_to_gm(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                               uint16_t srcGap, uint16_t dstGap)
+{
+    std::string b;
+    ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)dst);
+    ptosim::jkey(b, "l1"); ptosim::juint(b, (unsigned long long)((uintptr_t)src - (uintptr_t)ptosim::onchip_base()));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "src_gap"); ptosim::juint(b, srcGap);
+    ptosim::jkey(b, "dst_gap"); ptosim::juint(b, dstGap);
+    ptosim::send("copy_cbuf_to_gm", ptosim::call_site(__builtin_return_address(0)), b);
+}
+
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect
 inline void preload(const void *, int = 0) {}
 inline int64_t get_icache_prl_st() { return 0; }

@@ -25,7 +25,13 @@ from ..errors import CxxError, PtoSimError
 from ..isa import registry
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
-from .l1_copies import CONV_LAYOUTS, conv_load, copy_cbuf_to_gm
+from .l1_copies import (
+    ACC_STORE_CONV_LAYOUTS,
+    CONV_LAYOUTS,
+    acc_store_conv,
+    conv_load,
+    copy_cbuf_to_gm,
+)
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -285,6 +291,9 @@ class Dispatcher:
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
         if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
             conv_load(self, raw)
+            return
+        if op in ("TSTORE", "TSTORE_FP") and raw and raw[0].get("lay") in ACC_STORE_CONV_LAYOUTS:
+            acc_store_conv(self, t, raw, self.operand(raw[2]) if op == "TSTORE_FP" else None)
             return
         ops = [self.operand(d) for d in raw]
         if op == "TLOAD":

@@ -1,10 +1,16 @@
-"""Two L1 forms of C++ cube kernels, run as the instructions they amount to:
+"""The convolution-layout and raw L1 forms of C++ cube kernels, run as the instructions they
+amount to:
 
 - TLOAD of a convolution tile (``ConvTile`` with a GM view in NC1HWC0, FRACTAL_Z or NDC1HWC0):
   the a2a3 library copies the view densely into L1 in its dimension order (a2a3/TLoad.hpp conv
   path: bursts over the outer dims, gaps skipping what the view cuts), which is the ND TLOAD of
   the 5-D view into a Mat tile of (the product of the outer dims) x the last dim. NDC1HWC0 has a
   sixth dim (C0, the elements of one W step): one such load per N.
+- TSTORE of an Acc tile into a GM view in NC1HWC0 or NDC1HWC0: the fixpipe writes C0-wide
+  column blocks of the accumulator, each block's rows one after another (C0 elements each) and
+  block j at j x the destination stride the library computes (``N * stride(C1 or D... ) ...``,
+  a2a3 tstore_common.hpp TStoreAccNz2NC1HWC0 / NDC1HWC0): the fixpipe's NZ store into a GM
+  view of C0-wide column blocks at that stride.
 - ``copy_cbuf_to_gm(dst, src, sid, nBurst, lenBurst, srcGap, dstGap)``, the raw L1 -> GM copy
   on MTE3: nBurst bursts of lenBurst 32-byte blocks, srcGap / dstGap blocks between bursts in L1
   / GM: a TSTORE of an ND Mat tile laid over those L1 bytes into an ND view of the GM bytes.
@@ -20,6 +26,7 @@ from ..dtypes import dtype as as_dtype
 from ..errors import CxxError
 
 CONV_LAYOUTS = ("NC1HWC0", "FRACTAL_Z", "NDC1HWC0")
+ACC_STORE_CONV_LAYOUTS = ("NC1HWC0", "NDC1HWC0")
 MAX_ROWS = 4095  # rows of one DMA (the a2a3 burst count limit; the library loops past it too)
 BLOCK_BYTES = 32  # one burst block (copy_cbuf_to_gm lenBurst and gap unit)
 
@@ -80,6 +87,39 @@ def _chunks(shape: list[int], stride: list[int], offset: int):
         for start in range(0, inner[0], step):
             count = min(step, inner[0] - start)
             yield [1] * k + [count] + inner[1:] + [shape[-1]], base + start * stride[k]
+
+
+def acc_store_conv(dispatcher, t: dict, raw: list[dict], fp=None) -> None:
+    """TSTORE(gm, acc) (or TSTORE_FP with the Scaling tile ``fp``) with ``gm`` in NC1HWC0 /
+    NDC1HWC0 (module docstring)."""
+    d = raw[0]
+    acc = dispatcher.operand(raw[1])
+    dt = as_dtype(d["dt"])
+    buf, off = dispatcher.gm_over(d["ptr"], "GlobalTensor pointer")
+    size = dt.size_bytes
+    g0, g1, g2, g3, g4 = d["shape"]
+    s0, s1, s2, s3, s4 = d["stride"]
+    vr, vc = acc.valid
+    if d["lay"] == "NC1HWC0":  # dims N, C1, H, W, C0
+        c0, rows, cols = g4, g0 * g2 * g3, g1 * g4
+        block_stride = g0 * s1 // s3 * g4
+    else:  # NDC1HWC0: dims N, D, C1, H, W; C0 elements per W step (16 for int32)
+        c0 = 16 if dt.name == "int32" else BLOCK_BYTES // size
+        rows, cols = g0 * g3 * g4, g1 * g2 * c0
+        block_stride = g0 * s2 // s4 * c0
+    if (vr, vc) != (rows, cols) or cols % c0:
+        raise CxxError(
+            f"TSTORE of an Acc tile with valid {vr}x{vc} into a {d['lay']} GlobalTensor "
+            f"{d['shape']}: the valid shape must be {rows}x{cols} (a2a3 TStoreAccNz2{d['lay']})"
+        )
+    view = pto.GlobalTensor(
+        buf, shape=(1, cols // c0, -(-rows // 16), 16, c0),
+        stride=(cols // c0 * block_stride, block_stride, 16 * c0, c0, 1), layout="NZ",
+        offset=off // size, dtype=dt,
+    )  # fmt: skip
+    quant = int(t["prequant"]) if "prequant" in t else fp
+    pto.TSTORE(view, acc, atomic=t.get("atomic", "AtomicNone"), relu=t.get("relu", "NoRelu"),
+               phase=t.get("phase", "Unspecified"), quant=quant)  # fmt: skip
 
 
 def copy_cbuf_to_gm(dispatcher, req: dict) -> None:

@@ -115,10 +115,13 @@ extern "C" __global__ AICORE void gemvs(__gm__ half *x, __gm__ half *v, __gm__ f
 // The quantised Acc -> Mat forms as kernels write them (explicit tile types, a pre-quant scalar
 // or a Scaling tile, the compiler's QuantMode_t names): each stops the run naming its form.
 // the fixpipe's quantised forms: q8 = TSTORE(acc = a @ b, preQuantScalar word) as int8, q16 =
-// TSTORE_FP<..., NormalRelu>(acc, the Scaling tile of words) as half
+// TSTORE_FP<..., NormalRelu>(acc, the Scaling tile of words) as half; conv = acc stored into an
+// NDC1HWC0 view (N 1, D 1, C1 2 of 3, H 4 of 5, W 4; float C0 = 8)
 extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *words,
-                                            __gm__ int8_t *q8, __gm__ half *q16)
+                                            __gm__ int8_t *q8, __gm__ half *q16, __gm__ float *conv)
 {
+    using ConvGm = GlobalTensor<float, Shape<1, 1, 2, 4, 4>, Stride<480, 480, 160, 32, 8>, Layout::NDC1HWC0>;
+    ConvGm convGm(conv);
     using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
     using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
     using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
@@ -159,6 +162,7 @@ extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm
     uint64_t preQuantScalar = static_cast<uint64_t>(*reinterpret_cast<uint32_t *>(&half_scale)) |
                               (static_cast<uint64_t>(1) << 46);  // signed int8 output
     TSTORE<Acc, Q8Gm>(q8Gm, acc, preQuantScalar);
+    TSTORE(convGm, acc);
     TMOV(fb, wMat);
     TSTORE_FP<Acc, Q16Gm, Fb, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(q16Gm, acc, fb);
 }

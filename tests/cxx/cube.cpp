@@ -164,6 +164,8 @@ extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm
     TSTORE<Acc, Q8Gm>(q8Gm, acc, preQuantScalar);
     TSTORE(convGm, acc);
     TMOV(fb, wMat);
+    SET_QUANT_SCALAR<int8_t>(0.5f);  // the quant registers a FixpipeParams TPUSH reads
+    SET_QUANT_VECTOR(fb);
     TSTORE_FP<Acc, Q16Gm, Fb, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(q16Gm, acc, fb);
 }
 

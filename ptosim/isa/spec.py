@@ -176,6 +176,16 @@ class ArgCompare(Enum):
     VECTOR_COMPARE = "vector-compare"
 
 
+class PartArgSelect(Enum):
+    """TPARTARG<MAX|MIN>: which (value, index) pair wins where both sources are valid
+    (vector.part)."""
+
+    SRC1_IF_BETTER = "src1-if-better"  # src1's pair where strictly greater / smaller
+    # a2a3: vcmp_ge / vcmp_le(src0, src1) then vsel per 256-byte repeat: src0's pair unless it
+    # compares false (NaN gives src1's); 32-bit indices with half values: 64 lanes per repeat
+    VSEL_SRC0_IF_NOT_WORSE = "vsel-src0-if-not-worse"
+
+
 class ColReduceOrder(Enum):
     """TCOL<OP> accumulation order."""
 
@@ -397,6 +407,7 @@ class ReduceRules:
     row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
     col_arg_index: Mapping[DType, DTypes] | None
     part_arg_index: Mapping[DType, DTypes] | None  # TPARTARG*: value -> index dtypes
+    part_arg_select: PartArgSelect
     arg_compare: ArgCompare
     row_order: RowReduceOrder
     col_order: ColReduceOrder

@@ -48,6 +48,8 @@ _COL_SAME = {d: (d,) for d in (f16, f32, i16, i32)}
 ROW_PAIRS = {op: _ROW_SAME for op in ("SUM", "MAX", "MIN", "PROD")}
 COL_PAIRS = {op: _COL_SAME for op in ("SUM", "MAX", "MIN", "PROD")}
 ROW_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
+# npu/a2a3/TPartArgOp.hpp (checkTiles): float with 32-bit indices, half with 16- or 32-bit
+PART_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
 COL_ARG_INDEX = {d: (i16, u16, i32, u32) for d in (f32, f16, u32, u16)}
 AXPY_PAIRS = ((f16, f16), (f32, f32))
 
@@ -128,8 +130,8 @@ DTYPES: dict[str, tuple | None] = {
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
     **{f"TPART{op}": _BASIC for op in ("ADD", "MUL", "MAX", "MIN")},
-    "TPARTARGMAX": None,  # the NPU code of the arg forms is not in our sources
-    "TPARTARGMIN": None,
+    "TPARTARGMAX": S.pair_sources(PART_ARG_INDEX),
+    "TPARTARGMIN": S.pair_sources(PART_ARG_INDEX),
     **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
     **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
     "TROWARGMAX": S.pair_sources(ROW_ARG_INDEX),
@@ -172,6 +174,9 @@ NOTES = {
     "TPOWS": "vabs, vln, vmuls, vexp + scalar fix-up; ints scalar",
     "TPRELU": "vmul, vcmpvs_gt, vsel",
     **{f"TPART{op}": _PART_NOTE for op in ("ADD", "MUL", "MAX", "MIN")},
+    **{
+        f"TPARTARG{op}": f"vcmp_{c}, vsel; {_PART_NOTE}" for op, c in (("MAX", "ge"), ("MIN", "le"))
+    },
     "TEXP": "vexp",
     "TLOG": "vln",
     "TSQRT": "vsqrt",
@@ -272,7 +277,8 @@ SPEC = S.TargetSpec(
         col_pairs=COL_PAIRS,
         row_arg_index=ROW_ARG_INDEX,
         col_arg_index=COL_ARG_INDEX,
-        part_arg_index=None,  # no a2a3 TPARTARG body in the reference
+        part_arg_index=PART_ARG_INDEX,
+        part_arg_select=S.PartArgSelect.VSEL_SRC0_IF_NOT_WORSE,  # a2a3/TPartArgOp.hpp
         arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.REPEAT_TREE,  # vector_isa.md 3.5
         col_order=S.ColReduceOrder.SEQUENTIAL,  # vector_isa.md 3.17

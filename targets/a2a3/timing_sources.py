@@ -49,6 +49,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TSHL": ("scalar",),
     "TSHR": ("scalar",),
     **{f"TPART{op}": (BINARY_INTRINSICS[op], _COPY) for op in ("ADD", "MUL", "MAX", "MIN")},
+    "TPARTARGMAX": ("vcmp_ge", "vsel", _COPY),
+    "TPARTARGMIN": ("vcmp_le", "vsel", _COPY),
     **{name: _MATH for name in ("TFMOD", "TREM", "TPOW", "TPRELU", "TFMODS", "TREMS", "TPOWS")},
     **{name: (i,) for name, i in SCALAR_INTRINSICS.items()},
     "TDIVS": ("vector_dup", "vdiv", "vmuls", "scalar"),

@@ -473,6 +473,9 @@ class LayoutRules:
     # TSORT32 with validCol not a multiple of 32: the tail block's records only (False: refused,
     # the NaN-padded tail the NPU sorts through tmp is not modelled)
     sort32_partial_block: bool = False
+    # TSORT32 with tmp and such a tail: the a2a3 4-operand lowering (the row or the tail block
+    # copied to tmp, padded to 32 with -NaN, sorted whole; vector.sort)
+    sort32_tail_via_tmp: bool = False
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False

@@ -322,6 +322,7 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=True,  # vector_isa.md 3.15: three TCVT steps, tmp required
         dequant_row_params=True,  # vadds / vmuls with per-row scalars
         tci_tmp_bytes={4: 768, 2: 1792},  # the vector path's tmp (vector_isa.md 3.21)
+        sort32_tail_via_tmp=True,  # a2a3/TSort32.hpp, the 4-operand form
     ),
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,  # the intrinsics move whole fractals

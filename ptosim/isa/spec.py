@@ -479,6 +479,9 @@ class LayoutRules:
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False
+    # the same form as one repeated vmrgsort4 (a2a3/TMrgSort.hpp): src's valid columns in whole
+    # groups of 4 blocks, blockLen a multiple of 64, 1-255 groups (vector.sort)
+    mrgsort_block_len_repeats: bool = False
 
 
 @dataclass(frozen=True, eq=False)

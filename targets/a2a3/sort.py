@@ -2,7 +2,8 @@
 
 - TSORT32: one ``vbitsort`` per valid row, repeat = valid columns / 32 (32 elements per repeat);
   the 4-operand form with a partial last block goes through tmp (``_plan_sort32_padded``).
-- TMRGSORT: one ``vmrgsort4`` merging the 2-4 lists (one list-repeat).
+- TMRGSORT: one ``vmrgsort4`` merging the 2-4 lists (one list-repeat); the blockLen form
+  repeats it once per group of 4 blocks.
 THISTOGRAM has no a2a3 form (UnsupportedError at record time).
 """
 
@@ -73,12 +74,14 @@ def plan_sort32(instr: TSort32, ctx) -> list:
 
 def plan_mrgsort(instr: TMrgSort, ctx) -> list:
     vs = VecStream(ctx, instr.dst.dtype)
+    L = instr.block_len
+    reps = 1 if L is None else max(1, instr.srcs[0].valid_col // (4 * L))
     vs.call(
         "vmrgsort4",
-        rows_chunk(1, 4, 4, count_mode=False),
+        rows_chunk(reps, 4, 4, count_mode=False),
         reads=tuple(tile_region(s) for s in instr.srcs),
         writes=(tile_region(instr.dst),),
-        label=f"vmrgsort4 {len(instr.srcs)} lists x1",
+        label=f"vmrgsort4 {len(instr.srcs)} lists x{reps}",
         lists=len(instr.srcs),
     )
     return vs.steps()

@@ -151,6 +151,7 @@ DTYPES: dict[str, tuple | None] = {
     "TEXTRACT": tuple(d for d in SIZED_124 if d.kind != "float" or d.size_bytes > 1),
     "TINSERT": None,
     "TSORT32": (f32, f16),
+    "TMRGSORT": (f32, f16),  # a2a3/TMrgSort.hpp (CheckStatic: half or float records)
     "THISTOGRAM": None,
     # the cube (reference/cube_isa.md 3.4): the Left / Right element type (int8 -> int32, the
     # floats -> float)
@@ -323,6 +324,7 @@ SPEC = S.TargetSpec(
         dequant_row_params=True,  # vadds / vmuls with per-row scalars
         tci_tmp_bytes={4: 768, 2: 1792},  # the vector path's tmp (vector_isa.md 3.21)
         sort32_tail_via_tmp=True,  # a2a3/TSort32.hpp, the 4-operand form
+        mrgsort_block_len_repeats=True,  # a2a3/TMrgSort.hpp, TMRGSORT(dst, src, blockLen)
     ),
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,  # the intrinsics move whole fractals

@@ -127,6 +127,75 @@ def test_a2a3_tsort32_pads_the_last_block_through_tmp(C):
     assert np.all(tmp[C - start : cols - start].view(np.uint32) == 0xFFC00000)
 
 
+def _half_records(scores, index):
+    """8-byte half records [score f16][0][index u32] as 4 half elements each."""
+    out = np.zeros((len(scores), 4), np.uint16)
+    out[:, 0] = np.array(scores, np.float16).view(np.uint16)
+    idx = np.array(index, np.uint32)
+    out[:, 2], out[:, 3] = idx & 0xFFFF, idx >> 16
+    return out.reshape(1, -1).view(np.float16)
+
+
+def test_a2a3_tmrgsort_half_records():
+    """a2a3/TMrgSort.hpp takes half as well as float records: the scores are the first half
+    of each 8-byte record (ties: the lower-numbered list first)."""
+    a = _half_records([9, 5, 5, 1], [0, 1, 2, 3])
+    b = _half_records([7, 5, 0.5, 0], [10, 11, 12, 13])
+    k = Kern("a2", [a, b])
+
+    def body(k, x, y):
+        k.dst = k.place(vec("half", 1, 32))
+        pto.TMRGSORT(k.dst, x, y)
+
+    k.run(body)
+    want = _half_records([9, 7, 5, 5, 5, 1, 0.5, 0], [0, 10, 1, 2, 11, 3, 12, 13])
+    np.testing.assert_array_equal(k.storage(k.dst).view(np.uint16), want.view(np.uint16))
+
+
+def test_a2a3_tmrgsort_block_len_merges_the_groups_of_src():
+    """a2a3: TMRGSORT(dst, src, blockLen) is one vmrgsort4 repeated over src's valid columns
+    in groups of 4 sorted blocks of blockLen elements (a multiple of 64)."""
+    rng = np.random.default_rng(4)
+    L, groups = 64, 2
+    per_block = L // 2  # float records
+    scores = rng.permutation(4 * groups * per_block).astype(np.float32)
+    src = np.zeros((1, 4 * groups * L), np.float32)
+    want = []
+    for g in range(groups):
+        recs = []
+        for b in range(4):
+            first = (g * 4 + b) * per_block
+            block = sorted(scores[first : first + per_block], reverse=True)
+            for j, v in enumerate(block):
+                at = (g * 4 + b) * L + 2 * j
+                src[0, at], src[0, at + 1] = v, np.uint32(first + j).view(np.float32)
+                recs.append((v, first + j))
+        want += sorted(recs, key=lambda r: -r[0])
+    k = Kern("a2", [src])
+
+    def body(k, s):
+        k.dst = k.place(vec("float32", 1, src.shape[1]))
+        pto.TMRGSORT(k.dst, s, block_len=L)
+
+    k.run(body)
+    got = k.storage(k.dst)[0].view(np.uint32).reshape(-1, 2)
+    np.testing.assert_array_equal(
+        got[:, 0], np.array([v for v, _ in want], np.float32).view(np.uint32)
+    )
+    np.testing.assert_array_equal(got[:, 1], [i for _, i in want])
+
+    for L, valid, rule in ((32, 256, "block-len"), (64, 320, "block-groups")):
+        k = Kern("a2", [np.zeros((1, 320), np.float32)])
+
+        def bad(k, s, L=L, valid=valid):
+            s.set_valid(1, valid)
+            pto.TMRGSORT(k.place(vec("float32", 1, 320)), s, block_len=L)
+
+        with pytest.raises(ConstraintError) as e:
+            k.run(bad)
+        assert e.value.rule == rule
+
+
 @pytest.mark.parametrize("byte", (0, 1, 2, 3))
 def test_thistogram_u32(byte):
     rng = np.random.default_rng(byte)

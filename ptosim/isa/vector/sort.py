@@ -34,7 +34,11 @@ greater score replaces the pick, so a NaN head of a lower list is taken first); 
 TMRGSORT(dst, src, block_len=L): each group of 4 consecutive blocks of ``L`` elements of src
 row 0 (each block a sorted list) is merged as above into the same columns of dst, for the
 whole groups inside ``dst.valid_col``. ``L`` must be a positive multiple of the record's
-elements. This is the cpu form (``LayoutRules.mrgsort_block_len``); the NPUs refuse it.
+elements. This is the cpu form (``LayoutRules.mrgsort_block_len``). a2a3
+(``mrgsort_block_len_repeats``, one ``vmrgsort4`` repeated per group): the groups are those of
+src's valid columns, which must be 1-255 whole groups, ``L`` a multiple of 64 (the library's
+PTO_ASSERTs: rules ``block-len``, ``block-groups``, ``repeat-range``); the merged groups land
+from dst's start whatever dst's size. a5 refuses the form.
 
 THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu only (the NPU lowerings are not described).
 src uint16 or uint32, dst uint32 with >= 256 columns, idx uint8. Per valid row of src: count
@@ -270,7 +274,11 @@ class TMrgSort(VectorInstruction):
             )
         self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
         if self.block_len is not None:
-            if not arch.spec.layout.mrgsort_block_len:
+            rules = arch.spec.layout
+            if rules.mrgsort_block_len_repeats:
+                self._require_repeats()
+                return
+            if not rules.mrgsort_block_len:
                 self.unsupported(
                     "block_len", "unsupported-mode", "the 2-4 list merge", "the blockLen form",
                     detail=f"{arch.target}'s blockLen and repeat rules are not modelled",
@@ -282,6 +290,17 @@ class TMrgSort(VectorInstruction):
             self.require(s.cols >= groups, "src", "src-cols",
                          f">= {groups} columns (the 4-block groups in dst's valid columns)",
                          s.cols)  # fmt: skip
+
+    def _require_repeats(self) -> None:
+        """The PTO_ASSERTs of the a2a3 blockLen form (one vmrgsort4 repeated per group)."""
+        L, C = self.block_len, self.srcs[0].valid_col
+        self.require(L > 0 and L % 64 == 0, "block_len", "block-len", "a positive multiple of 64",
+                     L)  # fmt: skip
+        self.require(C % (4 * L) == 0, "src", "block-groups",
+                     f"valid columns a multiple of 4 x blockLen = {4 * L}", C)  # fmt: skip
+        self.require(1 <= C // (4 * L) <= 255, "src", "repeat-range",
+                     "1 to 255 groups of 4 blocks (the vmrgsort4 repeat field)",
+                     C // (4 * L))  # fmt: skip
 
     def _scores(self, ctx: ExecContext, s: TileRef, first: int, n: int) -> np.ndarray:
         """The scores (element 0 of each record) of ``n`` records from element ``first``."""
@@ -312,7 +331,12 @@ class TMrgSort(VectorInstruction):
         d, s, L = self.dst, self.srcs[0], self.block_len
         per_block = L // record_elems(d.dtype)
         size = d.dtype.size_bytes
-        for base in range(0, d.valid_col - 4 * L + 1, 4 * L):
+        if ctx.spec.layout.mrgsort_block_len_repeats:  # src's groups, written from dst's start
+            end = s.valid_col
+            out = ctx.memory_from(d).view(np.uint8)
+        else:
+            end = d.valid_col
+        for base in range(0, end - 4 * L + 1, 4 * L):
             starts = [base + b * L for b in range(4)]
             lists = [self._scores(ctx, s, f, per_block) for f in starts]
             raw = [self._records(ctx, s, f, per_block) for f in starts]

@@ -482,6 +482,9 @@ class LayoutRules:
     # the same form as one repeated vmrgsort4 (a2a3/TMrgSort.hpp): src's valid columns in whole
     # groups of 4 blocks, blockLen a multiple of 64, 1-255 groups (vector.sort)
     mrgsort_block_len_repeats: bool = False
+    # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
+    # vector.tgather); False: UnsupportedError
+    gather_compare: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -325,6 +325,7 @@ SPEC = S.TargetSpec(
         tci_tmp_bytes={4: 768, 2: 1792},  # the vector path's tmp (vector_isa.md 3.21)
         sort32_tail_via_tmp=True,  # a2a3/TSort32.hpp, the 4-operand form
         mrgsort_block_len_repeats=True,  # a2a3/TMrgSort.hpp, TMRGSORT(dst, src, blockLen)
+        gather_compare=True,  # a2a3/TGather.hpp, TGATHER<..., CmpMode>
     ),
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,  # the intrinsics move whole fractals

@@ -35,7 +35,7 @@ USES: dict[str, tuple[str, ...]] = {
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("scalar", "mte2", "mte3"),
     "MSCATTER": ("scalar", "mte2", "mte3"),
-    "TGATHER": ("vgather", "vreducev2", "vector_dup", "vcopy"),
+    "TGATHER": ("vgather", "vreducev2", "vector_dup", "vcopy", "vcmpvs_*", "vconv_*", "scalar"),
     "TGATHERB": ("vgatherb",),
     "TSCATTER": ("vector_dup", "vcopy", "scalar"),
     "TROWEXPAND": ("scalar", "vector_dup", "vbrcb"),

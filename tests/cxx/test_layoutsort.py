@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ptosim as pto
-from ptosim.errors import CxxError, PtoSimError
+from ptosim.errors import PtoSimError
 from tests.helpers.paths import CXX_DIR
 
 SRC = CXX_DIR / "layoutsort.cpp"

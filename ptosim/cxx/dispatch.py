@@ -246,10 +246,10 @@ class Dispatcher:
             self.touch(d["id"])
         elif op == "raw":
             self.raw.access(req, site, out)
-        elif op == "raw_done":
-            self.raw.done(out)
-        elif op == "raw_write":
-            self.raw.replay_write(req)
+        elif op == "raw_log":
+            self.raw.log(req)
+        elif op == "raw_writes":
+            self.raw.replay_writes(req)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":

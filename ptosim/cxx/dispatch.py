@@ -71,6 +71,11 @@ _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 NOT_CXX = {"SyncAll"}
 
 
+# (src, dst) dtypes an FP form quantises (cpu/common.hpp GetVectorPreQuantMode); the others copy
+_VECTOR_QUANT_PAIRS = frozenset(
+    [("float32", "int8"), ("float32", "uint8")]
+    + [("int32", d) for d in ("int8", "uint8", "half", "int16")]
+)
 FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
 
 
@@ -375,6 +380,16 @@ class Dispatcher:
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
             _answer(out, self.loaded.gm_base - pto_gm_base() + pipe.buffer.address + where)
 
+    def fp_form_is_copy(self, t: dict, ops: list) -> bool:
+        """Whether a TEXTRACT_FP / TINSERT_FP is the plain copy on this target
+        (``CubeRules.fp_forms_copy_unquantised``): no ReLU, a pair without quantisation."""
+        if not self.recorder.program.arch.spec.cube.fp_forms_copy_unquantised:
+            return False
+        if t.get("relu", "NoRelu") != "NoRelu" or len(ops) != 5:
+            return False
+        pair = (ops[1].geom.dtype.name, ops[0].geom.dtype.name)
+        return pair not in _VECTOR_QUANT_PAIRS
+
     def mrgsort(self, t: dict, ops: list) -> None:
         """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
         being the library's scratch; or the single-tile (dst, src, blockLen)."""
@@ -384,6 +399,10 @@ class Dispatcher:
             pto.TMRGSORT(ops[0], *ops[2:], exhausted=t.get("exhausted") == "true")
 
     def generic(self, op: str, t: dict, raw: list[dict], ops: list) -> None:
+        if op in ("TEXTRACT_FP", "TINSERT_FP") and self.fp_form_is_copy(t, ops):
+            dst, src, _fp, row, col = ops  # the Scaling tile is not read (no quantisation)
+            getattr(pto, op[: -len("_FP")])(dst, src, row, col)
+            return
         try:
             spec = registry.spec(op)
         except KeyError:

@@ -225,7 +225,9 @@ PTOSIM_ACC_PREQUANT(TINSERT)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        ::ptosim::record(#NAME, pc, "", dst, src, fp, indexRow, indexCol);                             \
+        std::string t;                                                                                 \
+        ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));                                           \
+        ::ptosim::record(#NAME, pc, t, dst, src, fp, indexRow, indexCol);                              \
         return {};                                                                                     \
     }
 PTOSIM_ACC_FP(TEXTRACT_FP)

@@ -123,7 +123,16 @@ class Host:
         lo, hi = page, min(page + n, mem.size)
         if lo < hi:
             data[: hi - lo] = mem[lo:hi]
-        ctypes.memmove(out, data.tobytes(), n)
+        self._serve_readable(out, page + self.loaded.onchip_base, data.tobytes())
+
+    def _serve_readable(self, out, page: int, data: bytes) -> None:
+        """Give the shim ``data`` as the page's bytes, which its later reads may use until its
+        next request (entry.hpp): host reads and a plain-called kernel's are no instructions,
+        so a loop copying tile storage element by element costs one request per page."""
+        n = len(data)
+        ctypes.memmove(out, data, n)
+        ctypes.memset(out + n, 1, 1)
+        self._given[page] = data
 
     # -- host code touching device memory directly (the CPU simulator's device memory is host
     # memory, so tests fill aclrtMalloc buffers in place): served from the GM buffers, no
@@ -157,10 +166,7 @@ class Host:
         self._buffer(req["addr"])  # an address outside every aclrtMalloc buffer is an error
         n = int(req["page"])
         page = req["addr"] - req["addr"] % n
-        given = self._page(page, n)
-        ctypes.memmove(out, given, n)
-        if req["write"]:
-            self._given[page] = given
+        self._serve_readable(out, page, self._page(page, n))
 
     def _gm_write(self, addr: int, data: bytes) -> None:
         """Host code's write of ``data`` at host address ``addr`` of device memory."""

@@ -111,7 +111,9 @@ struct Fault {
     volatile int trap_write = 0;
     volatile uintptr_t trap_addr = 0;
     unsigned char *trap_before = nullptr;  // a write: this thread's copy of the page (RawLog)
-    alignas(16) unsigned char page[RAW_PAGE];
+    // the page Python gives, and after it one byte: 1 when reads may use it until the next
+    // request (a plain-called kernel's reads are no instructions), 0 when each read is one
+    alignas(16) unsigned char page[RAW_PAGE + 16];
 };
 inline Fault &fault()
 {
@@ -178,8 +180,10 @@ inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
     RawLog &l = raw_log();
     // the access may be in a libc routine (memcpy) called by the kernel: the whole stack
     record_fault(f, a, pc);
-    unsigned char *before = write ? l.cached(page) : nullptr;
-    if (before == nullptr) {
+    unsigned char *before = l.cached(page);
+    if (!write && before != nullptr && l.reads_ok(page)) {
+        // a read of a page this thread holds with the memory's bytes: no request
+    } else if (before == nullptr || !write) {
         // a tile page's first write keeps the log (its bytes do not depend on it); anything
         // else sends it first, so Python sees the writes in program order
         uintptr_t o = onchip_base();
@@ -198,12 +202,15 @@ inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
         q += ",\"page\":";
         q += std::to_string(RAW_PAGE);
         q += '}';
+        f.page[RAW_PAGE] = 0;
         if (s.callback(q.c_str(), f.page) != 0) unwind(f, 2);
-        if (write) before = l.add(page, f.page);
+        const bool reads = f.page[RAW_PAGE] == 1;
+        before = nullptr;
+        if (write || (reads && !l.full())) before = l.add(page, f.page, reads);
     }
     void *m = mmap((void *)page, RAW_PAGE, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return false;
-    std::memcpy((void *)page, write ? before : f.page, RAW_PAGE);
+    std::memcpy((void *)page, before ? before : f.page, RAW_PAGE);
     f.trap_page = page;
     f.trap_write = write;
     f.trap_addr = a;

@@ -169,6 +169,7 @@ struct RawLog {
     static constexpr size_t PAGE = 4096;
     static constexpr int PAGES = 8;  // pages written since the last request (then: flush)
     uintptr_t addr[PAGES] = {};
+    bool readable[PAGES] = {};  // its bytes are the memory's: reads may use them (Python said)
     int npages = 0;
     alignas(16) unsigned char bytes[PAGES][PAGE];
     // records: u64 address, u32 stack id, u16 first changed byte (page offset), u16 count, bytes
@@ -184,8 +185,15 @@ struct RawLog {
             if (addr[i] == page) return bytes[i];
         return nullptr;
     }
-    unsigned char *add(uintptr_t page, const void *given)
+    bool reads_ok(uintptr_t page) const
     {
+        for (int i = 0; i < npages; ++i)
+            if (addr[i] == page) return readable[i];
+        return false;
+    }
+    unsigned char *add(uintptr_t page, const void *given, bool reads)
+    {
+        readable[npages] = reads;
         addr[npages] = page;
         std::memcpy(bytes[npages], given, PAGE);
         return bytes[npages++];

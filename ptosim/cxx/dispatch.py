@@ -354,11 +354,14 @@ class Dispatcher:
         elif op == "TMRGSORT":
             self.mrgsort(t, ops)
         elif op == "TGATHER" and _is_compare_gather(t, raw):
-            raise CxxError(
-                "TGATHER: the compare form TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, "
-                "offset) is not implemented by ptosim (its dtypes, tmp layout and output packing "
-                "are not pinned down by the reference); the index and mask-pattern forms are"
-            )
+            # TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, offset)
+            mode = next(
+                d["name"] for d in (t.get("value"), t.get("value2"), *raw)
+                if d and d["k"] == "enum" and d.get("type") == "CmpMode"
+            )  # fmt: skip
+            dst, src0, k_value, cdst, tmp = ops[:5]
+            offset = int(ops[5]) if len(ops) > 5 else 0
+            pto.TGATHER(dst, src0, k_value, tmp, cmp_mode=mode, cdst=cdst, offset=offset)
         elif op in ROWEXPAND_BINARY and not t:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:

@@ -276,6 +276,7 @@ SPEC = S.TargetSpec(
         row_arg_index=ROW_ARG_INDEX,
         col_arg_index=COL_ARG_INDEX,
         part_arg_index=PART_ARG_INDEX,
+        part_arg_select=S.PartArgSelect.SRC1_IF_BETTER,  # a5/TPartArgBinOps.hpp: vcmp_gt/lt
         arg_compare=S.ArgCompare.VECTOR_COMPARE,  # npu/a5/TRowReduceIdx.hpp, TColReduceIdx.hpp
         row_order=S.RowReduceOrder.CHUNK_LANE_TREE,  # vector_isa.md 3.5 (a5)
         col_order=S.ColReduceOrder.PAIRWISE,  # vector_isa.md 3.17 (a5)

@@ -211,6 +211,7 @@ SPEC = S.TargetSpec(
         row_arg_index=ARG_INDEX,
         col_arg_index=ARG_INDEX,
         part_arg_index={d: (i32, u32) for d in _PART},  # cpu/TPartOp.hpp: 32-bit indices
+        part_arg_select=S.PartArgSelect.SRC1_IF_BETTER,  # cpu/TPartOp.hpp: strict compare
         arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.SEQUENTIAL,  # vector_isa.md 3.5 CPU semantics
         col_order=S.ColReduceOrder.SEQUENTIAL_IN_DST,

@@ -553,6 +553,9 @@ PTOSIM_GENERIC(TXOR)
 PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
 PTOSIM_GENERIC(TPOW)
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN)
+// TGATHER<Dst, Src, K, Cdst, Tmp, CmpMode>(dst, src0, kValue, cdst, tmp, offset): the compare form
+template <typename T1, typename T2, typename T3, typename T4, typename T5, auto V, typename... A>
+PTOSIM_NOINLINE RecordEvent TGATHER(A &&...args) PTOSIM_GENERIC_BODY(TGATHER, detail::value_targ<V>())
 #undef PTOSIM_GENERIC
 #undef PTOSIM_GENERIC_BODY
 

@@ -9,8 +9,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include <functional>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -172,9 +170,26 @@ inline void unsupported(const char *what, long long pc)
 // `kernel<<<blocks, l2, stream>>>(args)` is rewritten by the build into
 // `::ptosim::launch(kernel, blocks, l2, stream)(args)`: the call is kept as a pending closure and
 // the Python side runs it once per block inside Device.run (`ptosim test`, testmain.hpp).
-inline std::function<void()> &pending_launch()
+// (a hand-made closure holder, not std::function: <functional> and <map> were a sixth of every
+// kernel unit's compile time, and the library's headers do not include them either)
+struct PendingLaunch {
+    void *closure = nullptr;
+    void (*run)(void *) = nullptr;
+    void (*drop)(void *) = nullptr;
+    explicit operator bool() const { return run != nullptr; }
+    void operator()() const { run(closure); }
+    template <class L>
+    void set(const L &l)
+    {
+        if (drop) drop(closure);
+        closure = new L(l);
+        run = [](void *c) { (*static_cast<L *>(c))(); };
+        drop = [](void *c) { delete static_cast<L *>(c); };
+    }
+};
+inline PendingLaunch &pending_launch()
 {
-    static std::function<void()> f;
+    static PendingLaunch f;
     return f;
 }
 inline std::string symbol_of(const void *fn)
@@ -189,14 +204,25 @@ inline std::string symbol_of(const void *fn)
 // kernel type it launches, a thunk that calls a kernel of that type from the words
 // (ptosim_run_launch in entry.hpp).
 using LaunchThunk = void (*)(void *fn, const uint64_t *words);
-inline std::map<std::string, LaunchThunk> &launch_thunks()
+struct ThunkEntry {
+    const char *key;  // typeid(...).name(): static storage
+    LaunchThunk thunk;
+    ThunkEntry *next;
+};
+inline ThunkEntry *&launch_thunks()
 {
-    static std::map<std::string, LaunchThunk> thunks;
-    return thunks;
+    static ThunkEntry *head = nullptr;
+    return head;
+}
+inline LaunchThunk find_thunk(const char *key)
+{
+    for (ThunkEntry *e = launch_thunks(); e; e = e->next)
+        if (std::strcmp(e->key, key) == 0) return e->thunk;
+    return nullptr;
 }
 inline int register_thunk(const char *key, LaunchThunk thunk)
 {
-    launch_thunks()[key] = thunk;
+    if (!find_thunk(key)) launch_thunks() = new ThunkEntry{key, thunk, launch_thunks()};
     return 0;
 }
 template <class T>
@@ -241,7 +267,7 @@ struct Launcher {
     {
         long long pc = call_site(__builtin_return_address(0));
         F f = fn;
-        pending_launch() = [f, args...]() { f(args...); };
+        pending_launch().set([f, args...]() { f(args...); });
         std::string b;
         jkey(b, "blocks"); jint(b, blocks);
         if (dyn_ubuf > 0) { jkey(b, "dyn_ubuf"); jint(b, dyn_ubuf); }

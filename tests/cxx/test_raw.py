@@ -116,7 +116,7 @@ def test_raw_fill_is_one_setvalue(prog, device):
     if device == "a2":  # one PIPE_S store step per element, each of its 4 bytes
         from types import SimpleNamespace
 
-        from targets.a2a3.scalar_access import plan_set_value
+        from ptosim.targets.a2a3.scalar_access import plan_set_value
 
         steps = plan_set_value(writes[0], SimpleNamespace(config=dev.config))
         store = dev.config.timing.scalar.ub_store_cycles

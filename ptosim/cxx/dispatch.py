@@ -76,22 +76,6 @@ _VECTOR_QUANT_PAIRS = frozenset(
     [("float32", "int8"), ("float32", "uint8")]
     + [("int32", d) for d in ("int8", "uint8", "half", "int16")]
 )
-# the packed 4-bit element types of the library (two per byte), which ptosim does not model
-PACKED_4BIT = {
-    "float4_e2m1x2": "two 4-bit floats e2m1 per byte",
-    "float4_e1m2x2": "two 4-bit floats e1m2 per byte",
-    "int4b": "a 4-bit signed integer",
-}
-
-
-def _not_packed(dtype_name: str, what: str) -> None:
-    if dtype_name in PACKED_4BIT:
-        raise CxxError(
-            f"{what} of {dtype_name} ({PACKED_4BIT[dtype_name]}): the packed 4-bit element "
-            "types are not modelled by ptosim"
-        )
-
-
 FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
 
 
@@ -132,7 +116,6 @@ class Dispatcher:
 
     # -- operands -------------------------------------------------------------------------------
     def tile(self, d: dict) -> pto.Tile:
-        _not_packed(d["dt"], "a tile")
         t = self.tiles.get(d["id"])
         static = d["svr"] > 0 and d["svc"] > 0
         if t is None:
@@ -218,7 +201,6 @@ class Dispatcher:
         return text or "none"
 
     def global_tensor(self, d: dict) -> pto.GlobalTensor:
-        _not_packed(d["dt"], "a GlobalTensor")
         dt = as_dtype(d["dt"])
         buf, off = self.gm_over(d["ptr"], "GlobalTensor pointer")
         if off % dt.size_bytes:

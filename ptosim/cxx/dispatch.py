@@ -80,6 +80,11 @@ _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 NOT_CXX = {"SyncAll"}
 
 
+# (src, dst) dtypes an FP form quantises (cpu/common.hpp GetVectorPreQuantMode); the others copy
+_VECTOR_QUANT_PAIRS = frozenset(
+    [("float32", "int8"), ("float32", "uint8")]
+    + [("int32", d) for d in ("int8", "uint8", "half", "int16")]
+)
 FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
 
 
@@ -255,10 +260,10 @@ class Dispatcher:
             self.touch(d["id"])
         elif op == "raw":
             self.raw.access(req, site, out)
-        elif op == "raw_done":
-            self.raw.done(out)
-        elif op == "raw_write":
-            self.raw.replay_write(req)
+        elif op == "raw_log":
+            self.raw.log(req)
+        elif op == "raw_writes":
+            self.raw.replay_writes(req)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":
@@ -323,7 +328,10 @@ class Dispatcher:
             # TSTORE_FP(gm, acc, fp), TMOV_FP(dst, acc, fp), TEXTRACT_FP / TINSERT_FP(dst, acc,
             # fp, row, col): the fixpipe with vector quantisation (a Scaling tile)
             kw = {"relu": t.get("relu", "NoRelu"), "quant": ops[2]}
-            if op == "TSTORE_FP":
+            if op in ("TEXTRACT_FP", "TINSERT_FP") and self.fp_form_is_copy(t, ops):
+                # the Scaling tile is not read (no quantisation on this target for the pair)
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4])
+            elif op == "TSTORE_FP":
                 pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), **kw)
             elif op == "TMOV_FP":
                 pto.TMOV(ops[0], ops[1], **kw)
@@ -415,6 +423,16 @@ class Dispatcher:
             _answer(out, operand.placement.address)
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
             _answer(out, self.loaded.gm_base - pto_gm_base() + pipe.buffer.address + where)
+
+    def fp_form_is_copy(self, t: dict, ops: list) -> bool:
+        """Whether a TEXTRACT_FP / TINSERT_FP is the plain copy on this target
+        (``CubeRules.fp_forms_copy_unquantised``): no ReLU, a pair without quantisation."""
+        if not self.recorder.program.arch.spec.cube.fp_forms_copy_unquantised:
+            return False
+        if t.get("relu", "NoRelu") != "NoRelu" or len(ops) != 5:
+            return False
+        pair = (ops[1].geom.dtype.name, ops[0].geom.dtype.name)
+        return pair not in _VECTOR_QUANT_PAIRS
 
     def mrgsort(self, t: dict, ops: list) -> None:
         """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp

@@ -162,7 +162,9 @@ SPEC = S.TargetSpec(
         store_valid_within_view=True,  # the reference asserts the view holds it
         burst_count_limit=None,
         atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
-        tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)
+        # cpu/TMov.hpp: SetElement(r, c, GetElement(r, c)) over src's valid region, whatever
+        # the layouts and tile kinds (Vec -> Left / Right, Acc -> Vec ...; D16)
+        tmov=S.TMovCopy.ANY_TILES,
         # its TLOAD assert (valid == the view) is compiled out in the Release build the library's
         # test runners make (tests/run_cpu.py); its tpow test loads 63x63 from a 64x64 view (D7)
         load_valid_within_view=True,
@@ -289,5 +291,7 @@ SPEC = S.TargetSpec(
         # every tile's storage is host memory: its tests write Acc tiles through tile.data()
         # (the tassign system test); GetValue / SetValue static_assert a Vec tile
         raw_access_cube_tiles=True,
+        shared_buffers=True,
+        fp_forms_copy_unquantised=True,
     ),
 )

@@ -9,6 +9,7 @@ from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
 from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
+from ..spec import TMovCopy
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
 from .common import gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
@@ -144,6 +145,8 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     d, s = dst.ref(), src.ref()
     r = as_int(index_row, f"{opcode} index_row")
     c = as_int(index_col, f"{opcode} index_col")
+    if opcode == "TMOV" and TileType.Vec in (d.loc, s.loc) and _tmov_any_tiles():
+        return False  # cpu: a TMOV to or from a Vec tile is the plain element copy (data.TMov)
     if s.loc is TileType.Acc:
         if _final(phase, f"{opcode} phase"):
             _unit_flag(UnitFlagWait)
@@ -161,6 +164,11 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     else:
         return False
     return True
+
+
+def _tmov_any_tiles() -> bool:
+    """Whether TMOV copies elements between any tiles on this target (cpu: host memory)."""
+    return current().program.arch.spec.dma.tmov is TMovCopy.ANY_TILES
 
 
 def cube_fillpad(dst, src) -> bool:

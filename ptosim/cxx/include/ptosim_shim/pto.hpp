@@ -109,6 +109,31 @@ struct int4b_t {
     operator int8_t() const { return int8_t(storage & 0x08 ? (storage | 0xF0) : storage); }
 };
 
+// element i of a raw array, as the library's tests fill host arrays. A 4-bit pair type holds
+// element i in byte i / 2 (ptosim takes the low half for even i; it does not model these types,
+// an instruction on them stops the case, so only the bounds matter here).
+template <typename T>
+inline T GetProperDataPart(const T *p, std::size_t i)
+{
+    if constexpr (IsTwinType<T>()) {
+        const uint8_t b = p[i / 2].bits;
+        return T(uint8_t(i % 2 ? b >> 4 : b & 0x0F));
+    } else {
+        return p[i];
+    }
+}
+template <typename T, typename V>
+inline void SetProperDataPart(T *p, std::size_t i, const V &v)
+{
+    if constexpr (IsTwinType<T>()) {
+        const uint8_t nib = static_cast<T>(v).bits & 0x0F;
+        uint8_t &b = p[i / 2].bits;
+        b = i % 2 ? uint8_t((b & 0x0F) | (nib << 4)) : uint8_t((b & 0xF0) | nib);
+    } else {
+        p[i] = static_cast<T>(v);
+    }
+}
+
 namespace GlobalTensorDim {
 constexpr int DIM_0 = 0, DIM_1 = 1, DIM_2 = 2, DIM_3 = 3, DIM_4 = 4, TOTAL_DIM = 5;
 }

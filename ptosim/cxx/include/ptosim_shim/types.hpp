@@ -103,19 +103,21 @@ inline float minifloat(unsigned bits, int e_bits, int m_bits, int bias, int spec
     return sign ? -v : v;
 }
 } // namespace ptosim
-#define PTOSIM_OPAQUE8(NAME, VALUE)                                \
+// Negation flips the sign bits (SIGNS: bit 7, or bits 3 and 7 of a 4-bit pair; e8m0 has none).
+#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS)                         \
     struct NAME {                                                  \
         uint8_t bits = 0;                                          \
         NAME() = default;                                          \
         explicit NAME(uint8_t b) : bits(b) {}                      \
         explicit operator float() const { return VALUE; }          \
+        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); } \
     };
-PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2))
-PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1))
-PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127))
-PTOSIM_OPAQUE8(hifloat8_t, NAN)
-PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0))
-PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0))
+PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80)
+PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80)
+PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00)
+PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80)
+PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88)
+PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88)
 #undef PTOSIM_OPAQUE8
 
 // the packed 4-bit element types hold two values per byte ("twin" types; global, as the

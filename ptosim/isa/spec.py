@@ -158,6 +158,17 @@ class Bitwise(Enum):
     # row), TXOR(S) in four steps through tmp, operands asserted distinct
 
 
+class Remainder(Enum):
+    """TFMOD(S)/TREM(S) lowering (ptosim.isa.vector.mathops, remainder)."""
+
+    IN_DOUBLE = "in-double"  # exact fmod / floor remainder in double, C % for integers
+    UB_CHAIN = "ub-chain"  # float32 vdiv chain on UB per stage; int32 through float32;
+    # TFMODS broadcasts the scalar into dst first; TREMS as TREM
+    VF_REGISTERS = "vf-registers"  # one vector function on registers: half through float32
+    # (result truncated to half), integer vmod / vdiv, 64-bit truncating division, TREMS
+    # without the sign fix-up, HIGH_PRECISION float32 as the scaled reduction
+
+
 class RowReduceOrder(Enum):
     """TROW<OP> accumulation order (reduce_order)."""
 
@@ -381,7 +392,8 @@ class ElementwiseRules:
     axpy_pairs: tuple[tuple[DType, DType], ...]  # TAXPY (dst, src) dtypes besides f32 += f16
     axpy_fused: bool  # TAXPY rounds dst + src*s once (else the product, then the sum)
     int64_zero_divisor_gives_zero: bool  # 64-bit integer TDIV/TDIVS: x / 0 = 0 (else an error)
-    math_vector_sequence: bool  # TFMOD/TREM/TPOW/TPRELU as the NPU vector sequences
+    math_vector_sequence: bool  # TPOW/TPRELU as the NPU vector sequences
+    remainder: Remainder  # TFMOD(S)/TREM(S): which lowering computes them
     math_tmp_checked: bool  # their tmp must hold the lowering's intermediates
     # TPART<OP>: one source has dst's valid shape, the other's valid region fits inside it
     partial_one_source_full: bool

@@ -261,6 +261,7 @@ SPEC = S.TargetSpec(
         division_via_dup=True,  # vector_dup + vdiv; in-place src/s: vmuls by 1/s (4.7)
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=True,  # vector_isa.md 3.23 (the a2a3 sequences)
+        remainder=S.Remainder.UB_CHAIN,  # vector_isa.md 3.23 (npu/a2a3 TFMod/TRem*.hpp)
         math_tmp_checked=True,
         partial_one_source_full=True,  # the reference's PTO_ASSERT (vector_isa.md 3.22)
         axpy_fused=False,  # assumed like the CPU's two roundings (vaxpy's fusion is not public)

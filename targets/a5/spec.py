@@ -125,11 +125,12 @@ DTYPES: dict[str, tuple | None] = {
     "TRELU": (i32,) + F16_F32,
     "TNOT": INTS_124,
     "TRECIP": (i16, u16, i32, u32, i64, u64) + F16_F32,
-    # vector_isa.md 3.23 (choice: the a2a3 model, no a5 lowering in our sources)
-    "TFMOD": (f32,),
-    "TFMODS": (f32,),
-    "TREM": (i32, f32),
-    "TREMS": (i32, f32),
+    # npu/a5 TFMod.hpp / TFModS.hpp (TFModCheck; TFMODS: the 2- and 4-byte types it lowers)
+    "TFMOD": (i16, u16, i32, u32, f16, f32),
+    "TFMODS": (i16, u16, i32, u32, f16, f32),
+    # npu/a5 TRem.hpp / TRemS.hpp (TRemCheck; 64-bit through the Int64Div helpers)
+    "TREM": (i16, u16, i32, u32, i64, u64, f16, f32),
+    "TREMS": (i16, u16, i32, u32, i64, u64, f16, f32),
     "TPOW": INTS_124 + F16_F32,
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
@@ -171,7 +172,8 @@ REFUSALS = {
 NOTES = {
     "MGATHER": "SIMT launch",
     "MSCATTER": "SIMT launch",
-    **{name: "as a2a3" for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
+    **{name: "as a2a3" for name in ("TPOW", "TPOWS")},
+    **{name: "one VF; half via float32" for name in ("TFMOD", "TFMODS", "TREM", "TREMS")},
     "TPRELU": "as a2a3",
     **{
         f"TPART{op}": "one source full-size, the other inside it"
@@ -261,6 +263,7 @@ SPEC = S.TargetSpec(
         division_via_dup=False,  # a5 TDIVS divides (the doc's reciprocal claim is not the code)
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=True,  # choice: the a2a3 model (vector_isa.md 3.23)
+        remainder=S.Remainder.VF_REGISTERS,  # npu/a5 TFMod(S).hpp, TRem(S).hpp, TFmodRemHp.hpp
         math_tmp_checked=False,
         partial_one_source_full=True,  # choice: the NPU shape rule of a2a3 (no a5 TPART body)
         # vaxpy rounds once: the a5 taxpy folder's golden is float64 dst + src*s rounded once, and

@@ -197,6 +197,7 @@ SPEC = S.TargetSpec(
         division_via_dup=False,
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=False,  # cpu/ElementOp.h in double
+        remainder=S.Remainder.IN_DOUBLE,  # cpu/ElementOp.h: fmod / % in double or T
         math_tmp_checked=False,
         partial_one_source_full=False,  # any valid shapes (cpu/TPartOp.hpp)
         axpy_fused=False,  # the CPU simulator's volatile product, then the sum

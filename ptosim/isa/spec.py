@@ -331,6 +331,8 @@ class DmaRules:
     burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
     atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
     tmov: TMovCopy
+    # Vec TMOV from an ND tile into an NZ or ZN tile converts the layout (VALID_ELEMENTS)
+    tmov_nd_to_fractal: bool = False
     # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
     load_valid_within_view: bool = False
 

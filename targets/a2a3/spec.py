@@ -223,6 +223,7 @@ SPEC = S.TargetSpec(
         # TSTORE<AtomicAdd>: the set_atomic_{s8,s16,s32,f16,bf16,f32} types (semantics.md 3.5)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.UB_BLOCKS,  # TMovToVec: copy_ubuf_to_ubuf (D16)
+        tmov_nd_to_fractal=False,  # a plain block copy between any layouts (D16)
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.DMA,  # semantics.md 3.1.3, 3.2.3

@@ -154,7 +154,7 @@ DTYPES: dict[str, tuple | None] = {
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
     "TTRANS": SIZED_124,
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32, i8, u8, i64, u64),
-    "TEXTRACT": SIZED_124,
+    "TEXTRACT": SIZED_124 + (hif8,),  # npu/a5 TExtract.hpp: Vec -> Vec moves hifloat8 bytes
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
@@ -224,6 +224,7 @@ SPEC = S.TargetSpec(
         # assumed to be a2a3's set_atomic types (the a5 DMA atomics are not in the reference)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.VALID_ELEMENTS,  # the valid region through both layouts
+        tmov_nd_to_fractal=True,  # npu/a5 TMov.hpp: TMovToVecNd2Nz, TMovNdTo2Zn
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.SIMT,  # semantics.md 3.1.4, 3.2.4

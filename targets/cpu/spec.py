@@ -158,6 +158,7 @@ SPEC = S.TargetSpec(
         burst_count_limit=None,
         atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
         tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)
+        tmov_nd_to_fractal=False,  # cpu/TMov.hpp copies between equal layouts
         # its TLOAD assert (valid == the view) is compiled out in the Release build the library's
         # test runners make (tests/run_cpu.py); its tpow test loads 63x63 from a 64x64 view (D7)
         load_valid_within_view=True,

@@ -295,7 +295,7 @@ SPEC = S.TargetSpec(
         ctrl_register=True,
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=False,
-        same_float_to_integral=False,  # a copy (a5/TCvt.hpp has no rounding-only form)
+        same_float_to_integral=True,  # npu/a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)

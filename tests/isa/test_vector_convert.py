@@ -320,21 +320,23 @@ def test_a2a3_f32_to_f16_every_mode(mode):
     np.testing.assert_array_equal(bits(out), bits(f16_ref(F32_SAMPLES.astype(np.float64), mode)))
 
 
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
 @pytest.mark.parametrize("mode", MODES)
-def test_a2a3_f32_to_f32_rounds_to_an_integral_value(mode):
-    # vconv_f322f32<m> (vector_isa.md 3.7): "rounding only", the result stays float32
+def test_npu_f32_to_f32_rounds_to_an_integral_value(devname, mode):
+    # a2a3 vconv_f322f32<m> (vector_isa.md 3.7): "rounding only", the result stays float32;
+    # a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode (the a5 tcvt folder's golden is np.rint)
     x = np.array([-80.49, 52.5, -50.5, 2.5, -0.4, 0.6, 1e9 + 0.5, 7.0, np.inf, -np.inf], np.float32)
-    _, out = cvt("a2", "float32", "float32", x, mode)
+    _, out = cvt(devname, "float32", "float32", x, mode)
     want = round_int_ref(x.astype(np.float64), mode).astype(np.float32)
     np.testing.assert_array_equal(bits(out), bits(want))
-    _, nan = cvt("a2", "float32", "float32", np.array([np.nan], np.float32), mode)
+    _, nan = cvt(devname, "float32", "float32", np.array([np.nan], np.float32), mode)
     assert np.isnan(nan[0])
 
 
-def test_a5_f32_to_f32_is_a_copy():
-    x = np.array([-80.49, 52.5, 0.25], np.float32)
-    _, out = cvt("950pr", "float32", "float32", x, "CAST_FLOOR")
-    np.testing.assert_array_equal(bits(out), bits(x))
+def test_a5_f32_to_f32_without_a_mode_rounds_to_nearest_even():
+    x = np.array([-80.49, 52.5, 0.25, 3.5], np.float32)
+    _, out = cvt("950pr", "float32", "float32", x, "CAST_NONE")
+    np.testing.assert_array_equal(out.ravel()[:4], np.array([-80.0, 52.0, 0.0, 4.0], np.float32))
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -322,7 +322,7 @@ SPEC = S.TargetSpec(
         gather_bounds=S.GatherBounds.RAW_UB,  # choice: no bounds rule given (semantics.md 3.6)
         gather_offsets_in_tmp=False,
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
-        dequant_row_params=False,
+        dequant_row_params=True,  # npu/a5 TDeQuant.hpp: a BRC_B32 load of [i * RowStride]
         tci_tmp_bytes=None,  # vci; tmp ignored
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(

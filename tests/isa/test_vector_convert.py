@@ -20,7 +20,7 @@ from ptosim import dtypes as D
 from ptosim.errors import ConstraintError, UnsupportedError
 from ptosim.isa.vector.convert import Conversion
 from ptosim.targets import spec_of
-from tests.helpers.kernels import vec
+from tests.helpers.kernels import run_kernel, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
 MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
@@ -641,6 +641,30 @@ def test_tdequant(devname, sdt):
         [dst],
     )
     want = (x.astype(np.float32) - off[:, :1]) * sc[:, :1]
+    np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
+
+
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
+def test_npu_tdequant_reads_column_0_of_parameter_tiles_of_any_layout(devname):
+    # a2a3 and a5 read scale/offset [i * RowStride] per row; the library's a5 tdequant test
+    # passes ColMajor R x 1 parameter tiles (only dst and src must be row-major)
+    R, C = 5, 64
+    x = (np.arange(R * C).reshape(R, C) % 200 - 100).astype(np.int8)
+    sc = np.array([0.1, 3.0, -0.5, 7.25, 1e-3], np.float32).reshape(R, 1)
+    off = np.array([1.0, -2.5, 100.0, 0.5, -7.0], np.float32).reshape(R, 1)
+    src, dst = vec("int8", R, C), vec("float32", R, C)
+    s_t = vec("float32", 8, 1, layout="ColMajor", valid=(R, 1))
+    o_t = vec("float32", 8, 1, layout="ColMajor", valid=(R, 1))
+    loads = [(src, x), (s_t, sc), (o_t, off)]  # the ColMajor tiles from DN views
+    r = run_kernel(devname, [src, s_t, o_t, dst], loads, lambda: pto.TDEQUANT(dst, src, s_t, o_t))
+    want = (x.astype(np.float32) - off) * sc
+    np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
+    # two valid parameter columns: the NPU still reads column 0 (cpu would take column j)
+    s2, o2 = vec("float32", R, 8, valid=(R, 2)), vec("float32", R, 8, valid=(R, 2))
+    sc2, off2 = np.hstack([sc, sc * 2]), np.hstack([off, off + 1])
+    r = run_tiles(
+        devname, [(src, x), (s2, sc2), (o2, off2)], lambda: pto.TDEQUANT(dst, src, s2, o2), [dst]
+    )
     np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
 
 

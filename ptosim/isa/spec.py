@@ -479,6 +479,9 @@ class LayoutRules:
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False
+    # THISTOGRAM idx: uint16 a DN column (Cols 1), uint32 RowMajor with one row per filter byte
+    # and src's Cols (npu/a5 THistogram.hpp static_asserts); False: any layout
+    histogram_idx_shape: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -157,7 +157,7 @@ DTYPES: dict[str, tuple | None] = {
     "TEXTRACT": SIZED_124 + (hif8,),  # npu/a5 TExtract.hpp: Vec -> Vec moves hifloat8 bytes
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
-    "THISTOGRAM": None,
+    "THISTOGRAM": (u16, u32),  # npu/a5 THistogram.hpp
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
     # inputs are not modelled)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
@@ -165,7 +165,6 @@ DTYPES: dict[str, tuple | None] = {
 }
 
 REFUSALS = {
-    "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
 }
 
@@ -324,6 +323,7 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=True,  # npu/a5 TDeQuant.hpp: a BRC_B32 load of [i * RowStride]
         tci_tmp_bytes=None,  # vci; tmp ignored
+        histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,

@@ -815,12 +815,13 @@ def TSTORE(
         relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
         phase: the ``STPhase`` of an Acc store: ``"Final"`` waits for the unit flag of the
             TMATMUL with ``phase="Final"`` (the hardware's M -> FIX handshake).
-        quant: names a quantised fixpipe form (not modelled: stops with UnsupportedError).
+        quant: the fixpipe's quantisation of an Acc store (Atlas A2/A3): an int, the C++
+            ``preQuantScalar`` word, or a Scaling tile of one word per column (C++ ``TSTORE_FP``).
     """
     if cube_store(gm, tile, atomic, relu, quant, phase):
         return
-    if quant or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
-        what = f"relu={relu}" if not quant else f"quant ({quant})"
+    if quant is not None or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
+        what = f"relu={relu}" if quant is None else "quant"
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
@@ -833,8 +834,9 @@ def TSTORE(
 )
 def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None, phase="Unspecified") -> None:
     """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
-    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant`` names a quantised form,
-    which stops with UnsupportedError; ``phase="Final"``: the unit flag, as for TSTORE)."""
+    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant``: its quantisation, as for
+    TSTORE, C++ ``TMOV_FP`` with a Scaling tile; ``phase="Final"``: the unit flag, as for
+    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words)."""
     if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase):
         return
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))

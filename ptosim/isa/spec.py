@@ -22,7 +22,7 @@ This module is at the bottom of the stack: it imports only dtypes and enums.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 
 from ..dtypes import DType
@@ -185,6 +185,16 @@ class ArgCompare(Enum):
     # combined from the identity (-inf, +inf or the integer limit) by a strict compare;
     # columns: a strict compare row by row (NaN and -0/+0 ties keep the earlier row)
     VECTOR_COMPARE = "vector-compare"
+
+
+class PartArgSelect(Enum):
+    """TPARTARG<MAX|MIN>: which (value, index) pair wins where both sources are valid
+    (vector.part)."""
+
+    SRC1_IF_BETTER = "src1-if-better"  # src1's pair where strictly greater / smaller
+    # a2a3: vcmp_ge / vcmp_le(src0, src1) then vsel per 256-byte repeat: src0's pair unless it
+    # compares false (NaN gives src1's); 32-bit indices with half values: 64 lanes per repeat
+    VSEL_SRC0_IF_NOT_WORSE = "vsel-src0-if-not-worse"
 
 
 class ColReduceOrder(Enum):
@@ -411,6 +421,7 @@ class ReduceRules:
     row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
     col_arg_index: Mapping[DType, DTypes] | None
     part_arg_index: Mapping[DType, DTypes] | None  # TPARTARG*: value -> index dtypes
+    part_arg_select: PartArgSelect
     arg_compare: ArgCompare
     row_order: RowReduceOrder
     col_order: ColReduceOrder
@@ -476,12 +487,21 @@ class LayoutRules:
     # TSORT32 with validCol not a multiple of 32: the tail block's records only (False: refused,
     # the NaN-padded tail the NPU sorts through tmp is not modelled)
     sort32_partial_block: bool = False
+    # TSORT32 with tmp and such a tail: the a2a3 4-operand lowering (the row or the tail block
+    # copied to tmp, padded to 32 with -NaN, sorted whole; vector.sort)
+    sort32_tail_via_tmp: bool = False
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False
     # THISTOGRAM idx: uint16 a DN column (Cols 1), uint32 RowMajor with one row per filter byte
     # and src's Cols (npu/a5 THistogram.hpp static_asserts); False: any layout
     histogram_idx_shape: bool = False
+    # the same form as one repeated vmrgsort4 (a2a3/TMrgSort.hpp): src's valid columns in whole
+    # groups of 4 blocks, blockLen a multiple of 64, 1-255 groups (vector.sort)
+    mrgsort_block_len_repeats: bool = False
+    # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
+    # vector.tgather); False: UnsupportedError
+    gather_compare: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -516,6 +536,11 @@ class CubeRules:
     # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
     # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
     raw_access_cube_tiles: bool = False
+    # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
+    # dtypes; empty: not modelled on this target (the form stops the run naming it)
+    quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
+    # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
+    nd2nz_zero_c0_tail: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -162,10 +162,16 @@ DTYPES: dict[str, tuple | None] = {
     # inputs are not modelled)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
+    "SET_QUANT_SCALAR": None,
+    "SET_QUANT_VECTOR": None,
 }
 
 REFUSALS = {
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
+    **{
+        name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+        for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
+    },
 }
 
 NOTES = {
@@ -279,6 +285,7 @@ SPEC = S.TargetSpec(
         row_arg_index=ROW_ARG_INDEX,
         col_arg_index=COL_ARG_INDEX,
         part_arg_index=PART_ARG_INDEX,
+        part_arg_select=S.PartArgSelect.SRC1_IF_BETTER,  # a5/TPartArgBinOps.hpp: vcmp_gt/lt
         arg_compare=S.ArgCompare.VECTOR_COMPARE,  # npu/a5/TRowReduceIdx.hpp, TColReduceIdx.hpp
         row_order=S.RowReduceOrder.CHUNK_LANE_TREE,  # vector_isa.md 3.5 (a5)
         col_order=S.ColReduceOrder.PAIRWISE,  # vector_isa.md 3.17 (a5)

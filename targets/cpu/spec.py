@@ -122,9 +122,14 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ALL for name in FIFO_OPS},
+    "SET_QUANT_SCALAR": None,
+    "SET_QUANT_VECTOR": None,
 }
 
-REFUSALS: dict[str, S.Refusal] = {}
+REFUSALS: dict[str, S.Refusal] = {
+    name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+    for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
+}
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
 
@@ -211,6 +216,7 @@ SPEC = S.TargetSpec(
         row_arg_index=ARG_INDEX,
         col_arg_index=ARG_INDEX,
         part_arg_index={d: (i32, u32) for d in _PART},  # cpu/TPartOp.hpp: 32-bit indices
+        part_arg_select=S.PartArgSelect.SRC1_IF_BETTER,  # cpu/TPartOp.hpp: strict compare
         arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.SEQUENTIAL,  # vector_isa.md 3.5 CPU semantics
         col_order=S.ColReduceOrder.SEQUENTIAL_IN_DST,

@@ -10,11 +10,11 @@ from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
-from .common import Unmodelled, gm_arg, tile_arg
+from .common import gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
 from .matmul import MatMul
-from .move import MatToBias, MatToL0, MatToMat
+from .move import MatToBias, MatToL0, MatToMat, MatToScaling
 
 
 def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
@@ -112,7 +112,15 @@ def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     return True
 
 
-def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -> bool:
+def _quant(quant, what: str):
+    """A fixpipe copy's quantisation operand: None, a preQuantScalar word (an int, the C++
+    uint64) or a Scaling tile of one word per output column (the ``*_FP`` forms)."""
+    if quant is None or isinstance(quant, Tile):
+        return None if quant is None else quant.ref()
+    return as_int(quant, f"{what} quant (a preQuantScalar word)", lo=0)
+
+
+def cube_store(gm, tile, atomic, relu, quant=None, phase="Unspecified") -> bool:
     """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         return False
@@ -122,7 +130,7 @@ def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
-            ReluPreMode.parse(relu, "TSTORE relu"), quant,
+            ReluPreMode.parse(relu, "TSTORE relu"), _quant(quant, "TSTORE"),
         )
     )  # fmt: skip
     return True
@@ -140,10 +148,10 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
         if _final(phase, f"{opcode} phase"):
             _unit_flag(UnitFlagWait)
             current().l0c_released = True
-        emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
-    elif d.loc is TileType.Scaling:
-        emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",
-                        Pipe.PIPE_MTE1))  # fmt: skip
+        relu_mode = ReluPreMode.parse(relu, f"{opcode} relu")
+        emit(AccToMat(opcode, d, s, r, c, relu_mode, _quant(quant, opcode)))
+    elif d.loc is TileType.Scaling and opcode == "TMOV":
+        emit(MatToScaling(d, s))
     elif d.loc is TileType.Bias and opcode == "TMOV":
         emit(MatToBias(d, s))
     elif d.loc in (TileType.Left, TileType.Right):

@@ -339,9 +339,8 @@ __attribute__((visibility("default"))) int ptosim_run_pending()
 // that type is launched in this library
 __attribute__((visibility("default"))) int ptosim_run_launch(void *fn, const char *key, const uint64_t *words)
 {
-    auto it = ptosim::launch_thunks().find(key);
-    if (it == ptosim::launch_thunks().end() || !fn) return 4;
-    ptosim::LaunchThunk thunk = it->second;
+    ptosim::LaunchThunk thunk = ptosim::find_thunk(key);
+    if (!thunk || !fn) return 4;
     auto call = [thunk, fn](const uint64_t *w) { thunk(fn, w); };
     return ptosim::run_entry(call, words);
 }

@@ -638,12 +638,14 @@ class TMov(Instruction):
 
     a5 (``TMovCopy.VALID_ELEMENTS``) copies the valid region element by element through both
     tiles' layouts, so the layouts must match there (rule ``same-layout``) and so must the
-    valid shapes. cpu (``TMovCopy.ANY_TILES``) copies it element by element through any two
-    layouts and between any tile kinds the cube paths do not take (Vec -> Left / Right,
-    Acc -> Vec ...: every tile is host memory there), the valid shapes equal (the CPU simulator
-    asserts it), ``relu`` NormalRelu then zeroing the negative results. a2a3 (``TMovToVec``,
-    ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of the
-    ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any BLayout/SLayout
+    valid shapes; a5 also converts an ND tile into an NZ or ZN one
+    (``DmaRules.tmov_nd_to_fractal``, ``_check_nd_to_fractal``). cpu (``TMovCopy.ANY_TILES``)
+    copies it element by element through any two layouts and between any tile kinds the cube
+    paths do not take (Vec -> Left / Right, Acc -> Vec ...: every tile is host memory there),
+    the valid shapes equal (the CPU simulator asserts it), ``relu`` NormalRelu then zeroing the
+    negative results. a2a3 (``TMovToVec``, ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of
+    the ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any
+    BLayout/SLayout
     pair is accepted (the vendor tests run every combination). Between different layouts it is a
     plain storage copy: rows of ``Cols`` storage elements, ``validRow * Cols`` elements at once when
     whole rows are valid, else per row the blocks covering ``validCol`` elements. Between equal
@@ -677,14 +679,38 @@ class TMov(Instruction):
                 f"{s.rows}x{s.cols}",
             )
             return
-        self.require(
-            d.geom.layout_name == s.geom.layout_name,
-            "src",
-            "same-layout",
-            d.geom.layout_name,
-            s.geom.layout_name,
-        )
+        pair = (s.geom.layout_name, d.geom.layout_name)
+        if arch.spec.dma.tmov_nd_to_fractal and pair in (("ND", "NZ"), ("ND", "ZN")):
+            self._check_nd_to_fractal(pair[1])
+        else:
+            self.require(
+                d.geom.layout_name == s.geom.layout_name,
+                "src",
+                "same-layout",
+                d.geom.layout_name,
+                s.geom.layout_name,
+            )
         self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
+
+    def _check_nd_to_fractal(self, kind: str) -> None:
+        """The a5 ND -> NZ / ND -> ZN forms where the reference's addressing is the tiles'
+        layouts: NZ packs its column blocks ``ceil16(validRow)`` rows apart (so the valid rows
+        must round up to Rows); ZN reads the source rows ``validCol`` apart and numbers the
+        fractals by ``validCol / 16`` (so both valid widths must be Cols, and the valid shape
+        whole fractals). Other shapes are not modelled."""
+        d, s = self.dst, self.src
+        if kind == "NZ":
+            ok = -(-d.valid_row // 16) * 16 == d.rows
+            want = f"dst valid rows rounding up to 16 * ceil(rows/16) = Rows {d.rows}"
+            given = f"valid rows {d.valid_row}"
+        else:
+            k0 = d.dtype.c0
+            ok = d.valid_col == d.cols and s.valid_col == s.cols
+            ok = ok and d.valid_row % k0 == 0 and d.valid_col % 16 == 0
+            want = f"valid columns = Cols on both tiles, valid rows a multiple of {k0}"
+            given = f"dst valid {d.valid}, src valid {s.valid}, Cols {d.cols}/{s.cols}"
+        if not ok:
+            self.unsupported("dst", f"tmov-nd-to-{kind.lower()}", want, given)
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src

@@ -56,7 +56,9 @@ TROWEXPAND(dst, src): ``dst[r, c] = src[r, 0]`` over dst's valid region on every
 reference formula; a pure broadcast, so every target reads ``src(r, 0)`` through the tile
 layout). Choices: dst must be a RowMajor Vec tile; src is a Vec tile of any layout (a ColMajor
 ``[R, 1]`` vector or a RowMajor tile whose column 0 is used) with ``valid_row == R`` and
-``valid_col >= 1``; same dtype, any 1/2/4-byte numeric dtype on every target.
+``valid_col >= 1``; same dtype, any 1/2/4-byte numeric dtype on every target, plus int64/uint64
+on a5, where a 64-bit dst is at most ``BroadcastRules.row_expand_b64_max_cols`` (64) valid columns
+wide (its 64-bit path stores one register pair per row; a wider one is UnsupportedError).
 """
 
 from __future__ import annotations
@@ -484,6 +486,16 @@ class TRowExpand(Instruction):
             f"valid_row == dst valid_row {d.valid_row}",
             s.valid_row,
         )
+        limit = arch.spec.broadcast.row_expand_b64_max_cols
+        if limit is not None and d.dtype.size_bytes == 8 and d.valid_col > limit:
+            self.unsupported(
+                "dst",
+                "b64-row-width",
+                f"valid_col <= {limit} for a 64-bit dtype",
+                d.valid_col,
+                "the 64-bit TROWEXPAND stores one vector register pair per "
+                f"row ({limit} elements); the columns past it would stay unwritten",
+            )
         if d.valid_row and d.valid_col:
             self.require(
                 s.valid_col >= 1,

@@ -393,6 +393,9 @@ class BroadcastRules:
     # the UB bytes 3-operand VBRCB_BUFFER mode 1 uses when no tmp is given: (offset, size)
     hidden_scratch: tuple[int, int] | None
     col_row_vector_in_src1: bool  # TCOLEXPAND<OP> reads the row vector from src1 only
+    # TROWEXPAND of a 64-bit type writes at most this many columns per row (one vector store per
+    # row); a wider dst is refused. None: no limit
+    row_expand_b64_max_cols: int | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -407,6 +410,9 @@ class ElementwiseRules:
     axpy_pairs: tuple[tuple[DType, DType], ...]  # TAXPY (dst, src) dtypes besides f32 += f16
     axpy_fused: bool  # TAXPY rounds dst + src*s once (else the product, then the sum)
     int64_zero_divisor_gives_zero: bool  # 64-bit integer TDIV/TDIVS: x / 0 = 0 (else an error)
+    # 64-bit TSHL/TSHR/TSHLS/TSHRS shift by ``count & 63`` (else a count outside [0, 64) is an
+    # error)
+    int64_shift_count_mod_64: bool
     math_vector_sequence: bool  # TPOW/TPRELU as the NPU vector sequences
     remainder: Remainder  # TFMOD(S)/TREM(S): which lowering computes them
     math_tmp_checked: bool  # their tmp must hold the lowering's intermediates

@@ -264,6 +264,7 @@ SPEC = S.TargetSpec(
         full_operand_tie=S.FullOperandTie.LARGER_ROW_STRIDE,  # src0 iff its RowStride >= src1's
         hidden_scratch=(HIDDEN_SCRATCH_OFFSET_BYTES, HIDDEN_SCRATCH_SIZE_BYTES),
         col_row_vector_in_src1=False,  # the operand with dst's valid shape is the full one
+        row_expand_b64_max_cols=None,  # no 64-bit TROWEXPAND on a2a3
     ),
     elementwise=S.ElementwiseRules(
         bitwise=S.Bitwise.B16_LANES,  # vector_isa.md 2.4, 4.14
@@ -276,6 +277,7 @@ SPEC = S.TargetSpec(
         partial_one_source_full=True,  # the reference's PTO_ASSERT (vector_isa.md 3.22)
         axpy_fused=False,  # assumed like the CPU's two roundings (vaxpy's fusion is not public)
         int64_zero_divisor_gives_zero=False,  # no 64-bit integer division on a2a3
+        int64_shift_count_mod_64=False,  # no 64-bit integer shifts on a2a3
         partial_copy_then_op=True,  # copy_ubuf_to_ubuf, barrier, op
     ),
     reduce=S.ReduceRules(

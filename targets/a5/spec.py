@@ -56,7 +56,10 @@ COL_ARG_INDEX = {
 }
 # npu/a5/TPartArgBinOps.hpp (TPartArgCheck): half with 16- or 32-bit indices, float with 32-bit
 PART_ARG_INDEX = {f16: (i16, u16, i32, u32), f32: (i32, u32)}
-_PART = (i32, i16, f16, f32)  # choice: the a2a3 types (no a5 TPART body in the reference)
+# npu/a5/TPartAdd.hpp, TPartMax.hpp, TPartMin.hpp: the static_assert's types, 64-bit through the
+# Int64Part helpers; TPartMul.hpp: the same without the 64-bit types
+_PART_MUL = (i8, u8, i16, u16, i32, u32, f16, bf16, f32)
+_PART = _PART_MUL + (i64, u64)
 _COL = {d: (d,) for d in ARITH}
 # reductions, src -> dst dtypes (vector_isa.md 3.5, 3.17): no widening
 ROW_PAIRS = {
@@ -93,6 +96,8 @@ DTYPES: dict[str, tuple | None] = {
     "MGATHER": GATHER_NINE + (hif8, e4m3, e5m2),
     "MSCATTER": GATHER_NINE + (hif8, e4m3, e5m2),
     "TSCATTER": _TSCATTER,
+    # npu/a5/TRowExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64RowExpand
+    "TROWEXPAND": GATHER_NINE + (i64, u64),
     "TGATHER": NON_OPAQUE,
     **expand_family(
         {op: _ROWEXPAND for op in ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN")}
@@ -134,7 +139,8 @@ DTYPES: dict[str, tuple | None] = {
     "TPOW": INTS_124 + F16_F32,
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
-    **{f"TPART{op}": _PART for op in ("ADD", "MUL", "MAX", "MIN")},
+    **{f"TPART{op}": _PART for op in ("ADD", "MAX", "MIN")},
+    "TPARTMUL": _PART_MUL,
     "TPARTARGMAX": S.pair_sources(PART_ARG_INDEX),
     "TPARTARGMIN": S.pair_sources(PART_ARG_INDEX),
     **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
@@ -262,6 +268,8 @@ SPEC = S.TargetSpec(
         full_operand_tie=S.FullOperandTie.SRC0,
         hidden_scratch=None,  # tmp is accepted and ignored
         col_row_vector_in_src1=False,
+        # npu/a5 Int64RowExpand: one interleaved vsts of two 64-lane b32 registers per row
+        row_expand_b64_max_cols=64,
     ),
     elementwise=S.ElementwiseRules(
         bitwise=S.Bitwise.DIRECT,
@@ -277,6 +285,8 @@ SPEC = S.TargetSpec(
         axpy_fused=True,
         # npu/a5 Int64Div: the quotient is selected to 0 where the divisor is 0
         int64_zero_divisor_gives_zero=True,
+        # npu/a5 Int64Binary.hpp: Int64ShiftRegs ands the count's low word with 63
+        int64_shift_count_mod_64=True,
         partial_copy_then_op=False,  # one vector function, predicated stores
     ),
     reduce=S.ReduceRules(

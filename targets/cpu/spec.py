@@ -198,6 +198,7 @@ SPEC = S.TargetSpec(
         full_operand_tie=S.FullOperandTie.SRC0,
         hidden_scratch=None,
         col_row_vector_in_src1=True,  # vector_isa.md 3.18: src1 is the row vector
+        row_expand_b64_max_cols=None,  # a loop over every column
     ),
     elementwise=S.ElementwiseRules(
         bitwise=S.Bitwise.DIRECT,
@@ -210,6 +211,7 @@ SPEC = S.TargetSpec(
         partial_one_source_full=False,  # any valid shapes (cpu/TPartOp.hpp)
         axpy_fused=False,  # the CPU simulator's volatile product, then the sum
         int64_zero_divisor_gives_zero=False,  # C++ division by zero is undefined
+        int64_shift_count_mod_64=False,  # C++ shift by >= the width is undefined
         partial_copy_then_op=False,
     ),
     reduce=S.ReduceRules(

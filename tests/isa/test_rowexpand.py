@@ -30,6 +30,7 @@ NP = {
     "bfloat16": ml_dtypes.bfloat16,
     "float32": np.float32,
     "int64": np.int64,
+    "uint64": np.uint64,
 }
 BASE = {
     "a2a3": ("int32", "int16", "half", "float32"),
@@ -235,6 +236,35 @@ def test_plain_rowexpand_dtypes(target, dt):
     s, d = colvec(dt, 4), vec(dt, 4, 2 * bs_of(dt))
     run = run_kernel(DEV[target], [s, d], [(s, col)], lambda: pto.TROWEXPAND(d, s))
     assert_bits_equal(run.tile(d), np.repeat(col, 2 * bs_of(dt), axis=1))
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint64"])
+def test_a5_plain_rowexpand_64bit(dt):
+    # npu/a5 Int64RowExpand: element (r, 0) of src (RowMajor or a ColMajor vector) to the row
+    big = [2**63 - 1, 2**62 + 5, 7, 2**40] if dt == "int64" else [2**64 - 1, 2**63, 7, 2**40]
+    col = np.array([[v] for v in big], np.dtype(dt))
+    rowsrc = np.array([[v, 1, 2, 3] for v in big[::-1]], np.dtype(dt))
+    s1, s2 = colvec(dt, 4), vec(dt, 4, 4)
+    d1, d2 = vec(dt, 4, 16, valid=(4, 13)), vec(dt, 4, 16, valid=(4, 13))
+
+    def body():
+        pto.TROWEXPAND(d1, s1)
+        pto.TROWEXPAND(d2, s2)
+
+    run = run_kernel("950pr", [s1, s2, d1, d2], [(s1, col), (s2, rowsrc)], body)
+    assert_bits_equal(run.tile(d1), np.repeat(col, 13, axis=1))
+    assert_bits_equal(run.tile(d2), np.repeat(rowsrc[:, :1], 13, axis=1))
+    untouched_outside_valid(run, d1)
+
+
+def test_a5_64bit_rowexpand_wider_than_one_register_pair_is_unsupported():
+    # one interleaved store of two 64-lane b32 registers per row: 64 int64 columns at most
+    def body():
+        pto.TROWEXPAND(vec("int64", 2, 72), colvec("int64", 2))
+
+    with pytest.raises(pto.UnsupportedError) as ei:
+        run_kernel("950pr", [], [], body)
+    assert "b64-row-width" in str(ei.value) and "72" in str(ei.value)
 
 
 # -- hypothesis properties ----------------------------------------------------------------
@@ -789,7 +819,7 @@ def test_plain_rowexpand_rules(devname):
     )
     constraint(
         devname,
-        lambda: pto.TROWEXPAND(vec("int64", 8, 8), colvec("int64", 8)),
+        lambda: pto.TROWEXPAND(vec("float8_e4m3", 8, 32), vec("float8_e4m3", 8, 32)),
         "dtype",
         "dst",
         "TROWEXPAND",

@@ -152,6 +152,37 @@ def test_shift_count_out_of_range_raises(devname, op):
     assert f"T{op}" in str(ei.value) and "(0, 5)" in str(ei.value)
 
 
+def shift64(op, dt, x, n):
+    """``x << (n & 63)`` / ``x >> (n & 63)`` in Python integers, wrapped to the 64-bit ``dt``."""
+    k = n & 63
+    v = ((x << k) if op == "SHL" else (x >> k)) % 2**64  # >> is arithmetic on negatives
+    return v - 2**64 if dt == "int64" and v >= 2**63 else v
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint64"])
+@pytest.mark.parametrize("op", ["SHL", "SHR"])
+def test_a5_64bit_shift_uses_the_count_mod_64(op, dt):
+    # npu/a5 Int64Binary: the count's low word anded with 63, so 64 shifts by 0 and 65 by 1
+    np_dt = np.dtype(dt)
+    edge = np.iinfo(np_dt).min if dt == "int64" else np.iinfo(np_dt).max
+    xs = [1, 1, 1, edge, edge, -5 if dt == "int64" else 5, 3, 7]
+    ns = [0, 63, 64, 65, 127, 70, 2**40 + 2, 32]
+    a = np.array([xs * 2], np_dt)
+    b = np.array([ns * 2], np_dt)
+    run, d, _ = tile_tile("950pr", op, dt, a, b)
+    want = np.array([[shift64(op, dt, x, n) for x, n in zip(xs, ns)] * 2], np_dt)
+    assert_bits_equal(run.tile(d), want)
+
+
+def test_cpu_64bit_shift_count_64_still_raises():
+    a = np.ones((1, 8), np.int64)
+    b = np.zeros((1, 8), np.int64)
+    b[0, 3] = 64
+    with pytest.raises(pto.ExecutionError) as ei:
+        tile_tile("cpu", "SHL", "int64", a, b)
+    assert "(0, 3)" in str(ei.value)
+
+
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_shift_promotion_and_truncation(devname):
     # int8 promoted to int: 1 << 10 = 1024 -> stored 0; -128 >> 3 = -16 (arithmetic)

@@ -18,8 +18,8 @@ from tests.helpers.devices import NPU_DEVICES
 from tests.helpers.kernels import assert_bits_equal, constraint, run_kernel, seeded, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
-DTYPES = {t: spec_of(t).dtypes_of("TPARTADD") for t in DEV}  # (every TPART<OP> shares them)
 OPS = ("ADD", "MUL", "MAX", "MIN")
+DTYPES = {(t, op): spec_of(t).dtypes_of(f"TPART{op}") for t in DEV for op in OPS}
 
 
 def npdt(dt):
@@ -41,7 +41,11 @@ def scalar_op(op, dt, x, y):
     """One element of ``x OP y`` in T: Python ints wrapped, floats in float32 rounded to T."""
     if pto.dtypes.dtype(dt).is_int:
         v = {"ADD": x + y, "MUL": x * y, "MAX": max(x, y), "MIN": min(x, y)}[op]
-        return np.array(int(v)).astype(np.int64).astype(npdt(dt))  # two's complement wrap
+        bits = 8 * pto.dtypes.dtype(dt).size_bytes
+        v %= 1 << bits  # two's complement wrap
+        if np.iinfo(npdt(dt)).min < 0 and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return np.array(v, dtype=npdt(dt))
     a, b = np.float32(x), np.float32(y)
     v = {"ADD": a + b, "MUL": a * b, "MAX": max(a, b), "MIN": min(a, b)}[op]
     return np.array(v, dtype=np.float32).astype(npdt(dt))
@@ -81,7 +85,7 @@ def part(devname, op, dt, R, C, a, b, *, cols=None, rows=None):
 
 
 def _cases():
-    return [(t, op, dt.name) for t in DEV for op in OPS for dt in DTYPES[t]]
+    return [(t, op, dt.name) for t in DEV for op in OPS for dt in DTYPES[t, op]]
 
 
 # -- semantics per op x dtype x target -------------------------------------------------------
@@ -97,6 +101,29 @@ def test_every_op_dtype_target_matches_reference(target, op, dt, shape):
     run, d = part(DEV[target], op, dt, R, C, b, a)  # the small one as src0 (swapped on NPU)
     assert_bits_equal(run.tile(d), reference(op, dt, R, C, b, a))
     assert run.findings == []
+
+
+@pytest.mark.parametrize(
+    "op,dt",
+    [
+        ("ADD", "int64"),
+        ("ADD", "uint64"),
+        ("MAX", "int64"),
+        ("MIN", "uint64"),
+        ("MAX", "uint8"),
+        ("MIN", "int8"),
+        ("MUL", "uint16"),
+        ("MUL", "bfloat16"),
+    ],
+)
+def test_a5_takes_its_static_assert_types(op, dt):
+    # npu/a5 TPartAdd/Max/Min.hpp: 64-bit through the Int64Part helpers; 1-byte integers,
+    # uint16/uint32, bfloat16 through the vector function (TPartMul.hpp: no 64-bit types)
+    rng = seeded("a5-types", op, dt)
+    R, C = 4, 32 // pto.dtypes.dtype(dt).size_bytes + 3
+    a, b = rand(rng, dt, (R, C)), rand(rng, dt, (2, C - 1))
+    run, d = part("950pr", op, dt, R, C, a, b)
+    assert_bits_equal(run.tile(d), reference(op, dt, R, C, a, b))
 
 
 def test_cpu_neither_valid_is_zero_and_sources_may_exceed_dst():
@@ -370,11 +397,11 @@ def test_arg_index_tile_needs_its_value_tiles_valid_shape():
 
 
 def test_rule_dtype_per_target():
-    def body():
-        pto.TPARTADD(*(vec("bfloat16", 2, 16) for _ in range(3)))
+    def body(dt):
+        return lambda: pto.TPARTADD(*(vec(dt, 2, 32) for _ in range(3)))
 
-    constraint("a2", body, "dtype", "dst", "TPARTADD")
-    constraint("950pr", body, "dtype", "dst", "TPARTADD")
+    constraint("a2", body("bfloat16"), "dtype", "dst", "TPARTADD")  # a5 takes bfloat16
+    constraint("950pr", body("float8_e4m3"), "dtype", "dst", "TPARTADD")
 
 
 # -- a2a3 lowering and in-place hazard ----------------------------------------------------------

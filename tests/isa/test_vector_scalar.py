@@ -194,6 +194,28 @@ def test_shift_scalar_count_range(devname):
     constraint(devname, body, "shift-count", "scalar", "TSHLS")
 
 
+@pytest.mark.parametrize("name", ["TSHLS", "TSHRS"])
+def test_a5_64bit_scalar_shift_uses_the_count_mod_64(name):
+    # npu/a5 Int64Binary (scalar form): the count anded with 63; 65 shifts by 1, -1 by 63
+    a = np.array([[-(2**63), -3, 1, 2**62, 5, -1, 7, 2**63 - 1]], np.int64)
+    for count, k in ((65, 1), (-1, 63), (64, 0)):
+        run, d, _ = tile_scalar("950pr", name, "int64", a, count)
+        xs = [int(x) for x in a[0]]
+        if name == "TSHLS":
+            vals = [(x << k) % 2**64 for x in xs]
+            vals = [v - 2**64 if v >= 2**63 else v for v in vals]
+        else:
+            vals = [x >> k for x in xs]
+        assert_bits_equal(run.tile(d), np.array([vals], np.int64))
+
+
+def test_cpu_64bit_scalar_shift_count_64_is_refused():
+    def body():
+        pto.TSHLS(vec("int64", 1, 8), vec("int64", 1, 8), 64)
+
+    constraint("cpu", body, "shift-count", "scalar", "TSHLS")
+
+
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 def test_tmaxs_nan_rules(devname):
     nan = np.float32("nan")

@@ -26,7 +26,9 @@ Arithmetic (``elementwise``, shared with the tile-scalar family):
   (int for types up to 32 bits, unsigned for uint32, 64-bit for int64/uint64), truncated on
   store; ``>>`` of a signed value is arithmetic. A shift count outside ``[0, width of the
   promoted type)`` is undefined in C++ and not specified for the
-  NPU: ExecutionError, before anything is written.
+  NPU: ExecutionError, before anything is written; except that a5 shifts a 64-bit type by
+  ``count & 63`` (``ElementwiseRules.int64_shift_count_mod_64``: its Int64Binary lowering
+  masks the count's low word with 63), so every count is valid there.
 
 Target differences (the plans in targets/a2a3/elementwise.py and targets/a5/elementwise.py; the
 target's ``ElementwiseRules.bitwise``):
@@ -107,6 +109,19 @@ def zero_divisor_checked(rules: ElementwiseRules, dt: D.DType) -> bool:
     """Whether an integer division of ``dt`` by zero is an error (else it gives 0: the a5
     64-bit integer division, ``ElementwiseRules.int64_zero_divisor_gives_zero``)."""
     return not (rules.int64_zero_divisor_gives_zero and dt.is_int and dt.size_bytes == 8)
+
+
+def shift_counts_masked(rules: ElementwiseRules, dt: D.DType) -> bool:
+    """Whether a shift of ``dt`` uses ``count & 63`` (a5 64-bit types,
+    ``ElementwiseRules.int64_shift_count_mod_64``), so that no count is out of range."""
+    return rules.int64_shift_count_mod_64 and dt.size_bytes == 8
+
+
+def shift_counts(rules: ElementwiseRules, dt: D.DType, counts):
+    """The counts a shift of ``dt`` uses (``shift_counts_masked``), else the counts as given."""
+    if shift_counts_masked(rules, dt):
+        return np.bitwise_and(np.asarray(counts, dtype=dt.np), np.asarray(63, dtype=dt.np))
+    return counts
 
 
 def shift_width(dt: D.DType) -> int:
@@ -269,6 +284,8 @@ class TBinary(VectorInstruction):
             return
         dt = d.dtype
         a, b = ctx.tile_read(s0), ctx.tile_read(s1)
+        if self.op in SHIFTS:
+            b = shift_counts(ctx.spec.elementwise, dt, b)
         for bad, what in (
             (
                 first_bad_divisor(self.op, dt, b)

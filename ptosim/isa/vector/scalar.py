@@ -48,8 +48,9 @@ float32, so the result is ``float32(dst + src*s)`` rounded once, identical on cp
 other reading would differ only when the product is not representable in half).
 
 TSHLS/TSHRS: the scalar is the shift count; one outside ``[0, width of the promoted type)`` is
-ConstraintError rule ``shift-count`` (undefined in C++). TSHLS/TSHRS are vector ops on a2a3 too
-(vshl/vshr through skeleton B), unlike the tile-tile shifts.
+ConstraintError rule ``shift-count`` (undefined in C++), except on a5 for a 64-bit type, which
+shifts by ``count & 63`` (``ElementwiseRules.int64_shift_count_mod_64``). TSHLS/TSHRS are
+vector ops on a2a3 too (vshl/vshr through skeleton B), unlike the tile-tile shifts.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ from .binary import (
     first_bad_divisor,
     odd_byte_padding,
     pad_bytes,
+    shift_counts,
+    shift_counts_masked,
     shift_width,
     zero_divisor_checked,
 )
@@ -175,7 +178,8 @@ class TBinaryScalar(VectorInstruction):
         self.require_same_dtype("dst", d, "src", s)
         self.require_same_valid("dst", d, "src", s)
         self.value = D.check_scalar_fits(self, "scalar", self.scalar, d.dtype)
-        if self.op in ("SHL", "SHR"):
+        masked = shift_counts_masked(spec.elementwise, d.dtype)
+        if self.op in ("SHL", "SHR") and not masked:
             w = shift_width(d.dtype)
             self.require(
                 0 <= int(self.value) < w,
@@ -233,6 +237,8 @@ class TBinaryScalar(VectorInstruction):
         if R == 0 or C == 0:
             return
         dt, s = d.dtype, self.value
+        if self.op in ("SHL", "SHR"):
+            s = shift_counts(rules, dt, s)
         dup = self.op == "DIV" and rules.division_via_dup
         if dup and self.a2a3_path() == "dup":
             self._execute_dup_div(ctx)

@@ -14,7 +14,13 @@ import numpy as np
 
 from ..dtypes import DType, names
 from ..enums import Pipe, TileType
-from ..errors import ConstraintError, KernelError, OutOfBoundsError, UnsupportedError
+from ..errors import (
+    ConstraintError,
+    KernelError,
+    MemoryLayoutError,
+    OutOfBoundsError,
+    UnsupportedError,
+)
 from ..findings import GM_READ_PAST_END, Finding, FindingCode
 from ..memory import POISON_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
@@ -297,13 +303,37 @@ class ExecContext:
         return self.buffers[SPACE_OF_LOC[ref.loc]]
 
     def tile_storage(self, ref: TileRef) -> np.ndarray:
-        """Writable typed view of the tile's whole storage (Rows*Cols elements)."""
+        """Writable typed view of the tile's whole storage (Rows*Cols elements).
+
+        Raises:
+            MemoryLayoutError: rule ``fits-in-memory`` at the accessing instruction, for a tile
+                a TASSIGN placed (partly) past the end of its memory (D22).
+        """
         mem = self.memory_of(ref)
         address = ref.address
-        what = ""  # the error message's subject, built only for an access that fails
-        if address is None or address < 0 or address + ref.size_bytes > mem.size_bytes:
-            what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
-        return mem.typed(address, ref.dtype, ref.numel, what=what)
+        if address is not None and (address < 0 or address + ref.size_bytes > mem.size_bytes):
+            self._outside_memory(ref, mem)
+        return mem.typed(address, ref.dtype, ref.numel)
+
+    def _outside_memory(self, ref: TileRef, mem: Scratchpad) -> NoReturn:
+        instr = self.instr
+        operand = next(
+            (name for name, r in instr.tile_operands().items() if r is ref), "tile"
+        ) if instr else "tile"  # fmt: skip
+        end = ref.address + ref.size_bytes
+        placement = getattr(ref.placement, "root", ref.placement)
+        at = f" at {placement.assigned_at}" if getattr(placement, "assigned_at", None) else ""
+        raise MemoryLayoutError(
+            instr.opcode if instr else "access",
+            operand,
+            "fits-in-memory",
+            f"address + {ref.size_bytes} bytes <= {mem.name} size {mem.size_bytes}",
+            f"{ref.address:#x} + {ref.size_bytes} = {end:#x}",
+            target=self.arch.target,
+            source=instr.source if instr else None,
+            position=instr.position if instr else None,
+            detail=f"tile {ref.name}, placed by the TASSIGN{at}; this instruction accesses it",
+        )
 
     def memory_from(self, ref: TileRef) -> np.ndarray:
         """Writable typed view from the tile's address to the end of its memory."""

@@ -575,7 +575,14 @@ class TStore(_Transfer):
 
 
 class TAssign(Instruction):
-    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...)."""
+    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...).
+
+    A TASSIGN only sets an address: a tile placed (partly) past the end of its memory is
+    accepted with finding F111 (once per site, ``checks/tile_bounds.py``), and the first
+    instruction that reads or writes it stops with rule ``fits-in-memory``
+    (``ExecContext.tile_storage``, D22). The library passes
+    tiles it never touches for some dtypes (TGATHER's tmp for float), so on the device such a
+    placement is harmless until an access."""
 
     opcode = "TASSIGN"
     nominal_pipe = Pipe.PIPE_S
@@ -586,13 +593,15 @@ class TAssign(Instruction):
     def tile_operands(self) -> dict[str, TileRef]:
         return {"tile": self.tile}
 
+    def _extent_bytes(self, arch: Arch) -> int:
+        t = self.tile
+        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
+            return stored(t).size_bytes
+        return t.size_bytes
+
     def validate(self, arch: Arch) -> None:
         t = self.tile
-        mem = space_of(t.loc)
-        cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
-        size = t.size_bytes
-        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
-            size = stored(t).size_bytes
+        size = self._extent_bytes(arch)
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -605,18 +614,25 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or (cap is not None and self.address + size > cap):
+        if self.address < 0:
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
                 "fits-in-memory",
-                f"address + {size} bytes <= {mem} size {cap}",
+                f"address >= 0 in {space_of(t.loc)}",
                 f"{self.address:#x} + {size} = {self.address + size:#x}",
                 target=arch.target,
                 source=self.source,
                 position=self.position,
                 detail=f"tile {t.name}",
             )
+
+    def overflow_bytes(self, arch: Arch) -> tuple[int, int]:
+        """(end byte of the tile, bytes of it past the end of its memory; 0 when it fits or the
+        core lacks that memory, the run's rule core-buffer)."""
+        cap = arch.size_of(space_of(self.tile.loc))
+        end = self.address + self._extent_bytes(arch)
+        return end, (0 if cap is None else max(0, end - cap))
 
     def execute(self, ctx: ExecContext) -> None:
         """Binding happened at record time; nothing moves."""
@@ -757,7 +773,7 @@ def TASSIGN(tile: Tile, address: int) -> None:
         ref.name,
         ref.tile_id,
     )
-    emit(TAssign(ref, int(address)))
+    placement.assigned_at = emit(TAssign(ref, int(address))).source
     tile.placement = placement
 
 

@@ -294,8 +294,9 @@ def test_tassign_alignment_and_capacity():
     @pto.kernel
     def overflow():
         pto.TASSIGN(t, 192 * 1024 - 8 * 1024)
+        pto.TEXPANDS(t, 1.0)
 
-    with pytest.raises(pto.MemoryLayoutError) as e:
+    with pytest.raises(pto.MemoryLayoutError) as e:  # at the TEXPANDS (D22)
         dev.run(overflow)
     assert e.value.rule == "fits-in-memory" and "196608" in str(e.value)
     pto.Device("950pr").run(overflow)  # 248 KiB usable UB: fits

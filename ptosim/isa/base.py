@@ -288,6 +288,7 @@ class ExecContext:
         self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
         self.simulate_launch = None  # the engine's SIMT model, handed to plans by the run
         self._reads_past_end: set[tuple] = set()  # F110 reported for (site, tensor)
+        self._once: set[tuple] = set()  # (finding kind, site) pairs reported once per run
 
     @property
     def target(self) -> str:
@@ -301,6 +302,15 @@ class ExecContext:
     def memory_of(self, ref: TileRef) -> Scratchpad:
         """The memory a tile lives in (the run placed only tiles its core has)."""
         return self.buffers[SPACE_OF_LOC[ref.loc]]
+
+    def first_at_site(self, kind: str) -> bool:
+        """True the first time the current instruction's site (its source line) reports
+        ``kind`` in this run: a loop repeating the line reports it once."""
+        site = (self.instr.source or self.instr.position) if self.instr else None
+        if (kind, site) in self._once:
+            return False
+        self._once.add((kind, site))
+        return True
 
     def tile_storage(self, ref: TileRef) -> np.ndarray:
         """Writable typed view of the tile's whole storage (Rows*Cols elements).

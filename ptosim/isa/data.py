@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as D
 from ..enums import AtomicType, Layout, PadValue, Pipe, ReluPreMode, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
-from ..findings import DMA_EXTENT, GM_PITCH
+from ..findings import DMA_EXTENT, GM_PITCH, GM_STRIDE_IGNORED
 from ..layout import BLOCK_BYTES, GmGeom
 from ..memory import space_of
 from ..program import current, emit
@@ -392,7 +392,7 @@ class _Transfer(Instruction):
     def _check_dma_view(self, dma: DmaRules) -> None:
         """Reject views the target's DMA cannot express (instead of moving other elements)."""
         g = self.dma_gm(dma)
-        for name, want in _inner_stride_rules(g):
+        for name, want in _inner_stride_rules(g) if dma.reads_burst_strides else ():
             got = g.stride[int(name[-2])]
             if got != want:
                 self.unsupported(
@@ -492,6 +492,22 @@ class _Transfer(Instruction):
                 f"tile's {cv} valid ones (give the GlobalTensor the valid shape)",
             )
 
+    def _ignored_stride_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
+        """F112, once per site: a burst-dimension stride the DMA never reads is not the
+        contiguous one, so the bursts move other GM elements than the view names (D13)."""
+        g = self.dma_gm(dma)
+        wrong = [(n, w) for n, w in _inner_stride_rules(g) if g.stride[int(n[-2])] != w]
+        if not wrong or not ctx.first_at_site("gm-stride-ignored"):
+            return
+        said = ", ".join(f"{n} = {g.stride[int(n[-2])]} (contiguous: {w})" for n, w in wrong)
+        ctx.finding(
+            GM_STRIDE_IGNORED,
+            "gm-stride-ignored",
+            f"operand 'gm' ({g.layout.name} GlobalTensor of shape {list(g.shape)}, strides "
+            f"{list(g.stride)}) has {said}: the a2a3 DMA never reads that stride, each burst "
+            "moves contiguous GM elements from its start (the cpu target follows the stride)",
+        )
+
     def _element_pairs(self, ctx: ExecContext):
         """(GM element offsets, tile storage offsets) of every element moved, GM checked."""
         t, g = self.tile, self.gm
@@ -501,6 +517,8 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(dma, ctx)
+            if not dma.reads_burst_strides:
+                self._ignored_stride_finding(dma, ctx)
             gm_offs, tile_offs, pad = _burst_offsets(self.bursts(dma))
         ctx.gm_check(g, gm_offs, "gm", read=self.is_load)  # a load may read past the end (D21)
         return gm_offs, tile_offs, pad

@@ -125,7 +125,11 @@ _BY_NP = {d.np: d for d in ALL if d is not hifloat8}
 
 # element types of the reference library that ptosim does not model: a tile of one stops the
 # kernel with one line naming it
-NOT_MODELLED = {"int4b_t": "4-bit integers packed two per byte"}
+NOT_MODELLED = {
+    "int4b_t": "4-bit integers packed two per byte",
+    "float4_e2m1x2": "4-bit floats e2m1 packed two per byte",
+    "float4_e1m2x2": "4-bit floats e1m2 packed two per byte",
+}
 
 
 def dtype(value) -> DType:

@@ -22,7 +22,7 @@ This module is at the bottom of the stack: it imports only dtypes and enums.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 
 from ..dtypes import DType
@@ -85,9 +85,12 @@ class UbBurstPitch(Enum):
 
 
 class TMovCopy(Enum):
-    """TMOV between Vec tiles."""
+    """TMOV between Vec tiles (cpu: between any tiles the cube paths do not model)."""
 
     VALID_ELEMENTS = "valid-elements"  # the valid region through both layouts (same layouts)
+    # the valid region through both layouts, any layout pair and any tile kinds (cpu: every
+    # tile is host memory, so TMOV is one element copy whatever the tiles' buffers)
+    ANY_TILES = "any-tiles"
     UB_BLOCKS = "ub-blocks"  # copy_ubuf_to_ubuf in 32-byte blocks, any layout pair, same shape
 
 
@@ -523,6 +526,20 @@ class CubeRules:
     # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
     # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
     raw_access_cube_tiles: bool = False
+    # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
+    # dtypes; empty: not modelled on this target (the form stops the run naming it)
+    quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
+    # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
+    nd2nz_zero_c0_tail: bool = False
+    # every core has every buffer (cpu: tiles are host memory, and code using Vec and cube
+    # tiles together - the CPU flash-attention demo - runs as one program); False: each core
+    # kind has its own (memory.CORE_SPACES)
+    shared_buffers: bool = False
+    # TEXTRACT_FP / TINSERT_FP of a dtype pair without vector quantisation (any pair but
+    # float32 -> int8/uint8 and int32 -> int8/uint8/half/int16) is the plain TEXTRACT /
+    # TINSERT, the Scaling tile unread (cpu/common.hpp GetVectorPreQuantMode); False: every
+    # FP form is the fixpipe's quantisation (not modelled)
+    fp_forms_copy_unquantised: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -158,6 +158,9 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ARITH for name in FIFO_OPS},
+    # the fixpipe's quant registers (cube_isa.md 3.6): the quantised output types
+    "SET_QUANT_SCALAR": (i8, u8, f16, bf16),
+    "SET_QUANT_VECTOR": (i8, u8, f16, bf16),
 }
 
 REFUSALS = {
@@ -353,5 +356,11 @@ SPEC = S.TargetSpec(
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
         tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
+        # the quantisation modes of a2a3/common.hpp by dtype pair (cube_isa.md 3.5): float ->
+        # int8 / uint8 (QF322B8_PRE), half, bf16 (QF322F16_PRE, QF322BF16_PRE); int32 -> int8 /
+        # uint8 (REQ8), half (DEQF16), int16 (SHIFTS322S16)
+        quant_pairs={f32: (i8, u8, f16, bf16), i32: (i8, u8, f16, i16)},
+        # the tload_gm2mat goldens: zeros after dValue up to the C0 boundary (cube_isa.md 3.1)
+        nd2nz_zero_c0_tail=True,
     ),
 )

@@ -31,7 +31,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TEXPANDS": ("vector_dup",),
     "TLOAD": ("mte2",),
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
-    "TMOV": (_COPY, *_L0, "copy_cbuf_to_bt", "copy_matrix_cc_to_cbuf"),
+    "TMOV": (_COPY, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf"),
     **{name: ("control",) for name in _SYNC},
     "MGATHER": ("scalar", "mte2", "mte3"),
     "MSCATTER": ("scalar", "mte2", "mte3"),
@@ -98,4 +98,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TPOP": ("control", "mte2"),
     "TALLOC": ("control",),
     "TFREE": ("control",),
+    # the fixpipe's quant registers: set at issue, no data moves
+    "SET_QUANT_SCALAR": ("control",),
+    "SET_QUANT_VECTOR": ("control",),
 }

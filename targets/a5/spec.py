@@ -161,11 +161,17 @@ DTYPES: dict[str, tuple | None] = {
     # inputs are not modelled)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
+    "SET_QUANT_SCALAR": None,
+    "SET_QUANT_VECTOR": None,
 }
 
 REFUSALS = {
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
+    **{
+        name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+        for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
+    },
 }
 
 NOTES = {

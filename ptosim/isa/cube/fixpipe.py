@@ -4,16 +4,16 @@ on PIPE_FIX, with ReLU, a type conversion and, for TSTORE, an atomic add into GM
 
 Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion to the
 destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
-``static_cast`` and the library's numpy goldens do), then the store or the atomic add. The
-quantised forms (a ``preQuantScalar``, a Scaling tile: TSTORE_FP / TMOV_FP) stop with an
-UnsupportedError that names the form.
+``static_cast`` and the library's numpy goldens do) or the quantisation (``quant``: a
+``preQuantScalar`` word, or a Scaling tile of one word per column: ``quant.py``; Atlas A2/A3
+only, elsewhere the form stops the run naming it), then the store or the atomic add.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import names
+from ...dtypes import DType, names
 from ...enums import AtomicType, Layout, Pipe, ReluPreMode, ScatterAtomicOp, TileType
 from ...tensors import GmRef, TileRef
 from ..atomic import atomic_update
@@ -21,6 +21,10 @@ from ..base import Arch, ExecContext
 from ..spec import ExtractBounds
 from .common import NZ, CubeInstruction, read_block, write_block
 from .geometry import ceil_to
+from .quant import FB_ADDRESS_UNIT_BYTES, quantise
+
+# a fixpipe copy's quantisation: None, a preQuantScalar word (int) or a Scaling tile
+Quant = int | TileRef | None
 
 
 def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
@@ -34,13 +38,65 @@ def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
 
 class _Fixpipe(CubeInstruction):
     nominal_pipe = Pipe.PIPE_FIX
+    quant: Quant = None
 
-    def check_quant(self, quant: str | None) -> None:
-        if quant:
+    @property
+    def quant_form(self) -> str:
+        if isinstance(self.quant, TileRef):
+            return "vector quantisation (a Scaling tile)"
+        return "scalar quantisation (a preQuantScalar)"
+
+    def validate_quant(self, arch: Arch, src: TileRef, dst: DType, columns: int) -> bool:
+        """The quantised form's rules; False when the copy is not quantised."""
+        q = self.quant
+        if q is None:
+            return False
+        pairs = arch.spec.cube.quant_pairs
+        if not pairs:
             self.unsupported(
-                "instruction", "quantised-form", "a fixpipe form without quantisation",
-                quant, "the quantised fixpipe forms are not modelled yet",
+                "quant", "quantised-form", "a fixpipe form without quantisation on this target",
+                self.quant_form, "the quantised fixpipe is modelled on Atlas A2/A3 only",
             )  # fmt: skip
+        self.require(
+            src.dtype in pairs and dst in pairs[src.dtype], "dst", "quant-dtype-pair",
+            "; ".join(f"{k.name} -> {names(v)}" for k, v in pairs.items()),
+            f"{src.dtype.name} -> {dst.name}", self.quant_form,
+        )  # fmt: skip
+        if isinstance(q, TileRef):
+            self.require_kind("quant", q, TileType.Scaling)
+            self.require(q.dtype.name == "uint64", "quant", "dtype", "uint64 (the quant words)",
+                         q.dtype.name)  # fmt: skip
+            first = self.fb_first_word()
+            self.require(
+                first + columns <= q.cols, "quant", "scaling-extent",
+                f"{first} + {columns} words inside Cols {q.cols}", q.cols,
+                "one quant word per output column",
+            )  # fmt: skip
+        else:
+            self.require(0 <= q < 1 << 64, "quant", "quant-word", "a uint64 word", q)
+        return True
+
+    def fb_first_word(self) -> int:
+        """The Scaling tile's word of output column 0: TEXTRACT_FP points the fixpipe at word
+        indexCol, in the FPC register's 128-byte units (a2a3 textract_common.hpp SetFPC)."""
+        if self.opcode != "TEXTRACT":
+            return 0
+        skip = (self.index_col * 8) // FB_ADDRESS_UNIT_BYTES * FB_ADDRESS_UNIT_BYTES
+        return skip // 8
+
+    def convert(self, ctx: ExecContext, values: np.ndarray, dst: DType) -> np.ndarray:
+        """ReLU (before quantisation: ReluPreMode), then the conversion or the quantisation."""
+        if self.quant is None:
+            return relu_convert(values, self.relu, dst.np)
+        if self.relu is ReluPreMode.NormalRelu:
+            values = np.maximum(values, values.dtype.type(0))
+        q = self.quant
+        if isinstance(q, TileRef):
+            first = self.fb_first_word()
+            words = read_block(ctx, q, 1, first + values.shape[1])[0, first:]
+        else:
+            words = np.uint64(q)
+        return quantise(values, words, dst)
 
 
 class AccStore(_Fixpipe):
@@ -51,10 +107,14 @@ class AccStore(_Fixpipe):
     writes = ("gm",)
 
     def __init__(self, gm: GmRef, tile: TileRef, atomic: AtomicType, relu: ReluPreMode,
-                 quant: str | None = None):  # fmt: skip
+                 quant: Quant = None):  # fmt: skip
         self.gm, self.tile, self.atomic, self.relu, self.quant = gm, tile, atomic, relu, quant
+        reads = ["tile"]
+        if isinstance(quant, TileRef):
+            reads.append("quant")
         if atomic is AtomicType.AtomicAdd:
-            self.reads = ("tile", "gm")
+            reads.append("gm")
+        self.reads = tuple(reads)
 
     @property
     def atomic_op(self) -> str | None:
@@ -63,17 +123,30 @@ class AccStore(_Fixpipe):
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
         cube = arch.spec.cube
-        self.check_quant(self.quant)
         self.require_kind("tile", t, TileType.Acc)
-        pairs = cube.acc_store
-        self.require(
-            t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
-        )
-        self.require_dtype(
-            "gm", g.dtype, pairs[t.dtype], "dtype-pair", f"the fixpipe output of {t.dtype.name}"
-        )
-        if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
-            self.check_quant(f"{t.dtype.name} -> {g.dtype.name} (a quantisation mode)")
+        if not self.validate_quant(arch, t, g.dtype, t.valid_col):
+            pairs = cube.acc_store
+            needs_quant = g.dtype in cube.quant_pairs.get(t.dtype, ()) and g.dtype not in pairs.get(
+                t.dtype, ()
+            )
+            self.require(
+                not needs_quant, "gm", "quant-needed",
+                "a quant word (a preQuantScalar or TSTORE_FP's Scaling tile)", "none",
+                f"{t.dtype.name} -> {g.dtype.name} is a quantised form",
+            )  # fmt: skip
+            self.require(
+                t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
+            )
+            self.require_dtype(
+                "gm", g.dtype, pairs[t.dtype], "dtype-pair",
+                f"the fixpipe output of {t.dtype.name}",
+            )  # fmt: skip
+            if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
+                self.unsupported(
+                    "gm", "quantised-form", "a fixpipe form without quantisation",
+                    f"{t.dtype.name} -> {g.dtype.name}",
+                    "this dtype pair needs a quantisation mode (a preQuantScalar or TSTORE_FP)",
+                )  # fmt: skip
         layouts = cube.acc_store_layouts
         self.require(
             g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
@@ -111,7 +184,7 @@ class AccStore(_Fixpipe):
     def execute(self, ctx: ExecContext) -> None:
         t, g = self.tile, self.gm
         vr, vc = t.valid
-        vals = relu_convert(read_block(ctx, t, vr, vc), self.relu, g.dtype.np)
+        vals = self.convert(ctx, read_block(ctx, t, vr, vc), g.dtype)
         r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
         offs = g.offsets(r, c).reshape(-1)
         ctx.gm_check(g, offs, "gm")
@@ -132,25 +205,27 @@ class AccToMat(_Fixpipe):
     writes = ("dst",)
 
     def __init__(self, opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int,
-                 relu: ReluPreMode, quant: str | None = None):  # fmt: skip
+                 relu: ReluPreMode, quant: Quant = None):  # fmt: skip
         self.opcode = opcode
         self.dst, self.src, self.index_row, self.index_col = dst, src, index_row, index_col
         self.relu, self.quant = relu, quant
+        if isinstance(quant, TileRef):
+            self.reads = ("src", "quant")
 
     def validate(self, arch: Arch) -> None:
         d, s = self.dst, self.src
         cube = arch.spec.cube
-        self.check_quant(self.quant)
         self.require_kind("src", s, TileType.Acc)
         self.require_kind("dst", d, TileType.Mat)
-        pairs = cube.acc_to_mat
-        self.require(
-            s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
-            "Acc -> Mat without quantisation",
-        )  # fmt: skip
-        self.require_dtype(
-            "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
-        )
+        if not self.validate_quant(arch, s, d.dtype, self.extent(cube.extract_bounds)[1]):
+            pairs = cube.acc_to_mat
+            self.require(
+                s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
+                "Acc -> Mat without quantisation",
+            )  # fmt: skip
+            self.require_dtype(
+                "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
+            )
         if cube.fractal_checks:
             self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
         if self.opcode == "TINSERT":
@@ -202,9 +277,9 @@ class AccToMat(_Fixpipe):
         rows, cols = self.extent(bounds)
         if self.opcode != "TINSERT":
             vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
-            write_block(ctx, self.dst, relu_convert(vals, self.relu, self.dst.dtype.np))
+            write_block(ctx, self.dst, self.convert(ctx, vals, self.dst.dtype))
             return
-        vals = relu_convert(read_block(ctx, self.src, rows, cols), self.relu, self.dst.dtype.np)
+        vals = self.convert(ctx, read_block(ctx, self.src, rows, cols), self.dst.dtype)
         if bounds is ExtractBounds.VALID:  # CPU simulator: element by element at the index
             write_block(ctx, self.dst, vals, self.index_row, self.index_col)
             return

@@ -196,11 +196,49 @@ class MatToBias(CubeInstruction):
         write_block(ctx, d, vals)
 
 
+class MatToScaling(CubeInstruction):
+    """TMOV(scaling, mat): one row of L1 quant words into the fixpipe buffer (FB), the Scaling
+    tile the ``*_FP`` fixpipe forms read (``copy_cbuf_to_fbuf``; cube_isa.md 3.3). It runs on
+    PIPE_FIX: the library's a2a3 tests (tstore_acc2gm, tmov_acc2mat) issue it after their M ->
+    FIX flag and read the Scaling tile with the next fixpipe copy with no flag between, which
+    only the fixpipe's own pipe orders (cube_isa.md 1.3 lists MTE1, from the cost model's key)."""
+
+    opcode = "TMOV"
+    nominal_pipe = Pipe.PIPE_FIX
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, dst: TileRef, src: TileRef):
+        self.dst, self.src = dst, src
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        self.require_kind("src", s, TileType.Mat)
+        self.require_kind("dst", d, TileType.Scaling)
+        words = ("uint64", "int64")
+        self.require(s.dtype.name in words, "src", "dtype", "uint64 or int64", s.dtype.name)
+        self.require_same_dtype("src", s, "dst", d)
+        self.require(s.rows == 1, "src", "one-row", "Rows == 1", s.rows)
+        self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
+        if arch.spec.cube.fractal_checks:  # one copy_cbuf_to_fbuf burst in 128-byte units
+            nbytes = s.cols * s.dtype.size_bytes
+            self.require(
+                nbytes % 128 == 0, "src", "scaling-128B", "Cols*sizeof(src) % 128 == 0",
+                f"{nbytes} B",
+            )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s = self.dst, self.src
+        static = ctx.spec.cube.extract_bounds is ExtractBounds.STATIC
+        cols = min(d.cols, s.cols) if static else min(d.valid_col, s.valid_col)
+        write_block(ctx, d, read_block(ctx, s, 1, cols))
+
+
 def window_text(ref: TileRef) -> str:
     return f"{ref.geom.layout_name} {ref.rows}x{ref.cols}"
 
 
-__all__ = ["MatToBias", "MatToL0", "layout_of"]
+__all__ = ["MatToBias", "MatToL0", "MatToScaling", "layout_of"]
 
 
 class MatToMat(CubeInstruction):

@@ -65,13 +65,13 @@ PTOSIM_NOINLINE RecordEvent TLOAD(TileData &dst, GlobalData &src, WaitEvents &..
 namespace detail {
 template <typename TileData, typename GlobalData>
 void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const std::string &phase,
-           const std::string &relu, bool quant)
+           const std::string &relu, bool quant, uint64_t preQuantScalar = 0)
 {
     std::string t;
     if (atomic != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomic));
     if (!phase.empty()) ::ptosim::targ(t, "phase", phase);
     if (!relu.empty() && relu != "NoRelu") ::ptosim::targ(t, "relu", relu);
-    if (quant) ::ptosim::targ(t, "prequant", "yes");
+    if (quant) ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));
     ::ptosim::record("TSTORE", pc, t, dst, src);
 }
 } // namespace detail
@@ -118,11 +118,11 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t, WaitEvents &...events)
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t preQuantScalar, WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), true);
+    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), true, preQuantScalar);
     return {};
 }
 
@@ -132,7 +132,30 @@ PTOSIM_NOINLINE RecordEvent TSTORE_FP(GlobalData &dst, TileData &src, FpTileData
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TSTORE_FP", pc, "", dst, src, fp);
+    std::string t;
+    if (atomicType != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomicType));
+    if (reluPreMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluPreMode));
+    ::ptosim::record("TSTORE_FP", pc, t, dst, src, fp);
+    return {};
+}
+
+// ---- the fixpipe's quantisation registers: SET_QUANT_SCALAR<OutT>(scale), SET_QUANT_VECTOR(fp)
+template <typename OutType, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_SCALAR(float preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "out_dtype", ::ptosim::dtype_name<OutType>());
+    ::ptosim::record("SET_QUANT_SCALAR", pc, t, preQuantScalar);
+    return {};
+}
+template <typename FpTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_VECTOR(FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("SET_QUANT_VECTOR", pc, "", fp);
     return {};
 }
 
@@ -167,12 +190,13 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents 
     return {};
 }
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t, WaitEvents &...events)
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
     std::string t;
-    ::ptosim::targ(t, "prequant", "yes");
+    ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));
+    if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));
     ::ptosim::record("TMOV", pc, t, dst, src);
     return {};
 }
@@ -183,7 +207,9 @@ PTOSIM_NOINLINE RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileDa
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TMOV_FP", pc, "", dst, src, fp);
+    std::string t;
+    if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));
+    ::ptosim::record("TMOV_FP", pc, t, dst, src, fp);
     return {};
 }
 template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
@@ -201,13 +227,13 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
 #define PTOSIM_ACC_PREQUANT(NAME)                                                                      \
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,  \
               typename... WaitEvents>                                                                  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, uint64_t, uint16_t indexRow,  \
-                                     uint16_t indexCol, WaitEvents &...events)                         \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar,      \
+                                     uint16_t indexRow, uint16_t indexCol, WaitEvents &...events)      \
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
         std::string t;                                                                                 \
-        ::ptosim::targ(t, "prequant", "yes");                                                          \
+        ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));                                 \
         ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));                                           \
         ::ptosim::record(#NAME, pc, t, dst, src, indexRow, indexCol);                                  \
         return {};                                                                                     \
@@ -225,7 +251,9 @@ PTOSIM_ACC_PREQUANT(TINSERT)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        ::ptosim::record(#NAME, pc, "", dst, src, fp, indexRow, indexCol);                             \
+        std::string t;                                                                                 \
+        if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));      \
+        ::ptosim::record(#NAME, pc, t, dst, src, fp, indexRow, indexCol);                              \
         return {};                                                                                     \
     }
 PTOSIM_ACC_FP(TEXTRACT_FP)

@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as D
 from ..enums import AtomicType, Layout, PadValue, Pipe, ReluPreMode, ScatterAtomicOp, TileType
 from ..errors import KernelError, MemoryLayoutError
-from ..findings import DMA_EXTENT, GM_PITCH
+from ..findings import DMA_EXTENT, GM_PITCH, GM_STRIDE_IGNORED
 from ..layout import BLOCK_BYTES, GmGeom
 from ..memory import space_of
 from ..program import current, emit
@@ -392,7 +392,7 @@ class _Transfer(Instruction):
     def _check_dma_view(self, dma: DmaRules) -> None:
         """Reject views the target's DMA cannot express (instead of moving other elements)."""
         g = self.dma_gm(dma)
-        for name, want in _inner_stride_rules(g):
+        for name, want in _inner_stride_rules(g) if dma.reads_burst_strides else ():
             got = g.stride[int(name[-2])]
             if got != want:
                 self.unsupported(
@@ -492,6 +492,22 @@ class _Transfer(Instruction):
                 f"tile's {cv} valid ones (give the GlobalTensor the valid shape)",
             )
 
+    def _ignored_stride_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
+        """F112, once per site: a burst-dimension stride the DMA never reads is not the
+        contiguous one, so the bursts move other GM elements than the view names (D13)."""
+        g = self.dma_gm(dma)
+        wrong = [(n, w) for n, w in _inner_stride_rules(g) if g.stride[int(n[-2])] != w]
+        if not wrong or not ctx.first_at_site("gm-stride-ignored"):
+            return
+        said = ", ".join(f"{n} = {g.stride[int(n[-2])]} (contiguous: {w})" for n, w in wrong)
+        ctx.finding(
+            GM_STRIDE_IGNORED,
+            "gm-stride-ignored",
+            f"operand 'gm' ({g.layout.name} GlobalTensor of shape {list(g.shape)}, strides "
+            f"{list(g.stride)}) has {said}: the a2a3 DMA never reads that stride, each burst "
+            "moves contiguous GM elements from its start (the cpu target follows the stride)",
+        )
+
     def _element_pairs(self, ctx: ExecContext):
         """(GM element offsets, tile storage offsets) of every element moved, GM checked."""
         t, g = self.tile, self.gm
@@ -501,6 +517,8 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(dma, ctx)
+            if not dma.reads_burst_strides:
+                self._ignored_stride_finding(dma, ctx)
             gm_offs, tile_offs, pad = _burst_offsets(self.bursts(dma))
         ctx.gm_check(g, gm_offs, "gm", read=self.is_load)  # a load may read past the end (D21)
         return gm_offs, tile_offs, pad
@@ -575,7 +593,14 @@ class TStore(_Transfer):
 
 
 class TAssign(Instruction):
-    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...)."""
+    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...).
+
+    A TASSIGN only sets an address: a tile placed (partly) past the end of its memory is
+    accepted with finding F111 (once per site, ``checks/tile_bounds.py``), and the first
+    instruction that reads or writes it stops with rule ``fits-in-memory``
+    (``ExecContext.tile_storage``, D22). The library passes
+    tiles it never touches for some dtypes (TGATHER's tmp for float), so on the device such a
+    placement is harmless until an access."""
 
     opcode = "TASSIGN"
     nominal_pipe = Pipe.PIPE_S
@@ -586,13 +611,15 @@ class TAssign(Instruction):
     def tile_operands(self) -> dict[str, TileRef]:
         return {"tile": self.tile}
 
+    def _extent_bytes(self, arch: Arch) -> int:
+        t = self.tile
+        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
+            return stored(t).size_bytes
+        return t.size_bytes
+
     def validate(self, arch: Arch) -> None:
         t = self.tile
-        mem = space_of(t.loc)
-        cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
-        size = t.size_bytes
-        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
-            size = stored(t).size_bytes
+        size = self._extent_bytes(arch)
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -605,18 +632,25 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or (cap is not None and self.address + size > cap):
+        if self.address < 0:
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
                 "fits-in-memory",
-                f"address + {size} bytes <= {mem} size {cap}",
+                f"address >= 0 in {space_of(t.loc)}",
                 f"{self.address:#x} + {size} = {self.address + size:#x}",
                 target=arch.target,
                 source=self.source,
                 position=self.position,
                 detail=f"tile {t.name}",
             )
+
+    def overflow_bytes(self, arch: Arch) -> tuple[int, int]:
+        """(end byte of the tile, bytes of it past the end of its memory; 0 when it fits or the
+        core lacks that memory, the run's rule core-buffer)."""
+        cap = arch.size_of(space_of(self.tile.loc))
+        end = self.address + self._extent_bytes(arch)
+        return end, (0 if cap is None else max(0, end - cap))
 
     def execute(self, ctx: ExecContext) -> None:
         """Binding happened at record time; nothing moves."""
@@ -795,7 +829,7 @@ def TASSIGN(tile: Tile, address: int) -> None:
         ref.name,
         ref.tile_id,
     )
-    emit(TAssign(ref, int(address)))
+    placement.assigned_at = emit(TAssign(ref, int(address))).source
     tile.placement = placement
 
 

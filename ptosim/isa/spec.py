@@ -348,6 +348,10 @@ class DmaRules:
     tmov_nd_to_fractal: bool = False
     # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
     load_valid_within_view: bool = False
+    # the DMA reads the stride of the burst dimension (ND stride[4], DN stride[3], NZ strides
+    # 2-4), so a strided one is refused (rule gm-inner-stride); False: it never reads them, a
+    # burst is contiguous whatever they say (finding F112, D13)
+    reads_burst_strides: bool = True
 
 
 @dataclass(frozen=True, eq=False)

@@ -233,6 +233,9 @@ SPEC = S.TargetSpec(
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.UB_BLOCKS,  # TMovToVec: copy_ubuf_to_ubuf (D16)
         tmov_nd_to_fractal=False,  # a plain block copy between any layouts (D16)
+        # the GM <-> UB/L1 copies take only the outer strides (ND 0-3, DN 0-2 and 4, NZ 0-1)
+        # and a burst length: a burst is contiguous whatever the inner stride (D13, F112)
+        reads_burst_strides=False,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.DMA,  # semantics.md 3.1.3, 3.2.3

@@ -158,7 +158,8 @@ DTYPES: dict[str, tuple | None] = {
     "TSEL": tuple(d for d in NON_OPAQUE if d.size_bytes in (1, 2, 4, 8)),
     "TSELS": tuple(d for d in NON_OPAQUE if d.size_bytes in (1, 2, 4, 8)),
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
-    "TTRANS": SIZED_124,
+    "TMRGSORT": (f32, f16),  # npu/a5/TMrgSort.hpp (CheckStatic: half or float records)
+    "TTRANS": SIZED_124 + (hif8,),  # npu/a5 TTrans.hpp: any 1/2/4-byte type (a byte move)
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32, i8, u8, i64, u64),
     "TEXTRACT": SIZED_124 + (hif8,),  # npu/a5 TExtract.hpp: Vec -> Vec moves hifloat8 bytes
     "TINSERT": SIZED_124,
@@ -329,6 +330,10 @@ SPEC = S.TargetSpec(
         select_scalar_in_tmp=False,
     ),
     layout=S.LayoutRules(
+        # npu/a5/TMrgSort.hpp: the a2a3 form (one vmrgsort4 repeated per 4-block group); a5 has
+        # no PTO_ASSERT on blockLen % 64 or whole groups (it runs validCol / (4 blockLen) of
+        # them): choice, ptosim keeps refusing those forms as on a2a3
+        mrgsort_block_len_repeats=True,
         fillpad=S.FillPad.WHOLE_TILE,  # "VF with the same intent": the CPU result
         transpose_tmp=False,
         window=S.Window.STORAGE,

@@ -321,8 +321,8 @@ def _blocklen_args(rng):
     return [zeros("float32", (1, 128)), records(rng, (64,)), DUMMY, DUMMY]
 
 
-# a2: the form exists, blockLen 32 is not a multiple of 64 (PTO101); 950pr: not modelled
-@case("TMRGSORT_blocklen_f32", ["TMRGSORT"], _blocklen_args, {"a2": "PTO101", "950pr": "PTO102"})
+# a2 and 950pr: the form exists, blockLen 32 is not a multiple of 64 (PTO101; the a2a3 rule)
+@case("TMRGSORT_blocklen_f32", ["TMRGSORT"], _blocklen_args, {"a2": "PTO101", "950pr": "PTO101"})
 def _blocklen(out, a, b, c):
     src = V("float32", 1, 128, addr=0x0)
     load(src, a, 1, 128)

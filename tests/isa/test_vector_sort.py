@@ -136,12 +136,13 @@ def _half_records(scores, index):
     return out.reshape(1, -1).view(np.float16)
 
 
-def test_a2a3_tmrgsort_half_records():
-    """a2a3/TMrgSort.hpp takes half as well as float records: the scores are the first half
-    of each 8-byte record (ties: the lower-numbered list first)."""
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+def test_npu_tmrgsort_half_records(device):
+    """a2a3/ and a5/TMrgSort.hpp take half as well as float records: the scores are the first
+    half of each 8-byte record (ties: the lower-numbered list first)."""
     a = _half_records([9, 5, 5, 1], [0, 1, 2, 3])
     b = _half_records([7, 5, 0.5, 0], [10, 11, 12, 13])
-    k = Kern("a2", [a, b])
+    k = Kern(device, [a, b])
 
     def body(k, x, y):
         k.dst = k.place(vec("half", 1, 32))
@@ -152,9 +153,10 @@ def test_a2a3_tmrgsort_half_records():
     np.testing.assert_array_equal(k.storage(k.dst).view(np.uint16), want.view(np.uint16))
 
 
-def test_a2a3_tmrgsort_block_len_merges_the_groups_of_src():
-    """a2a3: TMRGSORT(dst, src, blockLen) is one vmrgsort4 repeated over src's valid columns
-    in groups of 4 sorted blocks of blockLen elements (a multiple of 64)."""
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+def test_npu_tmrgsort_block_len_merges_the_groups_of_src(device):
+    """a2a3 and a5: TMRGSORT(dst, src, blockLen) is one vmrgsort4 repeated over src's valid
+    columns in groups of 4 sorted blocks of blockLen elements (a multiple of 64)."""
     rng = np.random.default_rng(4)
     L, groups = 64, 2
     per_block = L // 2  # float records
@@ -171,7 +173,7 @@ def test_a2a3_tmrgsort_block_len_merges_the_groups_of_src():
                 src[0, at], src[0, at + 1] = v, np.uint32(first + j).view(np.float32)
                 recs.append((v, first + j))
         want += sorted(recs, key=lambda r: -r[0])
-    k = Kern("a2", [src])
+    k = Kern(device, [src])
 
     def body(k, s):
         k.dst = k.place(vec("float32", 1, src.shape[1]))
@@ -185,7 +187,7 @@ def test_a2a3_tmrgsort_block_len_merges_the_groups_of_src():
     np.testing.assert_array_equal(got[:, 1], [i for _, i in want])
 
     for L, valid, rule in ((32, 256, "block-len"), (64, 320, "block-groups")):
-        k = Kern("a2", [np.zeros((1, 320), np.float32)])
+        k = Kern(device, [np.zeros((1, 320), np.float32)])
 
         def bad(k, s, L=L, valid=valid):
             s.set_valid(1, valid)

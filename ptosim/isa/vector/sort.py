@@ -38,7 +38,8 @@ elements. This is the cpu form (``LayoutRules.mrgsort_block_len``). a2a3
 (``mrgsort_block_len_repeats``, one ``vmrgsort4`` repeated per group): the groups are those of
 src's valid columns, which must be 1-255 whole groups, ``L`` a multiple of 64 (the library's
 PTO_ASSERTs: rules ``block-len``, ``block-groups``, ``repeat-range``); the merged groups land
-from dst's start whatever dst's size. a5 refuses the form.
+from dst's start whatever dst's size. a5 runs the a2a3 form (npu/a5 TMrgSort.hpp has no
+PTO_ASSERT on the multiples; ptosim keeps the a2a3 rules there).
 
 THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu and a5 (npu/a5 THistogram.hpp: ``chistv2``
 counts accumulated per row; the library's a5 goldens are the same prefix sums; a5 also fixes

@@ -101,41 +101,34 @@ def test_tsubview_of_a_boxed_tile_from_its_origin_and_of_a_same_size_type():
         run_kernel("950pr", [full], [], lambda: pto.TSUBVIEW(wide, full, 0, 0))
 
 
-def test_a5_textract_moves_hifloat8_bytes():
+def _move_hifloat8(data, src, dst, move):
+    """TLOAD the uint8 ``data`` as hifloat8 into ``src``, run ``move()``; return the run."""
     dev = pto.Device("950pr")
-    src, dst = vec("hifloat8", 16, 64), vec("hifloat8", 8, 32)
-    data = (np.arange(16 * 64) % 251).astype(np.uint8).reshape(16, 64)
     buf = dev.gm_array(data, dtype="hifloat8")
 
     @pto.kernel
     def k(b):
         pto.TASSIGN(src, 0)
         pto.TASSIGN(dst, src.geom.size_bytes)
-        pto.TLOAD(src, pto.GlobalTensor(b, (1, 1, 1, 16, 64)))
+        pto.TLOAD(src, pto.GlobalTensor(b, (1, 1, 1, *data.shape)))
         pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
         pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.TEXTRACT(dst, src, 4, 32)
+        move()
 
-    run = dev.run(k, buf)
+    return dev.run(k, buf)
+
+
+def test_a5_textract_moves_hifloat8_bytes():
+    src, dst = vec("hifloat8", 16, 64), vec("hifloat8", 8, 32)
+    data = (np.arange(16 * 64) % 251).astype(np.uint8).reshape(16, 64)
+    run = _move_hifloat8(data, src, dst, lambda: pto.TEXTRACT(dst, src, 4, 32))
     np.testing.assert_array_equal(run.tile(dst).reshape(8, 32), data[4:12, 32:64])
 
 
 def test_a5_ttrans_moves_hifloat8_bytes():
     # npu/a5 TTrans.hpp: any 1-byte type through the b8 transpose (the bytes are not decoded)
-    dev = pto.Device("950pr")
     src, dst = vec("hifloat8", 32, 64), vec("hifloat8", 64, 32)
     data = (np.arange(32 * 64) * 7 % 253).astype(np.uint8).reshape(32, 64)
-    buf = dev.gm_array(data, dtype="hifloat8")
-
-    @pto.kernel
-    def k(b):
-        pto.TASSIGN(src, 0)
-        pto.TASSIGN(dst, src.geom.size_bytes)
-        pto.TLOAD(src, pto.GlobalTensor(b, (1, 1, 1, 32, 64)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.TTRANS(dst, src)
-
-    run = dev.run(k, buf)
+    run = _move_hifloat8(data, src, dst, lambda: pto.TTRANS(dst, src))
     got = run.tile(dst).view(np.uint8).reshape(64, 32)
     np.testing.assert_array_equal(got, data.T)

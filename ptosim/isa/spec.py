@@ -499,6 +499,9 @@ class CubeRules:
     # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
     # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
     raw_access_cube_tiles: bool = False
+    # TMATMUL (Left dtype, Right dtype) pairs of two different types the mad takes (a5: the
+    # fp8 mixes e4m3 x e5m2 and e5m2 x e4m3); the other pairs need one type
+    mad_mixed_inputs: frozenset[tuple[DType, DType]] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)

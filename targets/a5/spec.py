@@ -157,9 +157,8 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": None,
-    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
-    # inputs are not modelled)
-    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
+    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
+    **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
 }
 
@@ -325,7 +324,8 @@ SPEC = S.TargetSpec(
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
         left_any_blayout=False,
-        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32},  # (+ fp8 / hifloat8, not modelled)
+        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32, e4m3: f32, e5m2: f32, hif8: f32},
+        mad_mixed_inputs=frozenset({(e4m3, e5m2), (e5m2, e4m3)}),  # a5 CheckMadValid
         m1_as_16=False,  # gemvCtrl disables GEMV for TMATMUL (cube_isa.md 3.4)
         acc_input=S.AccInput.IN_PLACE,
         bias_order=S.BiasOrder.INITIAL_VALUE,

@@ -339,7 +339,8 @@ SPEC = S.TargetSpec(
         bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
-        acc_store_layouts=frozenset({"ND", "NZ"}),
+        # a5 CheckStaticAcc: ND, NZ and the convolution layouts (no DN)
+        acc_store_layouts=frozenset({"ND", "NZ", "NHWC", "NCHW", "NCDHW"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
         tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)

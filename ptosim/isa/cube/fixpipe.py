@@ -14,12 +14,20 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import names
-from ...enums import AtomicType, Layout, Pipe, ReluPreMode, ScatterAtomicOp, TileType
+from ...enums import (
+    MATRIX_LAYOUTS,
+    AtomicType,
+    Layout,
+    Pipe,
+    ReluPreMode,
+    ScatterAtomicOp,
+    TileType,
+)
 from ...tensors import GmRef, TileRef
 from ..atomic import atomic_update
 from ..base import Arch, ExecContext
 from ..spec import ExtractBounds
-from .common import NZ, CubeInstruction, read_block, write_block
+from .common import NZ, CubeInstruction, geom_of, read_block, storage, write_block
 from .geometry import ceil_to
 
 
@@ -30,6 +38,15 @@ def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
     if np.issubdtype(dst_np, np.integer) and not np.issubdtype(values.dtype, np.integer):
         values = np.trunc(values)  # static_cast<int>: toward zero (CPU simulator)
     return values.astype(dst_np)
+
+
+# per convolution layout: (validRow's product, its value, validCol's dim, its value) of a
+# GlobalTensor shape (s0 .. s4), as a5 TStoreAccNHWC / TStoreAccNCHW assert them
+CONV_SHAPES = {
+    Layout.NHWC: lambda s0, s1, s2, s3, s4: ("shape1*shape2*shape3", s1 * s2 * s3, "shape4", s4),
+    Layout.NCHW: lambda s0, s1, s2, s3, s4: ("shape1*shape3*shape4", s1 * s3 * s4, "shape2", s2),
+    Layout.NCDHW: lambda s0, s1, s2, s3, s4: ("shape0*shape3*shape4", s0 * s3 * s4, "shape1", s1),
+}
 
 
 class _Fixpipe(CubeInstruction):
@@ -78,6 +95,9 @@ class AccStore(_Fixpipe):
         self.require(
             g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
         )
+        if g.layout not in MATRIX_LAYOUTS:
+            self.validate_conv()
+            return
         vr, vc = t.valid
         rows, cols = g.geom.logical_shape
         s0, s1, s2, s3, s4 = g.shape
@@ -108,12 +128,57 @@ class AccStore(_Fixpipe):
                 "AtomicType::AtomicAdd",
             )  # fmt: skip
 
+    def validate_conv(self) -> None:
+        """NHWC / NCHW / NCDHW (a5 TStoreAccNHWC / TStoreAccNCHW): the valid rows are the
+        spatial positions and the valid columns the channels, each a product of GM dims."""
+        t, g = self.tile, self.gm
+        vr, vc = t.valid
+        s0, s1, s2, s3, s4 = g.shape
+        rows_text, rows, cols_text, cols = CONV_SHAPES[g.layout](s0, s1, s2, s3, s4)
+        self.require(
+            (vr, vc) == (rows, cols), "gm", "conv-shape",
+            f"validRow == {rows_text} ({rows}) and validCol == {cols_text} ({cols})",
+            f"valid {vr}x{vc}",
+        )  # fmt: skip
+        self.require(1 <= t.rows <= 65535, "tile", "rows-range", "1 <= Rows <= 65535", t.rows)
+        self.require(t.cols % 16 == 0, "tile", "conv-cols", "Cols % 16 == 0", t.cols)
+
+    def conv_blocks(self, ctx: ExecContext):
+        """(values, GM offsets) of a convolution-layout store. NHWC: one nz2nd copy per
+        shape[0] (the loop3 repeat: the source advances srcStride * shape[4] elements, the
+        destination stride[0]), rows stride[3] apart; NCHW / NCDHW: one nz2dn copy, each
+        channel's column of positions contiguous, channels stride[2] (NCDHW: stride[1]) apart."""
+        t, g = self.tile, self.gm
+        vr, vc = t.valid
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        st = g.stride
+        if g.layout is not Layout.NHWC:
+            step = st[1] if g.layout is Layout.NCDHW else st[2]
+            return read_block(ctx, t, vr, vc), (r + c * step).reshape(-1)
+        geom = geom_of(ctx, t)
+        src, shift = storage(ctx, t), geom.rows * g.shape[4]
+        base = geom.offsets(r, c)
+        vals, offs = [], []
+        for b in range(g.shape[0]):
+            idx = base + b * shift
+            if idx.max() >= src.size:
+                self.fail(
+                    "gm", "conv-batch", f"shape[0] batches inside the Acc tile's {src.size} "
+                    "elements", f"batch {b} at element {int(idx.max())}",
+                )  # fmt: skip
+            vals.append(src[idx])
+            offs.append((b * st[0] + r * st[3] + c).reshape(-1))
+        return np.concatenate(vals), np.concatenate(offs)
+
     def execute(self, ctx: ExecContext) -> None:
         t, g = self.tile, self.gm
         vr, vc = t.valid
-        vals = relu_convert(read_block(ctx, t, vr, vc), self.relu, g.dtype.np)
-        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
-        offs = g.offsets(r, c).reshape(-1)
+        if g.layout in MATRIX_LAYOUTS:
+            r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+            raw, offs = read_block(ctx, t, vr, vc), g.offsets(r, c).reshape(-1)
+        else:
+            raw, offs = self.conv_blocks(ctx)
+        vals = relu_convert(raw, self.relu, g.dtype.np)
         ctx.gm_check(g, offs, "gm")
         store = g.storage()
         if self.atomic is AtomicType.AtomicNone:

@@ -285,7 +285,10 @@ class Dispatcher:
             # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
             # pre-quant scalar (a quantised form: ptosim stops naming it)
             relu = t.get("relu", "NoRelu")
-            quant = _PREQUANT if t.get("prequant") else None
+            word = t.get("prequant")  # TSTORE: the preQuantScalar word in decimal
+            quant = None
+            if word:
+                quant = int(word) if op == "TSTORE" and word.isdigit() else _PREQUANT
             if t.get("acc_to_vec"):
                 raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
@@ -296,6 +299,11 @@ class Dispatcher:
                 )  # fmt: skip
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
+        elif op == "TSTORE_FP":  # TSTORE_FP<Acc, Gm, Fp[, atomic, relu]>(gm, acc, fp)
+            pto.TSTORE_FP(
+                ops[0], ops[1], ops[2], atomic=t.get("atomic", "AtomicNone"),
+                relu=t.get("relu", "NoRelu"),
+            )  # fmt: skip
         elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
             # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
             getattr(pto, op)(

@@ -803,7 +803,9 @@ def TSTORE(
         relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
         phase: the ``STPhase`` of an Acc store: ``"Final"`` waits for the unit flag of the
             TMATMUL with ``phase="Final"`` (the hardware's M -> FIX handshake).
-        quant: names a quantised fixpipe form (not modelled: stops with UnsupportedError).
+        quant: an int is the ``preQuantScalar`` word of a quantised Acc store (950; see
+            docs/guide-cube.md); a str names a quantised form ptosim does not model (stops
+            with UnsupportedError).
     """
     if cube_store(gm, tile, atomic, relu, quant, phase):
         return

@@ -22,7 +22,7 @@ This module is at the bottom of the stack: it imports only dtypes and enums.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 
 from ..dtypes import DType
@@ -502,6 +502,13 @@ class CubeRules:
     # TMATMUL (Left dtype, Right dtype) pairs of two different types the mad takes (a5: the
     # fp8 mixes e4m3 x e5m2 and e5m2 x e4m3); the other pairs need one type
     mad_mixed_inputs: frozenset[tuple[DType, DType]] = frozenset()
+    # TSTORE Acc -> GM with a quantisation word (scalar) or a Scaling tile (vector): src dtype
+    # -> dst dtypes (ptosim/isa/cube/quant.py); empty: the quantised stores are not modelled
+    acc_store_quant: Mapping[DType, DTypes] = field(default_factory=dict)
+    # quantised outputs the target defines whose rounding ptosim does not know (stop naming it)
+    acc_store_quant_unmodelled: DTypes = ()
+    # TMOV Mat -> Scaling (the fixpipe buffer): the copy unit in bytes; None: not modelled
+    scaling_unit_bytes: int | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -155,9 +155,11 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ARITH for name in FIFO_OPS},
+    "TSTORE_FP": None,  # refused below: the quantised fixpipe store is not modelled here
 }
 
 REFUSALS = {
+    "TSTORE_FP": S.Refusal("the quantised fixpipe store is not modelled on Atlas A2/A3 yet"),
     "TINSERT": S.Refusal("the a2a3 library implements TINSERT only from Acc to Mat (cube fixpipe)"),
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
 }

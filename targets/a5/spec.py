@@ -160,6 +160,7 @@ DTYPES: dict[str, tuple | None] = {
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
     **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
+    "TSTORE_FP": (f32, i32),  # the Acc types (vector-quantised fixpipe store)
 }
 
 REFUSALS = {
@@ -339,6 +340,12 @@ SPEC = S.TargetSpec(
         bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
+        # a5 GetScalarPreQuantModeGm / GetVectorPreQuantModeGm (cube_isa.md 3.5): float -> int8
+        # / uint8 (QF322B8_PRE), half, bfloat16, fp8 e4m3, float, hifloat8; int32 -> int8 /
+        # uint8 (REQ8), half (DEQF16), bfloat16 (QS322BF16_PRE)
+        acc_store_quant={f32: (i8, u8, f16, bf16, e4m3, f32, hif8), i32: (i8, u8, f16, bf16)},
+        acc_store_quant_unmodelled=(hif8,),  # no hifloat8 rounding is given
+        scaling_unit_bytes=128,  # a5 TMovToFb: Cols * sizeof(T) a multiple of 128 bytes
         # a5 CheckStaticAcc: ND, NZ and the convolution layouts (no DN)
         acc_store_layouts=frozenset({"ND", "NZ", "NHWC", "NCHW", "NCDHW"}),
         acc_store_nd_rows=None,

@@ -122,9 +122,12 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ALL for name in FIFO_OPS},
+    "TSTORE_FP": None,  # refused below: the quantised fixpipe store is not modelled here
 }
 
-REFUSALS: dict[str, S.Refusal] = {}
+REFUSALS: dict[str, S.Refusal] = {
+    "TSTORE_FP": S.Refusal("the quantised fixpipe store is not modelled on cpu yet"),
+}
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
 

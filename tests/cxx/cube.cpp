@@ -131,3 +131,49 @@ extern "C" __global__ AICORE void acc_fp_insert(__gm__ float *c)
     Fb fb;
     TINSERT_FP<Dst, Acc, Fb>(dst, acc, fb, 0, 0);
 }
+
+// 950 quantised fixpipe stores: q = quantise(a @ b) with the preQuantScalar word s (int8, ReLU),
+// h = quantise(a @ b) per column with the words in w (TSTORE_FP through a Scaling tile, half)
+extern "C" __global__ AICORE void quant_stores(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *w,
+                                               __gm__ int8_t *q, __gm__ half *h, uint64_t s)
+{
+    using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N>;
+    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+    using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
+    using QGm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    using HGm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    AMat aMat;
+    BMat bMat;
+    WMat wMat;
+    TileLeft<half, M, K> left;
+    TileRight<half, K, N> right;
+    Fb fb;
+    Acc acc;
+    TASSIGN(aMat, 0x0);
+    TASSIGN(bMat, 0x1000);
+    TASSIGN(wMat, 0x2000);
+    TASSIGN(left, 0x0);
+    TASSIGN(right, 0x0);
+    TASSIGN(fb, 0x0);
+    TASSIGN(acc, 0x0);
+    AGm aGm(a);
+    BGm bGm(b);
+    WGm wGm(w);
+    QGm qGm(q);
+    HGm hGm(h);
+    TLOAD(aMat, aGm);
+    TLOAD(bMat, bGm);
+    TLOAD(wMat, wGm);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TMOV(left, aMat);
+    TMOV(right, bMat);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    TMATMUL(acc, left, right);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    TSTORE<Acc, QGm, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(qGm, acc, s);
+    TMOV(fb, wMat);
+    TSTORE_FP<Acc, HGm, Fb>(hGm, acc, fb);
+}

@@ -4,15 +4,18 @@ on PIPE_FIX, with ReLU, a type conversion and, for TSTORE, an atomic add into GM
 
 Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion to the
 destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
-``static_cast`` and the library's numpy goldens do), then the store or the atomic add. The
-quantised forms (a ``preQuantScalar``, a Scaling tile: TSTORE_FP / TMOV_FP) stop with an
-UnsupportedError that names the form.
+``static_cast`` and the library's numpy goldens do), then the store or the atomic add. A
+quantised TSTORE (a ``preQuantScalar`` word, or TSTORE_FP's Scaling tile) scales instead
+(``quant``) on the targets whose ``CubeRules.acc_store_quant`` lists its type pair; the other
+quantised forms (TMOV / TEXTRACT / TINSERT with a quantisation) stop with an UnsupportedError
+that names the form.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes as D
 from ...dtypes import names
 from ...enums import (
     MATRIX_LAYOUTS,
@@ -29,6 +32,7 @@ from ..base import Arch, ExecContext
 from ..spec import ExtractBounds
 from .common import NZ, CubeInstruction, geom_of, read_block, storage, write_block
 from .geometry import ceil_to
+from .quant import quantise, relu_after
 
 
 def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
@@ -61,17 +65,61 @@ class _Fixpipe(CubeInstruction):
 
 
 class AccStore(_Fixpipe):
-    """TSTORE(gm, acc): the valid region of the accumulator to GM in ND or NZ."""
+    """TSTORE(gm, acc): the valid region of the accumulator to GM (ND, NZ; 950 also NHWC,
+    NCHW, NCDHW). ``quant``: an int is the ``preQuantScalar`` word (scalar quantisation), a
+    str names a form ptosim does not model; ``fp``: the Scaling tile of TSTORE_FP (one
+    quantisation word per column)."""
 
     opcode = "TSTORE"
     reads = ("tile",)
     writes = ("gm",)
 
     def __init__(self, gm: GmRef, tile: TileRef, atomic: AtomicType, relu: ReluPreMode,
-                 quant: str | None = None):  # fmt: skip
+                 quant: int | str | None = None, fp: TileRef | None = None):  # fmt: skip
         self.gm, self.tile, self.atomic, self.relu, self.quant = gm, tile, atomic, relu, quant
+        self.fp = fp
+        reads = ["tile"]
+        if fp is not None:
+            self.opcode = "TSTORE_FP"
+            reads.append("fp")
         if atomic is AtomicType.AtomicAdd:
-            self.reads = ("tile", "gm")
+            reads.append("gm")
+        self.reads = tuple(reads)
+
+    @property
+    def quantised(self) -> bool:
+        """A modelled quantised form: a scalar word or a Scaling tile."""
+        return self.fp is not None or (self.quant is not None and not isinstance(self.quant, str))
+
+    def validate_quant(self, cube) -> None:
+        """The (Acc, GM) type pair of a quantised store (a5 GetScalarPreQuantModeGm /
+        GetVectorPreQuantModeGm) and the Scaling tile of TSTORE_FP."""
+        t, g = self.tile, self.gm
+        form = "a Scaling tile (vector quantisation)" if self.fp is not None else (
+            "a preQuantScalar (scalar quantisation)")  # fmt: skip
+        pairs = cube.acc_store_quant
+        if not pairs:
+            self.check_quant(form)
+        if g.dtype in cube.acc_store_quant_unmodelled:
+            self.unsupported(
+                "gm", "quantised-form", "a modelled quantisation output",
+                f"{t.dtype.name} -> {g.dtype.name} with {form}",
+                f"the {g.dtype.name} rounding of the fixpipe is not published",
+            )  # fmt: skip
+        self.require(
+            t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
+        )
+        self.require_dtype(
+            "gm", g.dtype, pairs[t.dtype], "dtype-pair", f"the quantised output of {t.dtype.name}"
+        )
+        if self.fp is not None:
+            fp = self.fp
+            self.require_kind("fp", fp, TileType.Scaling)
+            self.require_dtype("fp", fp.dtype, (D.uint64, D.int64), "dtype", "quantisation words")
+            self.require(
+                fp.cols >= t.valid_col, "fp", "fp-extent",
+                f"one word per column: Cols >= validCol ({t.valid_col})", fp.cols,
+            )  # fmt: skip
 
     @property
     def atomic_op(self) -> str | None:
@@ -80,17 +128,23 @@ class AccStore(_Fixpipe):
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
         cube = arch.spec.cube
-        self.check_quant(self.quant)
         self.require_kind("tile", t, TileType.Acc)
-        pairs = cube.acc_store
-        self.require(
-            t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
-        )
-        self.require_dtype(
-            "gm", g.dtype, pairs[t.dtype], "dtype-pair", f"the fixpipe output of {t.dtype.name}"
-        )
-        if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
-            self.check_quant(f"{t.dtype.name} -> {g.dtype.name} (a quantisation mode)")
+        if self.fp is not None:  # TSTORE_FP: defined (and modelled) per target
+            self.require_defined(arch)
+        if self.quantised:
+            self.validate_quant(cube)
+        else:
+            self.check_quant(self.quant)
+            pairs = cube.acc_store
+            self.require(
+                t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
+            )
+            self.require_dtype(
+                "gm", g.dtype, pairs[t.dtype], "dtype-pair",
+                f"the fixpipe output of {t.dtype.name}",
+            )  # fmt: skip
+            if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
+                self.check_quant(f"{t.dtype.name} -> {g.dtype.name} (a quantisation mode)")
         layouts = cube.acc_store_layouts
         self.require(
             g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
@@ -143,50 +197,66 @@ class AccStore(_Fixpipe):
         self.require(1 <= t.rows <= 65535, "tile", "rows-range", "1 <= Rows <= 65535", t.rows)
         self.require(t.cols % 16 == 0, "tile", "conv-cols", "Cols % 16 == 0", t.cols)
 
-    def conv_blocks(self, ctx: ExecContext):
-        """(values, GM offsets) of a convolution-layout store. NHWC: one nz2nd copy per
-        shape[0] (the loop3 repeat: the source advances srcStride * shape[4] elements, the
-        destination stride[0]), rows stride[3] apart; NCHW / NCDHW: one nz2dn copy, each
-        channel's column of positions contiguous, channels stride[2] (NCDHW: stride[1]) apart."""
+    def gm_offsets(self) -> np.ndarray:
+        """GM element offsets the store writes, one per element of ``source_rows``' result
+        (row-major). NHWC: one nz2nd copy per shape[0] (the loop3 repeat, the destination
+        advancing stride[0]), rows stride[3] apart; NCHW / NCDHW: one nz2dn copy, each
+        channel's column of positions contiguous, channels stride[2] (NCDHW: stride[1])
+        apart; ND / NZ: the GlobalTensor's own mapping."""
         t, g = self.tile, self.gm
         vr, vc = t.valid
         r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
         st = g.stride
+        if g.layout in MATRIX_LAYOUTS:
+            return g.offsets(r, c).reshape(-1)
         if g.layout is not Layout.NHWC:
             step = st[1] if g.layout is Layout.NCDHW else st[2]
-            return read_block(ctx, t, vr, vc), (r + c * step).reshape(-1)
-        geom = geom_of(ctx, t)
-        src, shift = storage(ctx, t), geom.rows * g.shape[4]
-        base = geom.offsets(r, c)
-        vals, offs = [], []
-        for b in range(g.shape[0]):
-            idx = base + b * shift
-            if idx.max() >= src.size:
-                self.fail(
-                    "gm", "conv-batch", f"shape[0] batches inside the Acc tile's {src.size} "
-                    "elements", f"batch {b} at element {int(idx.max())}",
-                )  # fmt: skip
-            vals.append(src[idx])
-            offs.append((b * st[0] + r * st[3] + c).reshape(-1))
-        return np.concatenate(vals), np.concatenate(offs)
+            return g.offset + (r + c * step).reshape(-1)
+        per_repeat = [(b * st[0] + r * st[3] + c).reshape(-1) for b in range(g.shape[0])]
+        return g.offset + np.concatenate(per_repeat)
 
-    def execute(self, ctx: ExecContext) -> None:
+    def source_rows(self, ctx: ExecContext) -> np.ndarray:
+        """The accumulator values stored, (repeats x validRow) x validCol: an NHWC store
+        repeats shape[0] times, the source advancing srcStride * shape[4] elements each time
+        (the next shape[4] columns when shape[4] is a multiple of 16)."""
         t, g = self.tile, self.gm
         vr, vc = t.valid
-        if g.layout in MATRIX_LAYOUTS:
-            r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
-            raw, offs = read_block(ctx, t, vr, vc), g.offsets(r, c).reshape(-1)
+        if g.layout is not Layout.NHWC or g.shape[0] == 1:
+            return read_block(ctx, t, vr, vc)
+        geom = geom_of(ctx, t)
+        src, shift = storage(ctx, t), geom.rows * g.shape[4]
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        base = geom.offsets(r, c)
+        last = int(base.max()) + (g.shape[0] - 1) * shift
+        if last >= src.size:
+            self.fail(
+                "gm", "conv-batch", f"shape[0] repeats inside the Acc tile's {src.size} elements",
+                f"repeat {g.shape[0] - 1} reaching element {last}",
+            )  # fmt: skip
+        return np.concatenate([src[base + b * shift] for b in range(g.shape[0])])
+
+    def converted(self, ctx: ExecContext, raw: np.ndarray) -> np.ndarray:
+        """ReLU and the type conversion, or the quantisation then ReLU (``quant``)."""
+        g = self.gm
+        if not self.quantised:
+            return relu_convert(raw, self.relu, g.dtype.np)
+        if self.fp is not None:
+            words = storage(ctx, self.fp)[: raw.shape[1]]
         else:
-            raw, offs = self.conv_blocks(ctx)
-        vals = relu_convert(raw, self.relu, g.dtype.np)
+            words = np.uint64(int(self.quant) & 0xFFFFFFFFFFFFFFFF)
+        vals = quantise(raw, words, g.dtype)
+        return relu_after(vals) if self.relu is ReluPreMode.NormalRelu else vals
+
+    def execute(self, ctx: ExecContext) -> None:
+        g = self.gm
+        vals = self.converted(ctx, self.source_rows(ctx)).reshape(-1)
+        offs = self.gm_offsets()
         ctx.gm_check(g, offs, "gm")
         store = g.storage()
         if self.atomic is AtomicType.AtomicNone:
-            store[offs] = vals.reshape(-1)
+            store[offs] = vals
             return
-        atomic_update(
-            store, offs, vals.reshape(-1), ScatterAtomicOp.Add, g.dtype, ctx.spec.numerics.maxmin
-        )
+        atomic_update(store, offs, vals, ScatterAtomicOp.Add, g.dtype, ctx.spec.numerics.maxmin)
 
 
 class AccToMat(_Fixpipe):

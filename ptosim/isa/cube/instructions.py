@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ...argcheck import as_int
 from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
+from ...errors import KernelError
 from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
@@ -14,7 +15,7 @@ from .common import Unmodelled, gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
 from .matmul import MatMul
-from .move import MatToBias, MatToL0, MatToMat
+from .move import MatToBias, MatToL0, MatToMat, MatToScaling
 
 
 def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
@@ -100,6 +101,24 @@ def TGEMV_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") 
     _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias, phase=phase)
 
 
+@instruction(family="cube", summary="Acc -> GM through the fixpipe, quantised per column")
+def TSTORE_FP(gm: GlobalTensor, tile: Tile, fp: Tile, *, atomic=AtomicType.AtomicNone,
+              relu="NoRelu", phase="Unspecified") -> None:  # fmt: skip
+    """``TSTORE`` of an Acc tile with vector quantisation: column j scaled by the word
+    ``fp[j]`` of a Scaling tile (uint64; staged with ``TMOV(fp, mat)``), docs/guide-cube.md."""
+    if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
+        raise KernelError("TSTORE_FP stores an Acc tile (the fixpipe)")
+    if _final(phase, "TSTORE_FP phase"):
+        _unit_flag(UnitFlagWait)
+        current().l0c_released = True
+    emit(
+        AccStore(
+            gm_arg(gm, "TSTORE_FP gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE_FP atomic"),
+            ReluPreMode.parse(relu, "TSTORE_FP relu"), fp=tile_arg(fp, "TSTORE_FP fp"),
+        )
+    )  # fmt: skip
+
+
 # -- the cube forms of the shared names (called from isa/data.py and isa/vector/layout.py) -------
 def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     """Emit the converting TLOAD into L1 and return True, or False for the other loads."""
@@ -141,6 +160,8 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
             _unit_flag(UnitFlagWait)
             current().l0c_released = True
         emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
+    elif d.loc is TileType.Scaling and opcode == "TMOV":
+        emit(MatToScaling(d, s))
     elif d.loc is TileType.Scaling:
         emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",
                         Pipe.PIPE_MTE1))  # fmt: skip

@@ -15,6 +15,7 @@ the same either way. What is copied differs per target:
 
 from __future__ import annotations
 
+from ... import dtypes as D
 from ...dtypes import names
 from ...enums import CompactMode, Pipe, ReluPreMode, TileType
 from ...tensors import TileRef
@@ -196,11 +197,46 @@ class MatToBias(CubeInstruction):
         write_block(ctx, d, vals)
 
 
+class MatToScaling(CubeInstruction):
+    """TMOV(scaling, mat): one row of quantisation words from L1 into the fixpipe buffer
+    (``copy_cbuf_to_fbuf``, issued on PIPE_FIX, as the fixpipe that reads them: the library's
+    kernels put no flag between this copy and the TSTORE_FP that uses it)."""
+
+    opcode = "TMOV"
+    nominal_pipe = Pipe.PIPE_FIX
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, dst: TileRef, src: TileRef):
+        self.dst, self.src = dst, src
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        unit = arch.spec.cube.scaling_unit_bytes
+        if unit is None:
+            self.unsupported("instruction", "form", "a modelled form",
+                             "Mat -> Scaling (the fixpipe's quantisation parameters)",
+                             "not modelled yet (docs/guide-cube.md)")  # fmt: skip
+        self.require_kind("src", s, TileType.Mat)
+        self.require_dtype("dst", d.dtype, (D.uint64, D.int64), "dtype", "quantisation words")
+        self.require_same_dtype("dst", d, "src", s)
+        self.require(s.rows == 1, "src", "one-row", "Rows == 1", s.rows)
+        self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
+        nbytes = d.cols * d.dtype.size_bytes
+        self.require(
+            nbytes % unit == 0, "dst", "fb-unit", f"Cols*sizeof(T) % {unit} == 0", f"{nbytes} B"
+        )
+
+    def execute(self, ctx: ExecContext) -> None:
+        n = min(self.dst.cols, self.src.cols)
+        storage(ctx, self.dst)[:n] = read_block(ctx, self.src, 1, n).reshape(-1)
+
+
 def window_text(ref: TileRef) -> str:
     return f"{ref.geom.layout_name} {ref.rows}x{ref.cols}"
 
 
-__all__ = ["MatToBias", "MatToL0", "layout_of"]
+__all__ = ["MatToBias", "MatToL0", "MatToScaling", "layout_of"]
 
 
 class MatToMat(CubeInstruction):

@@ -65,13 +65,14 @@ PTOSIM_NOINLINE RecordEvent TLOAD(TileData &dst, GlobalData &src, WaitEvents &..
 namespace detail {
 template <typename TileData, typename GlobalData>
 void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const std::string &phase,
-           const std::string &relu, bool quant)
+           const std::string &relu, bool quant, uint64_t quantWord = 0)
 {
     std::string t;
     if (atomic != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomic));
     if (!phase.empty()) ::ptosim::targ(t, "phase", phase);
     if (!relu.empty() && relu != "NoRelu") ::ptosim::targ(t, "relu", relu);
-    if (quant) ::ptosim::targ(t, "prequant", "yes");
+    // the preQuantScalar word itself (decimal): the scalar quantisation's scale, offset, sign
+    if (quant) ::ptosim::targ(t, "prequant", std::to_string(quantWord));
     ::ptosim::record("TSTORE", pc, t, dst, src);
 }
 } // namespace detail
@@ -118,11 +119,12 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t, WaitEvents &...events)
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t preQuantScalar,
+                                   WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), true);
+    detail::store(pc, dst, src, atomicType, "", ::ptosim::name(reluPreMode), true, preQuantScalar);
     return {};
 }
 
@@ -132,7 +134,10 @@ PTOSIM_NOINLINE RecordEvent TSTORE_FP(GlobalData &dst, TileData &src, FpTileData
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TSTORE_FP", pc, "", dst, src, fp);
+    std::string t;
+    if (atomicType != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomicType));
+    if (reluPreMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluPreMode));
+    ::ptosim::record("TSTORE_FP", pc, t, dst, src, fp);
     return {};
 }
 

@@ -1,0 +1,116 @@
+"""The 950 fixpipe's quantised stores (ptosim/isa/cube/quant.py; reference/cube_isa.md 3.5):
+the scale is bits [31:13] of the word (a float32 with its low 13 mantissa bits dropped), the
+offset bits [45:37] (9-bit two's complement), bit 46 the int8 / uint8 choice; ReLU after.
+Expected values: numpy, from the word fields written here by hand."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ptosim as pto
+
+M, K, N = 16, 32, 16
+
+
+def f32_bits(x: float) -> int:
+    return int(np.array(x, np.float32).view(np.uint32))
+
+
+def _acc_kernel(store):
+    @pto.kernel(cores="cube")
+    def kern(a, b, out, w=None):
+        am, bm = pto.TileMatNZ("float16", M, K), pto.TileMatNZ("float16", K, N)
+        la, rb = pto.TileLeft("float16", M, K), pto.TileRight("float16", K, N)
+        acc = pto.TileAcc("float32", M, N)
+        pto.TLOAD(am, pto.GlobalTensor(a, (M, K)))
+        pto.TLOAD(bm, pto.GlobalTensor(b, (K, N)))
+        if w is not None:
+            wm = pto.Tile("Mat", "uint64", 1, N)
+            pto.TLOAD(wm, pto.GlobalTensor(w, (1, N)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+        pto.TMOV(la, am)
+        pto.TMOV(rb, bm)
+        pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+        pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+        pto.TMATMUL(acc, la, rb)
+        pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        if w is None:
+            store(pto.GlobalTensor(out, (M, N)), acc)
+        else:
+            fb = pto.Tile("Scaling", "uint64", 1, N)
+            pto.TMOV(fb, wm)
+            store(pto.GlobalTensor(out, (M, N)), acc, fb)
+
+    return kern
+
+
+def _ab(lo=-6, hi=7):
+    rng = np.random.default_rng(11)
+    a = rng.integers(lo, hi, (M, K)).astype(np.float16)
+    b = rng.integers(lo, hi, (K, N)).astype(np.float16)
+    return a, b, (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+
+
+def _run(kern, out_dtype, *extra, device="950pr"):
+    a, b, p = _ab()
+    dev = pto.Device(device)
+    out = dev.gm_zeros((M, N), out_dtype)
+    args = [dev.gm_array(a), dev.gm_array(b), out] + [dev.gm_array(x) for x in extra]
+    run = dev.run(kern, *args)
+    assert run.findings == [], [str(f) for f in run.findings]
+    return out.numpy(), p
+
+
+def test_scalar_quant_to_int8_scales_rounds_offsets_clamps_then_relus():
+    # scale 0.75, offset -3 (0x1FD in 9 bits), signed int8
+    word = f32_bits(0.75) | (0x1FD << 37) | (1 << 46)
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=word, relu="NormalRelu"))
+    got, p = _run(kern, "int8")
+    t = np.clip(np.rint(np.clip(p * 0.75, -256, 255)) - 3, -128, 127)  # ties to even
+    assert np.array_equal(got, np.maximum(t, 0).astype(np.int8))
+    assert (p * 0.75 % 1 == 0.5).any() and (p * 0.75 > 130).any()  # ties and clamps happen
+
+
+def test_scalar_quant_to_uint8_clamps_to_0_255():
+    word = f32_bits(2.0)  # bit 46 clear: unsigned
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=word))
+    got, p = _run(kern, "uint8")
+    assert np.array_equal(got, np.clip(np.rint(np.clip(p * 2, -256, 255)), 0, 255).astype(np.uint8))
+
+
+def test_vector_quant_scales_each_column_by_its_word_truncated_to_10_mantissa_bits():
+    rng = np.random.default_rng(4)
+    scales = rng.uniform(0.1, 2.0, N).astype(np.float32)
+    words = scales.view(np.uint32).astype(np.uint64)  # low 13 bits set in most of them
+    kept = (words & 0xFFFFE000).astype(np.uint32).view(np.float32).astype(np.float64)
+    assert not np.array_equal(kept, scales)
+    kern = _acc_kernel(lambda g, acc, fb: pto.TSTORE_FP(g, acc, fb))
+    got, p = _run(kern, "bfloat16", words)
+    want = (p * kept).astype(np.float32).astype(ml_dtypes.bfloat16)
+    assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+def test_scalar_quant_to_half_saturates_at_65504():
+    word = f32_bits(1000.0)
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=word))
+    got, p = _run(kern, "float16")
+    want = np.clip((p * 1000.0).astype(np.float32), -65504, 65504).astype(np.float16)
+    assert np.array_equal(got, want) and (np.abs(got) == 65504).any()
+
+
+def test_a_hifloat8_quantised_output_stops_naming_the_form():
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=f32_bits(1.0)))
+    with pytest.raises(pto.UnsupportedError) as e:
+        _run(kern, "hifloat8")
+    assert "hifloat8" in str(e.value) and "test_fixpipe_quant.py" in str(e.value)
+
+
+def test_a_quantised_store_on_a2_still_stops_naming_the_form():
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=f32_bits(1.0)))
+    with pytest.raises(pto.UnsupportedError) as e:
+        _run(kern, "int8", device="a2")
+    assert "preQuantScalar" in str(e.value)

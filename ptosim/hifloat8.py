@@ -15,6 +15,11 @@ value. The format is Huawei's published HiFloat8 ("Ascend HiFloat8 Format for De
 - denormal (dot ``0000``): ``(-1)^s * 2^(m - 23)`` for a 3-bit m of 1..7; m = 0 is zero
   (sign 0) or NaN (sign 1);
 - the largest magnitude pattern (D = 4, exponent +15, mantissa 1: 0x6F / 0xEF) is +-inf.
+
+Encoding (``encode``, for the fixpipe's float -> hifloat8 output) rounds to the nearest value
+with ties away from zero, the format's published default rounding: a magnitude at or past the
+midpoint between the largest finite value (2^15) and the pattern 0x6F read as a finite number
+(1.5 x 2^15) becomes infinity, below it 2^15; NaN becomes 0x80, a zero of either sign 0x00.
 """
 
 from __future__ import annotations
@@ -56,6 +61,29 @@ def _value(byte: int) -> float:
 
 # all 256 values (float32 holds each exactly: at most 4 significant bits, |e| <= 23)
 TABLE = np.array([_value(b) for b in range(256)], dtype=np.float32)
+
+
+# the non-negative finite values in increasing order with their bytes, and the pattern of
+# infinity read as the finite 1.5 x 2^15 it would be (the rounding boundary to infinity)
+_POS_BYTES = np.array([b for b in range(0x80) if np.isfinite(TABLE[b])], np.uint8)
+_ORDER = np.argsort(TABLE[_POS_BYTES], kind="stable")
+_POS_BYTES = _POS_BYTES[_ORDER]
+_POS_VALUES = np.append(TABLE[_POS_BYTES].astype(np.float64), 1.5 * 2.0**15)
+_POS_BYTES = np.append(_POS_BYTES, np.uint8(0x6F))
+
+
+def encode(values) -> np.ndarray:
+    """hifloat8 bytes of float values: nearest, ties away from zero (module doc)."""
+    x = np.asarray(values, np.float64)
+    mag = np.abs(x)
+    hi = np.clip(np.searchsorted(_POS_VALUES, mag, side="left"), 1, len(_POS_VALUES) - 1)
+    lo_v, hi_v = _POS_VALUES[hi - 1], _POS_VALUES[hi]
+    pick = np.where(mag - lo_v < hi_v - mag, hi - 1, hi)  # a tie goes up: away from zero
+    pick = np.where(mag == lo_v, hi - 1, pick)
+    out = _POS_BYTES[pick]
+    out = np.where(mag >= _POS_VALUES[-1], np.uint8(0x6F), out)  # past the end: infinity
+    out = np.where((np.signbit(x)) & (out != 0), out | np.uint8(0x80), out)
+    return np.where(np.isnan(x), np.uint8(0x80), out).astype(np.uint8)
 
 
 def decode(bits: np.ndarray) -> np.ndarray:

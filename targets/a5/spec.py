@@ -344,7 +344,6 @@ SPEC = S.TargetSpec(
         # / uint8 (QF322B8_PRE), half, bfloat16, fp8 e4m3, float, hifloat8; int32 -> int8 /
         # uint8 (REQ8), half (DEQF16), bfloat16 (QS322BF16_PRE)
         acc_store_quant={f32: (i8, u8, f16, bf16, e4m3, f32, hif8), i32: (i8, u8, f16, bf16)},
-        acc_store_quant_unmodelled=(hif8,),  # no hifloat8 rounding is given
         scaling_unit_bytes=128,  # a5 TMovToFb: Cols * sizeof(T) a multiple of 128 bytes
         # a5 CheckStaticAcc: ND, NZ and the convolution layouts (no DN)
         acc_store_layouts=frozenset({"ND", "NZ", "NHWC", "NCHW", "NCDHW"}),

@@ -21,6 +21,8 @@ Per element (the hardware's rounding is not published; these are the library gol
   clamped to the signed or unsigned 8-bit range;
 - to half / bfloat16 / float8_e4m3: ``y`` clamped to the type's largest finite magnitude, then
   rounded to nearest even;
+- to hifloat8: ``y`` rounded to nearest, ties away from zero, as the HiF8 format converts
+  (ptosim/hifloat8.py ``encode``; the library's golden converts the same way);
 - to float: ``y``.
 
 ReLU comes after the quantisation (the CPU simulator's order; the goldens apply it last).
@@ -31,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as D
+from ... import hifloat8
 from ...dtypes import DType
 
 SCALE_MASK = np.uint64(0xFFFFE000)  # bits [31:13]: 1 sign, 8 exponent, 10 mantissa bits
@@ -61,6 +64,8 @@ def quantise(values: np.ndarray, words, dst: DType) -> np.ndarray:
         return (q & 0xFF).astype(np.uint8).view(dst.np)
     if dst is D.float32:
         return y
+    if dst is D.hifloat8:  # the format's own rounding, no clamp (ptosim/hifloat8.py)
+        return hifloat8.encode(y)
     top = _finite_max(dst)
     return np.clip(y, -top, top).astype(dst.np)
 

@@ -102,11 +102,44 @@ def test_scalar_quant_to_half_saturates_at_65504():
     assert np.array_equal(got, want) and (np.abs(got) == 65504).any()
 
 
-def test_a_hifloat8_quantised_output_stops_naming_the_form():
-    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=f32_bits(1.0)))
-    with pytest.raises(pto.UnsupportedError) as e:
-        _run(kern, "hifloat8")
-    assert "hifloat8" in str(e.value) and "test_fixpipe_quant.py" in str(e.value)
+def test_hifloat8_encoding_rounds_ties_away_and_overflows_to_infinity():
+    from ptosim.hifloat8 import encode
+
+    # 18 lies halfway between 16 (0x40) and 20 (0x41); 1.0625 between 1 (0x08) and 1.125
+    # (0x09); 2^-23 halfway between 0 and the smallest denormal 2^-22 (0x01); 40000 is below
+    # the midpoint (40960) of 2^15 (0x6E) and the 1.5 x 2^15 that 0x6F (inf) would be
+    x = [18.0, -18.0, 22.0, 1.0625, 2.0**-23, 40000.0, 40960.0, 1e9, np.nan, -0.0, 19.0]
+    want = [0x41, 0xC1, 0x42, 0x09, 0x01, 0x6E, 0x6F, 0x6F, 0x80, 0x00, 0x41]
+    assert encode(np.array(x, np.float32)).tolist() == want
+
+
+def test_hifloat8_encoding_agrees_with_en_dtypes():
+    en = pytest.importorskip("en_dtypes")
+    from ptosim.hifloat8 import encode
+
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(20000) * 10.0 ** rng.integers(-8, 6, 20000)).astype(np.float32)
+    assert np.array_equal(encode(x), x.astype(en.hifloat8).view(np.uint8))
+
+
+def test_a_hifloat8_quantised_output_rounds_the_scaled_value():
+    word = f32_bits(3.0)
+    kern = _acc_kernel(lambda g, acc: pto.TSTORE(g, acc, quant=word))
+    a, b, p = _ab()
+    dev = pto.Device("950pr")
+    out = dev.gm_zeros((M, N), "hifloat8")
+    dev.run(kern, dev.gm_array(a), dev.gm_array(b), out)
+    from ptosim.hifloat8 import TABLE
+
+    got = TABLE[out.numpy().view(np.uint8)].astype(np.float64)
+    y = p * 3.0
+    # the nearest hifloat8 value, ties away from zero: no value is nearer than the one stored
+    finite = np.unique(TABLE[np.isfinite(TABLE)].astype(np.float64))
+    dist = np.abs(finite[None, :] - y.reshape(-1, 1))
+    best = dist.min(axis=1).reshape(y.shape)
+    assert np.array_equal(np.abs(got - y), best)
+    tie = ((dist == best.reshape(-1, 1)).sum(axis=1) == 2).reshape(y.shape)
+    assert tie.any() and np.all(np.abs(got[tie]) > np.abs(y[tie]))  # ties went away from zero
 
 
 def test_a_quantised_store_on_a2_still_stops_naming_the_form():

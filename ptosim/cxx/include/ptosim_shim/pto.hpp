@@ -450,10 +450,12 @@ constexpr pipe_t op_pipe(Op op)
         case Op::TLOAD: return PIPE_MTE2;
         case Op::TSTORE_VEC: case Op::TSTORE_MAT: return PIPE_MTE3;
         case Op::SCALAR: return PIPE_S;
-        case Op::TMOV_M2B: case Op::TMOV_M2L: case Op::TMOV_M2R: case Op::TMOV_M2S: case Op::TEXTRACT_M2LR:
+        case Op::TMOV_M2B: case Op::TMOV_M2L: case Op::TMOV_M2R: case Op::TEXTRACT_M2LR:
             return PIPE_MTE1;
         case Op::TMATMUL: case Op::TGEMV: case Op::TMATMUL_MX: return PIPE_M;
+        // the fixpipe: out of L0C, and into L1 from UB or into the fixpipe buffer (Mat -> Scaling)
         case Op::TMOV_A2V: case Op::TMOV_A2M: case Op::TSTORE_ACC: case Op::TEXTRACT_A2M: case Op::TINSERT_A2M:
+        case Op::TMOV_M2S: case Op::TMOV_V2M: case Op::TEXTRACT_V2M:
             return PIPE_FIX;
         default: return PIPE_V;
     }

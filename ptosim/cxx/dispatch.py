@@ -23,6 +23,7 @@ from ..dtypes import dtype as as_dtype
 from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
+from ..isa.cube.fifo import require_fifo_target
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
 from .raw import RawAccess
@@ -354,6 +355,7 @@ class Dispatcher:
         TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
+            require_fifo_target()  # before the GM ring: the 950's FIFO has none
             buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,

@@ -279,6 +279,8 @@ class Dispatcher:
             self.instruction(op, t, raw)
 
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
+        if t.get("acc_to_vec"):
+            raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
         ops = [self.operand(d) for d in raw]
         if op == "TLOAD":
             pto.TLOAD(ops[0], ops[1])
@@ -290,8 +292,6 @@ class Dispatcher:
             quant = None
             if word:
                 quant = int(word) if op == "TSTORE" and word.isdigit() else _PREQUANT
-            if t.get("acc_to_vec"):
-                raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
             if op == "TSTORE":
                 pto.TSTORE(

@@ -122,6 +122,40 @@ extern "C" __global__ AICORE void acc_prequant_extract(__gm__ float *c)
     uint64_t preQuantScalar = QuantMode_t::NoQuant == NoQuant ? 0x3f800000 : 0;
     TEXTRACT<Dst, Acc>(dst, acc, preQuantScalar, 0, 0);
 }
+// the same with int indices (template constants of the kernel), and TEXTRACT / TINSERT into a
+// Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each entry stops at its first
+namespace {
+using Vec = Tile<TileType::Vec, float, M, N>;
+using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
+template <int Row, int Col>
+AICORE void acc_prequant_int_indices()
+{
+    Acc acc;
+    Dst dst;
+    uint64_t preQuantScalar = 0x3f800000;
+    TEXTRACT<Dst, Acc, ReluPreMode::NormalRelu>(dst, acc, preQuantScalar, Row, Col);
+}
+template <int Row, int Col>
+AICORE void acc_to_vec_forms()
+{
+    Acc acc;
+    Vec vec;
+    Fb fb;
+    uint64_t preQuantScalar = 0x3f800000;
+    TEXTRACT<Vec, Acc, AccToVecMode::DualModeSplitM, ReluPreMode::NormalRelu>(vec, acc, Row, Col);
+    TINSERT<Vec, Acc, Fb, AccToVecMode::DualModeSplitN>(vec, acc, fb, Row, Col);
+    TINSERT<Vec, Acc, AccToVecMode::SingleModeVec1>(vec, acc, preQuantScalar, Row, Col);
+}
+} // namespace
+extern "C" __global__ AICORE void acc_prequant_int(__gm__ float *c)
+{
+    acc_prequant_int_indices<0, 0>();
+}
+extern "C" __global__ AICORE void acc_to_vec(__gm__ float *c)
+{
+    acc_to_vec_forms<0, 0>();
+}
 extern "C" __global__ AICORE void acc_fp_insert(__gm__ float *c)
 {
     using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;

@@ -57,6 +57,8 @@ def test_tgemv_forms_from_cxx(prog, devname):
     [
         ("acc_prequant_extract", ("TEXTRACT", "preQuantScalar")),
         ("acc_fp_insert", ("TINSERT_FP", "Scaling tile")),
+        ("acc_prequant_int", ("TEXTRACT", "preQuantScalar")),  # int indices compile
+        ("acc_to_vec", ("TEXTRACT", "AccToVecMode")),
     ],
 )
 def test_quantised_acc_to_mat_forms_stop_naming_the_form(prog, entry, names):

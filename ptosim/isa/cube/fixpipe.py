@@ -277,6 +277,11 @@ class AccToMat(_Fixpipe):
         cube = arch.spec.cube
         self.check_quant(self.quant)
         self.require_kind("src", s, TileType.Acc)
+        if d.loc is TileType.Vec:
+            self.unsupported(
+                "dst", "form", "Acc -> Mat", "Acc -> Vec (the 950 fixpipe into a vector core's UB)",
+                "not modelled yet (docs/guide-cube.md)",
+            )  # fmt: skip
         self.require_kind("dst", d, TileType.Mat)
         pairs = cube.acc_to_mat
         self.require(

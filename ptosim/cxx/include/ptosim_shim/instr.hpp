@@ -202,12 +202,14 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
 }
 
 // TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation; ptosim stops naming
-// the form). Kernels name the tile types explicitly, which the generic overloads cannot take.
+// the form). Kernels name the tile types explicitly, which the generic overloads cannot take; the
+// word and index types are deduced (a kernel's int indices must not make the generic entry,
+// which takes them without a conversion, the better match).
 #define PTOSIM_ACC_PREQUANT(NAME)                                                                      \
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,  \
-              typename... WaitEvents>                                                                  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, uint64_t, uint16_t indexRow,  \
-                                     uint16_t indexCol, WaitEvents &...events)                         \
+              typename Q, typename R, typename C, typename... WaitEvents>                              \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q, R indexRow, C indexCol,    \
+                                     WaitEvents &...events)                                            \
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
@@ -236,6 +238,49 @@ PTOSIM_ACC_PREQUANT(TINSERT)
 PTOSIM_ACC_FP(TEXTRACT_FP)
 PTOSIM_ACC_FP(TINSERT_FP)
 #undef PTOSIM_ACC_FP
+// TEXTRACT / TINSERT<Dst, Acc[, Fp], AccToVecMode[, relu]>(dst, acc[, fp | preQuantScalar], row, col):
+// Acc -> Vec through the 950 fixpipe into a vector core's UB (not modelled: ptosim stops naming
+// the form). The index types are deduced so that no conversion makes the generic entry a better
+// match.
+#define PTOSIM_ACC_TO_VEC(NAME)                                                                        \
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, R, C, WaitEvents &...events)  \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        std::string t;                                                                                 \
+        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
+        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
+        return {};                                                                                     \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename Q, typename R, typename C,          \
+              typename... WaitEvents>                                                                  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q, R, C, WaitEvents &...events) \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        std::string t;                                                                                 \
+        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
+        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
+        return {};                                                                                     \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,      \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, FpTileData &, R, C,          \
+                                     WaitEvents &...events)                                            \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        std::string t;                                                                                 \
+        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
+        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
+        return {};                                                                                     \
+    }
+PTOSIM_ACC_TO_VEC(TEXTRACT)
+PTOSIM_ACC_TO_VEC(TINSERT)
+#undef PTOSIM_ACC_TO_VEC
 
 template <typename TileData, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TEXPANDS(TileData &dst, typename TileData::DType scalar, WaitEvents &...events)

@@ -48,9 +48,12 @@ def _unit_flag(kind, src=Pipe.PIPE_M, dst=Pipe.PIPE_FIX) -> None:
     emit(kind(src, dst, UNIT_FLAG_EVENT)).via = "unit flag"
 
 
-def _final(phase, what: str) -> bool:
-    """Whether a fixpipe copy's STPhase is Final (same values as AccPhase)."""
-    return AccPhase.parse(phase, what) is AccPhase.Final
+def _fixpipe_phase(phase, what: str) -> None:
+    """A fixpipe copy with STPhase Final (same values as AccPhase) waits for the unit flag of
+    the mad with AccPhase::Final and releases L0C to the next unit-flag mad."""
+    if AccPhase.parse(phase, what) is AccPhase.Final:
+        _unit_flag(UnitFlagWait)
+        current().l0c_released = True
 
 
 def _acc_args(dst, c_in, a, b) -> tuple:
@@ -108,9 +111,7 @@ def TSTORE_FP(gm: GlobalTensor, tile: Tile, fp: Tile, *, atomic=AtomicType.Atomi
     ``fp[j]`` of a Scaling tile (uint64; staged with ``TMOV(fp, mat)``), docs/guide-cube.md."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         raise KernelError("TSTORE_FP stores an Acc tile (the fixpipe)")
-    if _final(phase, "TSTORE_FP phase"):
-        _unit_flag(UnitFlagWait)
-        current().l0c_released = True
+    _fixpipe_phase(phase, "TSTORE_FP phase")
     emit(
         AccStore(
             gm_arg(gm, "TSTORE_FP gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE_FP atomic"),
@@ -135,9 +136,7 @@ def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -
     """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         return False
-    if _final(phase, "TSTORE phase"):
-        _unit_flag(UnitFlagWait)
-        current().l0c_released = True
+    _fixpipe_phase(phase, "TSTORE phase")
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
@@ -156,9 +155,7 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     r = as_int(index_row, f"{opcode} index_row")
     c = as_int(index_col, f"{opcode} index_col")
     if s.loc is TileType.Acc:
-        if _final(phase, f"{opcode} phase"):
-            _unit_flag(UnitFlagWait)
-            current().l0c_released = True
+        _fixpipe_phase(phase, f"{opcode} phase")
         emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
     elif d.loc is TileType.Scaling and opcode == "TMOV":
         emit(MatToScaling(d, s))

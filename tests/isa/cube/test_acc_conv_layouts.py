@@ -9,6 +9,7 @@ import pytest
 
 import ptosim as pto
 from ptosim.errors import ConstraintError, UnsupportedError
+from tests.helpers.cube import multiply_into_acc
 
 M, K, N = 32, 16, 32
 
@@ -18,20 +19,7 @@ def _kernel(shape, stride, layout, m=M, n=N, valid=None):
 
     @pto.kernel(cores="cube")
     def store(a, b, out):
-        am, bm = pto.TileMatNZ("float16", m, K), pto.TileMatNZ("float16", K, n)
-        la, rb = pto.TileLeft("float16", m, K), pto.TileRight("float16", K, n)
-        acc = pto.TileAcc("float32", m, n)
-        pto.TLOAD(am, pto.GlobalTensor(a, (m, K)))
-        pto.TLOAD(bm, pto.GlobalTensor(b, (K, n)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-        pto.TMOV(la, am)
-        pto.TMOV(rb, bm)
-        pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-        pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-        pto.TMATMUL(acc, la, rb)
-        pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
-        pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        acc = multiply_into_acc(a, b, m, K, n)
         acc.set_valid(vr, vc)
         pto.TSTORE(pto.GlobalTensor(out, shape, stride=stride, layout=layout), acc)
 

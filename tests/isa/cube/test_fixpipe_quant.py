@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ptosim as pto
+from tests.helpers.cube import multiply_into_acc
 
 M, K, N = 16, 32, 16
 
@@ -21,29 +22,16 @@ def f32_bits(x: float) -> int:
 def _acc_kernel(store):
     @pto.kernel(cores="cube")
     def kern(a, b, out, w=None):
-        am, bm = pto.TileMatNZ("float16", M, K), pto.TileMatNZ("float16", K, N)
-        la, rb = pto.TileLeft("float16", M, K), pto.TileRight("float16", K, N)
-        acc = pto.TileAcc("float32", M, N)
-        pto.TLOAD(am, pto.GlobalTensor(a, (M, K)))
-        pto.TLOAD(bm, pto.GlobalTensor(b, (K, N)))
-        if w is not None:
-            wm = pto.Tile("Mat", "uint64", 1, N)
-            pto.TLOAD(wm, pto.GlobalTensor(w, (1, N)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-        pto.TMOV(la, am)
-        pto.TMOV(rb, bm)
-        pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-        pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-        pto.TMATMUL(acc, la, rb)
-        pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
-        pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        acc = multiply_into_acc(a, b, M, K, N)
         if w is None:
             store(pto.GlobalTensor(out, (M, N)), acc)
-        else:
-            fb = pto.Tile("Scaling", "uint64", 1, N)
-            pto.TMOV(fb, wm)
-            store(pto.GlobalTensor(out, (M, N)), acc, fb)
+            return
+        wm, fb = pto.Tile("Mat", "uint64", 1, N), pto.Tile("Scaling", "uint64", 1, N)
+        pto.TLOAD(wm, pto.GlobalTensor(w, (1, N)))
+        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_FIX, 0)
+        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_FIX, 0)
+        pto.TMOV(fb, wm)  # the quantisation words into the fixpipe buffer (PIPE_FIX)
+        store(pto.GlobalTensor(out, (M, N)), acc, fb)
 
     return kern
 

@@ -242,6 +242,16 @@ PTOSIM_ACC_FP(TINSERT_FP)
 // Acc -> Vec through the 950 fixpipe into a vector core's UB (not modelled: ptosim stops naming
 // the form). The index types are deduced so that no conversion makes the generic entry a better
 // match.
+namespace detail {
+template <typename DstTileData, typename SrcTileData>
+RecordEvent acc_to_vec(const char *name, long long pc, DstTileData &dst, SrcTileData &src)
+{
+    std::string t;
+    ::ptosim::targ(t, "acc_to_vec", "yes");
+    ::ptosim::record(name, pc, t, dst, src);
+    return {};
+}
+} // namespace detail
 #define PTOSIM_ACC_TO_VEC(NAME)                                                                        \
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
               ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
@@ -249,10 +259,7 @@ PTOSIM_ACC_FP(TINSERT_FP)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        std::string t;                                                                                 \
-        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
-        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
-        return {};                                                                                     \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
     }                                                                                                  \
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
               ReluPreMode reluMode = ReluPreMode::NoRelu, typename Q, typename R, typename C,          \
@@ -261,10 +268,7 @@ PTOSIM_ACC_FP(TINSERT_FP)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        std::string t;                                                                                 \
-        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
-        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
-        return {};                                                                                     \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
     }                                                                                                  \
     template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,      \
               ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
@@ -273,10 +277,7 @@ PTOSIM_ACC_FP(TINSERT_FP)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        std::string t;                                                                                 \
-        ::ptosim::targ(t, "acc_to_vec", "yes");                                                        \
-        ::ptosim::record(#NAME, pc, t, dst, src);                                                      \
-        return {};                                                                                     \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
     }
 PTOSIM_ACC_TO_VEC(TEXTRACT)
 PTOSIM_ACC_TO_VEC(TINSERT)

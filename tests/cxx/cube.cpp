@@ -26,6 +26,10 @@ using VAcc = TileAcc<float, 16, N, 1, N>;
 using XGm = GlobalTensor<half, Shape<1, 1, 1, 1, KV>, Stride<KV, KV, KV, KV, 1>>;
 using VGm = GlobalTensor<half, Shape<1, 1, 1, KV, N>, Stride<KV * N, KV * N, KV * N, N, 1>>;
 using YGm = GlobalTensor<float, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
+// the MX scale-tile aliases and GetScaleAddr a 950 TMATMUL_MX kernel names compile
+static_assert(TileLeftScale<float8_e8m0_t, 16, 2>::Loc == TileType::ScaleLeft, "TileLeftScale");
+static_assert(TileRightScaleCompact<float8_e8m0_t, 2, 16>::Loc == TileType::ScaleRight, "TileRightScale");
+static_assert(sizeof(GetScaleAddr(static_cast<float *>(nullptr))) == 8, "GetScaleAddr");
 } // namespace
 
 // c = a @ b + a @ b (TMATMUL, then TMATMUL_ACC), d = bias + a @ b (TMATMUL_BIAS)

@@ -50,6 +50,8 @@ _UNDECLARED = re.compile(
     r"(?:was not declared|is not a member|does not name)"
     r"|(?:undeclared identifier|unknown type name|no template named|no member named) "
     r"'(?P<name2>[A-Za-z_]\w*)'"
+    # gcc, for a call inside a template whose arguments do not depend on its parameters
+    r"|there are no arguments to (?:\u2018|')(?P<name3>[A-Za-z_]\w*)(?:\u2019|') that depend"
 )
 
 
@@ -73,7 +75,7 @@ def _unsupported_api(errors: list[str]) -> list[str]:
     for line in errors:
         m = _ERR.match(line)
         u = _UNDECLARED.search(line)
-        name = u and (u.group("name") or u.group("name2"))
+        name = u and (u.group("name") or u.group("name2") or u.group("name3"))
         if not m or name not in UNSUPPORTED_API or name in seen:
             continue
         seen.add(name)

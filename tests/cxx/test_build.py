@@ -259,3 +259,19 @@ def test_a_source_wrong_for_both_compilers_reports_gxxs_message(tmp_path, monkey
     with pytest.raises(CxxBuildError, match=r"bad\.cpp:1:14: error: expected primary-expression"):
         B.build(bad, [], target="a5", compiler="g++")
     assert len(tried) == 1  # the retry was made
+
+
+def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tmp_path):
+    """gcc's wording for an undeclared call inside a template (the a5 tmov_ub2l1 folder's raw
+    copy) names the intrinsic like the other undeclared-name errors."""
+    src = tmp_path / "k.cpp"
+    text = (
+        f"{src}:26:5: error: there are no arguments to \u2018copy_cbuf_to_ubuf\u2019 that depend "
+        "on a template parameter, so a declaration of \u2018copy_cbuf_to_ubuf\u2019 must be "
+        "available [-fpermissive]\n"
+    )
+    msg = explain(text, src, tmp_path / "w.cpp", ["k"])
+    assert (
+        msg
+        == "k.cpp:26: copy_cbuf_to_ubuf (a raw L1 -> UB copy intrinsic) is not supported by ptosim"
+    )

@@ -3,8 +3,9 @@
 16 rows of 256 float32 logits; ``TROWARGMAX(val, idx, x, tmp)`` writes each row's maximum into a
 [16, 1] ColMajor float32 column and the first column index reaching it into a [16, 1] ColMajor
 int32 column, both stored through DN views. 256 columns are four 256-byte chunks: the a2a3
-lowering takes a vcmax per chunk in index mode and combines the four (value, index) pairs on
-the scalar unit, so tmp holds 2 x 16 x 4 elements.
+lowering takes a vcmax per chunk in index mode and reduces the four chunk results again, row by
+row at tmp's row pitch: tmp needs a row per logit row, each holding the four chunk indices, a
+block of chunk values and the final (value, index) pair (10 floats: a 16 x 16 tile).
 
 The data has the cases where the result is defined by the tie rule: a row whose maximum occurs
 twice (the first index wins on every target) and a row whose maximum is zero, present as -0.0
@@ -26,13 +27,12 @@ import ptosim as pto
 DEVICES = ("cpu", "a2", "a3")  # TROWARGMAX is not defined on a5 (950pr, 950dt)
 V = pto.PIPE_V
 ROWS, COLS = 16, 256
-CHUNKS = COLS // 64  # 256-byte float32 chunks per row
 
 
 @pto.kernel
 def row_argmax(x, values, indices):
     xt = pto.Tile("Vec", "float32", ROWS, COLS, name="logits")
-    tmp = pto.Tile("Vec", "float32", 1, 2 * ROWS * CHUNKS, name="tmp")  # (value, index) pairs
+    tmp = pto.Tile("Vec", "float32", ROWS, 16, name="tmp")  # a scratch row per logit row
     val = pto.Tile("Vec", "float32", ROWS, 1, blayout="ColMajor", name="max")
     idx = pto.Tile("Vec", "int32", ROWS, 1, blayout="ColMajor", name="argmax")
     pto.TLOAD(xt, pto.GlobalTensor(x, shape=(1, 1, 1, ROWS, COLS)))

@@ -272,14 +272,15 @@ class CubeTimingConfig(_Strict):
     """The cube core's engines (targets/a2a3/cube.py): ``mad`` on PIPE_M costs
     ``mad_head_cycles`` plus one cycle per 16 x C0 x 16 fractal step (``mad_fp32_step_cycles``
     per step for float inputs); the copies cost their bytes at these rates (bytes per cycle):
-    L1 -> L0A / L0B / bias table on MTE1, L0C -> GM / L1 on the fixpipe, the L1 fill
-    (TFILLPAD on Mat), and L1 -> GM (TSTORE from Mat) on MTE3."""
+    L1 -> L0A / L0B / bias table on MTE1, L1 -> the fixpipe buffer and L0C -> GM / L1 on the
+    fixpipe, the L1 fill (TFILLPAD on Mat), and L1 -> GM (TSTORE from Mat) on MTE3."""
 
     mad_head_cycles: int = Field(ge=0)
     mad_fp32_step_cycles: int = Field(gt=0)
     l1_to_l0a_bytes_per_cycle: float = Field(gt=0)
     l1_to_l0b_bytes_per_cycle: float = Field(gt=0)
     l1_to_bt_bytes_per_cycle: float = Field(gt=0)
+    l1_to_fb_bytes_per_cycle: float = Field(gt=0)
     l0c_to_gm_bytes_per_cycle: float = Field(gt=0)
     l0c_to_l1_bytes_per_cycle: float = Field(gt=0)
     l1_fill_bytes_per_cycle: float = Field(gt=0)

@@ -71,9 +71,12 @@ class Device:
         arch = self._archs.get(key)
         if arch is None or arch.spec is not self.arch.spec:
             mem = self.config.memory
+            spaces = CORE_SPACES[core_kind]
+            if self.arch.spec.cube.shared_buffers:  # cpu: every buffer on every core
+                spaces = tuple(dict.fromkeys(CORE_SPACES[VEC] + CORE_SPACES["aic"]))
             arch = self._archs[key] = dataclasses.replace(
                 self.arch,
-                buffers=tuple((sp, mem.size_of(sp)) for sp in CORE_SPACES[core_kind]),
+                buffers=tuple((sp, mem.size_of(sp)) for sp in spaces),
                 core_kind=core_kind,
                 launch=launch,
             )

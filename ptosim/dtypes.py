@@ -123,6 +123,15 @@ _BY_NAME = {d.name: d for d in ALL} | {d.cpp: d for d in ALL} | _ALIASES
 _BY_NP = {d.np: d for d in ALL if d is not hifloat8}
 
 
+# element types of the reference library that ptosim does not model: a tile of one stops the
+# kernel with one line naming it
+NOT_MODELLED = {
+    "int4b_t": "4-bit integers packed two per byte",
+    "float4_e2m1x2": "4-bit floats e2m1 packed two per byte",
+    "float4_e1m2x2": "4-bit floats e1m2 packed two per byte",
+}
+
+
 def dtype(value) -> DType:
     """Resolve a dtype given as a DType, a name (``"float32"``, ``"bf16"``) or a numpy dtype.
 
@@ -133,6 +142,10 @@ def dtype(value) -> DType:
         return value
     if isinstance(value, str):
         found = _BY_NAME.get(value.strip().lower()) or _BY_NAME.get(value.strip())
+        if found is None and value.strip() in NOT_MODELLED:
+            raise KernelError(
+                f"dtype {value.strip()} ({NOT_MODELLED[value.strip()]}) is not modelled by ptosim"
+            )
         if found is None:
             raise KernelError(
                 f"unknown dtype {value!r}; expected one of {', '.join(d.name for d in ALL)}"

@@ -216,7 +216,7 @@ GM_READ_PAST_END = FindingCode(
     "F110",
     "gm-read-past-end",
     "a GM read runs past the end of its allocation; on hardware the DMA reads whatever lies "
-    "there, ptosim reads 0xFF bytes (the fill of memory no one wrote); reported once per "
+    "there, ptosim reads zero bytes (what the library's own tests assume); reported once per "
     "instruction site and tensor",
     "size the GM buffer for the whole view, or shrink the view",
 )

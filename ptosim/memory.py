@@ -14,6 +14,11 @@ from .errors import KernelError, OutOfBoundsError
 # UB/L1 start each run filled with this byte: every float type reads NaN and every integer
 # type reads -1 / its maximum, so data that no instruction wrote is easy to spot.
 POISON_BYTE = 0xFF
+# GM bytes past the end of an allocation (a DMA may read them: D21) read as this byte. Zero,
+# because the library's a2a3 tmatmul split-K test (case3: K = 75 in slices of 32) reads 21 rows
+# past its B buffer and 21 elements past its A buffer into its last mad, and its golden - met
+# on the hardware - is the K = 75 product: those rows must add nothing.
+GM_PAST_END_BYTE = 0x00
 GM_ALIGN_BYTES = 512  # host allocations start on a 512 B boundary (the A2/A3 DMA burst size)
 GM_BASE_ADDRESS = 0x1_0000_0000  # arbitrary, non-zero so that GM and UB addresses differ
 

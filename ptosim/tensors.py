@@ -19,7 +19,7 @@ from .dtypes import dtype as as_dtype
 from .enums import BLayout, CompactMode, Layout, PadValue, SLayout, TileType
 from .errors import ConstraintError, KernelError, OutOfBoundsError
 from .layout import GmGeom, TileGeom, packed_strides
-from .memory import POISON_BYTE, GmBuffer
+from .memory import GM_PAST_END_BYTE, GmBuffer
 from .recording import get_value, set_value, tile_name
 
 _tile_ids = itertools.count()
@@ -276,7 +276,7 @@ class GlobalTensor:
         dtype: element type of the view (default: the buffer's).
 
     The view may reach past the end of the buffer: a read there proceeds (the bytes past the
-    allocation read as 0xFF, finding F110), a write there is an OutOfBoundsError (D21).
+    allocation read as zeros, finding F110), a write there is an OutOfBoundsError (D21).
 
     Raises:
         OutOfBoundsError: the view starts past the end of the buffer.
@@ -370,13 +370,13 @@ class GmRef:
 
     def read(self, offsets) -> np.ndarray:
         """The elements at buffer element ``offsets`` (non-negative), read as a DMA reads them:
-        bytes past the end of the allocation read as ``POISON_BYTE`` (D21)."""
+        bytes past the end of the allocation read as ``GM_PAST_END_BYTE`` (D21)."""
         store = self.storage()
         offsets = np.asarray(offsets)
         if offsets.size == 0 or int(offsets.max()) < store.size:
             return store[offsets]
         size = self.dtype.size_bytes
-        data = np.full((int(offsets.max()) + 1) * size, POISON_BYTE, dtype=np.uint8)
+        data = np.full((int(offsets.max()) + 1) * size, GM_PAST_END_BYTE, dtype=np.uint8)
         data[: self.buffer.nbytes] = self.buffer.data
         return data.view(self.dtype.np)[offsets]
 

@@ -3,8 +3,9 @@
 //
 // 16 rows of 256 float32 logits; TROWARGMAX(val, idx, x, tmp) writes each row's maximum into a
 // [16, 1] ColMajor float32 column and the first column index reaching it into a [16, 1] ColMajor
-// int32 column, both stored through DN views. tmp holds the a2a3 lowering's (value, index)
-// pairs: one vcmax per 256-byte chunk (4 chunks per row), combined on the scalar unit.
+// int32 column, both stored through DN views. tmp is the a2a3 lowering's scratch: one vcmax
+// per 256-byte chunk (4 chunks per row), reduced again row by row at tmp's row pitch (a row
+// of 16 floats per logit row).
 // Devices: cpu, a2, a3. TROWARGMAX is not defined on a5 (950pr, 950dt): ptosim stops with an
 // UnsupportedError there (row_topk.cpp runs everywhere).
 //
@@ -17,9 +18,8 @@ using namespace pto;
 namespace {
 constexpr int ROWS = 16;
 constexpr int COLS = 256;
-constexpr int CHUNKS = COLS / 64;  // 256-byte float32 chunks per row
 using LogitTile = Tile<TileType::Vec, float, ROWS, COLS>;
-using TmpTile = Tile<TileType::Vec, float, 1, 2 * ROWS * CHUNKS>;  // (value, index) pairs
+using TmpTile = Tile<TileType::Vec, float, ROWS, 16>;  // a scratch row per logit row
 using ValTile = Tile<TileType::Vec, float, ROWS, 1, BLayout::ColMajor>;
 using IdxTile = Tile<TileType::Vec, int32_t, ROWS, 1, BLayout::ColMajor>;
 using LogitGm = GlobalTensor<float, Shape<1, 1, 1, ROWS, COLS>, Stride<ROWS * COLS, ROWS * COLS, ROWS * COLS, COLS, 1>>;

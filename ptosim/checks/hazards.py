@@ -187,8 +187,8 @@ def _sweep(views: list[CoreView]):
             mine = (b.core, b.pipe)
             for lo, hi in b.ranges:
                 for s_lo, s_hi, state in imap.cover(lo, hi):
-                    for owner, (lw, lr) in state.items():
-                        for a in (lw, lr if b.writes else None):
+                    for owner, (lw, fr, lr) in state.items():
+                        for a in (lw, fr, lr if lr is not fr else None) if b.writes else (lw,):
                             if a is None or a.instr is b.instr and a.core == b.core:
                                 continue
                             if not (a.writes or b.writes) or _commute(a, b):
@@ -212,8 +212,13 @@ def _sweep(views: list[CoreView]):
                                 yield "vorder", a, b, s_lo, s_hi
                     entry = state.get(mine)
                     if entry is None:
-                        entry = state[mine] = [None, None]
-                    entry[0 if b.writes else 1] = b
+                        entry = state[mine] = [None, None, None]
+                    if b.writes:
+                        entry[0], entry[1] = b, None
+                    else:
+                        entry[2] = b
+                        if entry[1] is None:
+                            entry[1] = b
 
 
 def analyse(

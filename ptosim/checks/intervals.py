@@ -1,7 +1,9 @@
 """An interval map over one memory space: disjoint byte segments, each with its own state.
 
-The race check keeps, per segment, the last write and the last read of every (core, pipe)
-(the shadow memory of dynamic race detectors such as FastTrack). An access then looks only at
+The race check keeps, per segment, the last write, the first read since that write and the last
+read of every (core, pipe) (the shadow memory of dynamic race detectors such as FastTrack; the
+first read is kept because a missing wait belongs before the earliest unordered reader, not the
+latest). An access then looks only at
 the segments it overlaps instead of at every earlier access, which makes the analysis
 O(n log n) in the number of accesses (plus the segments each access covers).
 """
@@ -12,7 +14,8 @@ from bisect import bisect_right
 
 
 class IntervalMap:
-    """Disjoint, sorted segments [start, end) with a mutable state dict each."""
+    """Disjoint, sorted segments [start, end) with a mutable state dict each (its values are
+    lists, copied when a segment splits)."""
 
     def __init__(self):
         self.starts: list[int] = []
@@ -25,7 +28,10 @@ class IntervalMap:
         if i >= 0 and self.starts[i] < at < self.ends[i]:
             self.starts.insert(i + 1, at)
             self.ends.insert(i + 1, self.ends[i])
-            self.states.insert(i + 1, dict(self.states[i]))
+            # each half gets its own copy of every entry: a later access to one half must not
+            # show in the other (the entries are the mutable [last write, ...] lists of the race
+            # check; a shallow copy made a write to one half look like a write to both)
+            self.states.insert(i + 1, {k: list(v) for k, v in self.states[i].items()})
             self.ends[i] = at
 
     def cover(self, lo: int, hi: int) -> list[tuple[int, int, dict]]:

@@ -29,8 +29,6 @@ _REQUESTED = ("required from here", "requested here")
 # pto-isa API (inventory of the vendor kernels) that ptosim's headers deliberately do not declare:
 # a kernel using it gets one line naming it, not a cascade of compiler errors
 UNSUPPORTED_API = {
-    "ConvTile": "convolution tiles (cube unit)",
-    "ConvTileShape": "convolution tiles (cube unit)",
     "copy_cbuf_to_ubuf": "a raw L1 -> UB copy intrinsic",
     "create_cbuf_matrix": "a raw cube-buffer intrinsic",
     "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",

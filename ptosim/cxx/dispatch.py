@@ -26,6 +26,13 @@ from ..isa import registry
 from ..isa.cube.fifo import require_fifo_target
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
+from .l1_copies import (
+    ACC_STORE_CONV_LAYOUTS,
+    CONV_LAYOUTS,
+    acc_store_conv,
+    conv_load,
+    copy_cbuf_to_gm,
+)
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -47,7 +54,9 @@ ENUM_KEYWORDS = {
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
 # the quantised fixpipe form a pre-quant scalar operand selects (ptosim stops naming it)
-_PREQUANT = "a preQuantScalar (scalar quantisation)"
+# the fixpipe's vector-quantisation forms -> the Python instruction taking ``quant=`` a tile
+FIXPIPE_FP = {"TSTORE_FP": "TSTORE", "TMOV_FP": "TMOV", "TEXTRACT_FP": "TEXTRACT",
+              "TINSERT_FP": "TINSERT"}  # fmt: skip
 # instruction -> keyword of its (non-enum) explicit template value, e.g. TCI<Tile, T, descending>
 TEMPLATE_KEYWORDS = {"TCI": "descending", "TTRI": "is_upper_or_lower", "TCVT": "need_set_ctrl"}
 # Python signatures that differ from the C++ operand order (vector_isa.md), by operand count:
@@ -72,6 +81,11 @@ _TILE_TYPES = frozenset(t.name for t in pto.TileType)
 NOT_CXX = {"SyncAll"}
 
 
+# (src, dst) dtypes an FP form quantises (cpu/common.hpp GetVectorPreQuantMode); the others copy
+_VECTOR_QUANT_PAIRS = frozenset(
+    [("float32", "int8"), ("float32", "uint8")]
+    + [("int32", d) for d in ("int8", "uint8", "half", "int16")]
+)
 FILLPAD_FORMS = {"Normal": "TFILLPAD", "InPlace": "TFILLPAD_INPLACE", "Expand": "TFILLPAD_EXPAND"}
 
 
@@ -247,10 +261,10 @@ class Dispatcher:
             self.touch(d["id"])
         elif op == "raw":
             self.raw.access(req, site, out)
-        elif op == "raw_done":
-            self.raw.done(out)
-        elif op == "raw_write":
-            self.raw.replay_write(req)
+        elif op == "raw_log":
+            self.raw.log(req)
+        elif op == "raw_writes":
+            self.raw.replay_writes(req)
         elif op in ("set_flag", "wait_flag"):
             getattr(pto, op)(getattr(pto, req["src"]), getattr(pto, req["dst"]), req["event"])
         elif op == "pipe_barrier":
@@ -259,6 +273,8 @@ class Dispatcher:
             pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
         elif op == "wait_flag_dev":
             pto.wait_flag_dev(req["flag"])
+        elif op == "copy_cbuf_to_gm":
+            copy_cbuf_to_gm(self, req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",
@@ -281,17 +297,20 @@ class Dispatcher:
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
         if t.get("acc_to_vec"):
             raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
+        if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
+            conv_load(self, raw)
+            return
+        if op in ("TSTORE", "TSTORE_FP") and raw and raw[0].get("lay") in ACC_STORE_CONV_LAYOUTS:
+            acc_store_conv(self, t, raw, self.operand(raw[2]) if op == "TSTORE_FP" else None)
+            return
         ops = [self.operand(d) for d in raw]
         if op == "TLOAD":
             pto.TLOAD(ops[0], ops[1])
         elif op in ("TSTORE", "TMOV"):
             # the fixpipe fields of an Acc source: ReluPreMode, STPhase (no effect on data), a
-            # pre-quant scalar (a quantised form: ptosim stops naming it)
+            # preQuantScalar word (scalar quantisation)
             relu = t.get("relu", "NoRelu")
-            word = t.get("prequant")  # TSTORE: the preQuantScalar word in decimal
-            quant = None
-            if word:
-                quant = int(word) if op == "TSTORE" and word.isdigit() else _PREQUANT
+            quant = int(t["prequant"]) if "prequant" in t else None
             phase = t.get("phase", "Unspecified")
             if op == "TSTORE":
                 pto.TSTORE(
@@ -300,16 +319,27 @@ class Dispatcher:
                 )  # fmt: skip
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
-        elif op == "TSTORE_FP":  # TSTORE_FP<Acc, Gm, Fp[, atomic, relu]>(gm, acc, fp)
-            pto.TSTORE_FP(
-                ops[0], ops[1], ops[2], atomic=t.get("atomic", "AtomicNone"),
-                relu=t.get("relu", "NoRelu"),
-            )  # fmt: skip
-        elif op in ("TEXTRACT", "TINSERT") and t.get("prequant"):
+        elif op in ("TEXTRACT", "TINSERT") and "prequant" in t:
             # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
             getattr(pto, op)(
-                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), quant=_PREQUANT
-            )
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"),
+                quant=int(t["prequant"]),
+            )  # fmt: skip
+        elif op in FIXPIPE_FP:
+            # TSTORE_FP(gm, acc, fp), TMOV_FP(dst, acc, fp), TEXTRACT_FP / TINSERT_FP(dst, acc,
+            # fp, row, col): the fixpipe with vector quantisation (a Scaling tile)
+            kw = {"relu": t.get("relu", "NoRelu"), "quant": ops[2]}
+            if op in ("TEXTRACT_FP", "TINSERT_FP") and self.fp_form_is_copy(t, ops):
+                # the Scaling tile is not read (no quantisation on this target for the pair)
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4])
+            elif op == "TSTORE_FP":
+                pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), **kw)
+            elif op == "TMOV_FP":
+                pto.TMOV(ops[0], ops[1], **kw)
+            else:
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw)
+        elif op == "SET_QUANT_SCALAR":
+            pto.SET_QUANT_SCALAR(ops[0], t["out_dtype"])
         elif op == "TEXPANDS":
             pto.TEXPANDS(ops[0], ops[1])
         elif op == "MGATHER":
@@ -340,11 +370,14 @@ class Dispatcher:
         elif op == "TMRGSORT":
             self.mrgsort(t, ops)
         elif op == "TGATHER" and _is_compare_gather(t, raw):
-            raise CxxError(
-                "TGATHER: the compare form TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, "
-                "offset) is not implemented by ptosim (its dtypes, tmp layout and output packing "
-                "are not pinned down by the reference); the index and mask-pattern forms are"
-            )
+            # TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, offset)
+            mode = next(
+                d["name"] for d in (t.get("value"), t.get("value2"), *raw)
+                if d and d["k"] == "enum" and d.get("type") == "CmpMode"
+            )  # fmt: skip
+            dst, src0, k_value, cdst, tmp = ops[:5]
+            offset = int(ops[5]) if len(ops) > 5 else 0
+            pto.TGATHER(dst, src0, k_value, tmp, cmp_mode=mode, cdst=cdst, offset=offset)
         elif op in ROWEXPAND_BINARY and not t:
             getattr(pto, op)(ops[0], ops[1], ops[2], ops[3] if len(ops) > 3 else None)
         else:
@@ -379,11 +412,29 @@ class Dispatcher:
         else:
             operand = self.operand(d) if d is not None else None
         fn = getattr(pto, op)
-        where = fn(pipe, operand, req["split"]) if operand is not None else fn(pipe)
+        fx = req.get("fixpipe")
+        if fx is not None:  # TPUSH<Pipe, Tile, FixpipeParams<...>>
+            _fixpipe_modelled(fx)
+            where = fn(pipe, operand, req["split"], quant_mode=fx["quant_mode"], relu=fx["relu"],
+                       atomic=fx["atomic"])  # fmt: skip
+        elif operand is not None:
+            where = fn(pipe, operand, req["split"])
+        else:
+            where = fn(pipe)
         if isinstance(operand, pto.Tile) and op == "TPOP":
             _answer(out, operand.placement.address)
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
             _answer(out, self.loaded.gm_base - pto_gm_base() + pipe.buffer.address + where)
+
+    def fp_form_is_copy(self, t: dict, ops: list) -> bool:
+        """Whether a TEXTRACT_FP / TINSERT_FP is the plain copy on this target
+        (``CubeRules.fp_forms_copy_unquantised``): no ReLU, a pair without quantisation."""
+        if not self.recorder.program.arch.spec.cube.fp_forms_copy_unquantised:
+            return False
+        if t.get("relu", "NoRelu") != "NoRelu" or len(ops) != 5:
+            return False
+        pair = (ops[1].geom.dtype.name, ops[0].geom.dtype.name)
+        return pair not in _VECTOR_QUANT_PAIRS
 
     def mrgsort(self, t: dict, ops: list) -> None:
         """TMRGSORT's C++ forms (instr.hpp): (dst, tmp, src0..src3) with the exhausted flag, tmp
@@ -397,11 +448,6 @@ class Dispatcher:
         try:
             spec = registry.spec(op)
         except KeyError:
-            if op.endswith("_FP"):  # TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP
-                raise CxxError(
-                    f"{op} (the fixpipe with a Scaling tile: vector quantisation) is not "
-                    "modelled by ptosim yet"
-                ) from None
             raise CxxError(f"{op} is not implemented by ptosim") from None
         kwargs: dict = {}
         positional = []
@@ -445,6 +491,21 @@ class Dispatcher:
 
 
 FIFO_OPS = ("TPUSH", "TPOP", "TALLOC", "TFREE")
+
+
+def _fixpipe_modelled(fx: dict) -> None:
+    """The FixpipeParams fields ptosim models: an ND output (NZ2ND), no clip ReLU, no channel
+    split; the others stop the run naming the field."""
+    names = {0: "NZ2NZ", 1: "NZ2ND", 2: "NZ2DN"}
+    if fx["layout_mode"] != 1:
+        raise CxxError(
+            f"TPUSH with FixpipeParams LayoutMode_t::{names.get(fx['layout_mode'], '?')} is not "
+            "modelled by ptosim (NZ2ND is)"
+        )
+    if fx["clip_relu"] or fx["channel_split"]:
+        raise CxxError(
+            "TPUSH with FixpipeParams CLIP_RELU or channel split is not modelled by ptosim"
+        )
 
 
 def _answer(out, value: int) -> None:

@@ -32,7 +32,7 @@ from . import build as _build
 from .dispatch import Dispatcher, _located
 from .hostmem import GM_WRITERS, HostMemory  # GM_WRITERS: a raw host read of GM waits for them
 from .kernel import _CALLBACK, _fault_error, _Loaded
-from .raw import ONCHIP_SPAN_BYTES
+from .raw import ONCHIP_SPAN_BYTES, PAGE_BYTES, element_writes, parse_log
 
 # the host-side errors that mean "this test body is the kernel" (run_body_as_kernel)
 BODY_IS_KERNEL = ("raw access to device memory", "scalar read in a kernel called without")
@@ -57,8 +57,7 @@ class Host:
         self.implicit: list[tuple[dict, str | None]] = []
         self.callback = _CALLBACK(self.handle)  # kept alive as long as the host
         self.hostmem = HostMemory(dev, loaded.gm_base)  # GlobalTensors over host memory (cpu)
-        self._raw_page: int | None = None  # a host write to device memory in flight
-        self._raw_tile: dict | None = None  # a plain-called kernel's tile write in flight
+        self._given: dict[int, bytes] = {}  # page -> its bytes given for a raw write (raw.py)
         # a plain-called kernel's raw tile reads: its requests so far simulated once, the
         # on-chip memories after them (raw writes since applied), for len(implicit) requests
         self._seen: tuple[int, dict, Dispatcher] | None = None
@@ -66,30 +65,37 @@ class Host:
     # -- a kernel called as a plain function writing tile storage (tile.data()[i] = v,
     # std::fill): kept with its other requests as the SetValues of the elements it wrote (the
     # page is given as zeros: a write needs no old value; the addressed element is always stored)
-    def raw_tile_write(self, req: dict, site, out) -> None:
+    def raw_tile_write(self, req: dict, out) -> None:
         n = int(req["page"])
         ctypes.memset(out, 0, n)
-        self._raw_tile = {"addr": req["addr"], "page": req["addr"] - req["addr"] % n,
-                          "page_size": n, "site": site}  # fmt: skip
+        self._given[req["addr"] - req["addr"] % n] = bytes(n)
 
-    def raw_tile_done(self, out) -> None:
-        w, self._raw_tile = self._raw_tile, None
-        now = np.frombuffer(ctypes.string_at(out, w["page_size"]), np.uint8)
-        nz = np.flatnonzero(now)
-        req = dict(w, op="raw_write", offsets=nz.tolist(), values=now[nz].tolist())
+    def raw_log(self, req: dict) -> None:
+        """The raw writes the shim logged since its last request: host writes to device memory
+        go to the GM buffers now; a plain-called kernel's tile writes are kept with its other
+        requests (and applied to the memories its reads see)."""
+        writes = parse_log(req, self.loaded.first_user_site)
+        given, self._given = self._given, {}
+        n = PAGE_BYTES
+        tile_writes = []
+        for w in writes:
+            if self._in_gm(w.addr):
+                self._gm_write(w.addr - w.addr % n + w.first, w.data)
+            else:
+                tile_writes.append(w)
+        if not tile_writes:
+            return
+        pages = {w.addr - w.addr % n for w in tile_writes}
+        req = {"op": "raw_writes", "writes": tile_writes, "page_size": n,
+               "given": {p: given[p] for p in pages}}  # fmt: skip
         fresh = self._seen is not None and self._seen[0] == len(self.implicit)
-        self.implicit.append((req, w.pop("site")))
+        self.implicit.append((req, tile_writes[0].site))
         if fresh:  # the replay's SetValues, applied to the simulated memory too
             _, mems, disp = self._seen
-            page = req["page"] - self.loaded.onchip_base
-            tile = disp.tile_over(req["addr"] - self.loaded.onchip_base)
-            if tile is not None:
-                mem = mems[SPACE_OF_LOC[tile.loc]]
-                size = tile.geom.dtype.size_bytes
-                first = req["addr"] - self.loaded.onchip_base
-                first -= (first - tile.placement.address) % size
-                mem[first : first + size] = 0  # the addressed element is always stored
-                mem[page + nz] = now[nz]
+            stores = element_writes(tile_writes, req["given"], disp.raw.element, n)
+            for obj, index, value, _ in stores:
+                at = obj.placement.address + index * len(value)
+                mems[SPACE_OF_LOC[obj.loc]][at : at + len(value)] = np.frombuffer(value, np.uint8)
             self._seen = (len(self.implicit), mems, disp)
 
     def raw_tile_read(self, req: dict, out) -> None:
@@ -117,7 +123,16 @@ class Host:
         lo, hi = page, min(page + n, mem.size)
         if lo < hi:
             data[: hi - lo] = mem[lo:hi]
-        ctypes.memmove(out, data.tobytes(), n)
+        self._serve_readable(out, page + self.loaded.onchip_base, data.tobytes())
+
+    def _serve_readable(self, out, page: int, data: bytes) -> None:
+        """Give the shim ``data`` as the page's bytes, which its later reads may use until its
+        next request (entry.hpp): host reads and a plain-called kernel's are no instructions,
+        so a loop copying tile storage element by element costs one request per page."""
+        n = len(data)
+        ctypes.memmove(out, data, n)
+        ctypes.memset(out + n, 1, 1)
+        self._given[page] = data
 
     # -- host code touching device memory directly (the CPU simulator's device memory is host
     # memory, so tests fill aclrtMalloc buffers in place): served from the GM buffers, no
@@ -151,20 +166,16 @@ class Host:
         self._buffer(req["addr"])  # an address outside every aclrtMalloc buffer is an error
         n = int(req["page"])
         page = req["addr"] - req["addr"] % n
-        ctypes.memmove(out, self._page(page, n), n)
-        if req["write"]:
-            self._raw_page = page
+        self._serve_readable(out, page, self._page(page, n))
 
-    def raw_gm_done(self, out) -> None:
-        page, self._raw_page = self._raw_page, None
-        n = 4096
-        now = ctypes.string_at(out, n)
+    def _gm_write(self, addr: int, data: bytes) -> None:
+        """Host code's write of ``data`` at host address ``addr`` of device memory."""
         base = self.loaded.gm_base
         for buf in self.dev.gm.buffers:
             start = base + (buf.address - GM_BASE_ADDRESS)
-            lo, hi = max(page, start), min(page + n, start + buf.nbytes)
+            lo, hi = max(addr, start), min(addr + len(data), start + buf.nbytes)
             if lo < hi:
-                buf.data[lo - start : hi - start] = bytearray(now[lo - page : hi - page])
+                buf.data[lo - start : hi - start] = bytearray(data[lo - addr : hi - addr])
 
     def handle(self, request: bytes, out) -> int:
         if self.block is not None:  # inside a launch: the kernel's own requests
@@ -180,15 +191,13 @@ class Host:
                 if self._pending_conflicts(req["write"]):
                     self.flush()  # the access must see (or follow) the work issued before it
                 self.raw_gm(req, out)
-            elif req["op"] == "raw_done" and self._raw_page is not None:
-                self.raw_gm_done(out)
-            elif req["op"] == "raw" and req["write"]:
-                self.raw_tile_write(req, site, out)
+            elif req["op"] == "raw_log":
+                self.raw_log(req)
+            elif req["op"] == "raw" and req["write"] and self._onchip(req["addr"]):
+                self.raw_tile_write(req, out)
             elif req["op"] == "raw" and self._onchip(req["addr"]):
                 self.raw_tile_read(req, out)
-            elif req["op"] == "raw_done" and self._raw_tile is not None:
-                self.raw_tile_done(out)
-            elif req["op"] in ("raw", "raw_done"):
+            elif req["op"] == "raw":
                 raise CxxError(
                     "raw access to device memory (tile.data()) outside a kernel launch "
                     "<<<...>>>: launch the kernel"

@@ -67,6 +67,7 @@ class _Loaded:
                 "could not reserve the address ranges for tile storage and GM (mmap failed)"
             )
         self.sites = SiteMap(lib.path)
+        self._site_of_pc: dict[int, str | None] = {}  # site() answers, per call-site offset
         self.signatures = []
         for i in range(len(lib.entries)):
             sig = getattr(self.dll, f"ptosim_entry_sig_{i}")
@@ -84,7 +85,14 @@ class _Loaded:
 
     def site(self, pc: int) -> str | None:
         """``kernel.cpp:42`` for a call-site offset in the user's code (None inside ptosim's
-        headers or unknown)."""
+        headers or unknown); cached per offset (a raw access loop asks for the same ones)."""
+        try:
+            return self._site_of_pc[pc]
+        except KeyError:
+            site = self._site_of_pc[pc] = self._site(pc)
+            return site
+
+    def _site(self, pc: int) -> str | None:
         where = self.sites.lookup(pc)
         if where is None:
             return None

@@ -16,7 +16,7 @@ from ..dtypes import DType, names
 from ..enums import Pipe, TileType
 from ..errors import ConstraintError, KernelError, OutOfBoundsError, UnsupportedError
 from ..findings import GM_READ_PAST_END, Finding, FindingCode
-from ..memory import POISON_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
+from ..memory import GM_PAST_END_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
 
@@ -365,7 +365,7 @@ class ExecContext:
             "gm-read-past-end",
             f"operand '{operand}' ({ref.describe()}, element offset {ref.offset}) reads "
             f"{end_byte - nbytes} byte(s) past the end of GM buffer #{ref.buffer.buffer_id}, "
-            f"whose allocation is {nbytes} bytes; they read as {POISON_BYTE:#04x} bytes",
+            f"whose allocation is {nbytes} bytes; they read as {GM_PAST_END_BYTE:#04x} bytes",
         )
 
     def finding(self, code: FindingCode, kind: str, message: str, *extra_positions: int) -> None:

@@ -301,10 +301,10 @@ class _Transfer(Instruction):
         t, g = self.tile, self.dma_gm(arch.spec.dma)
         dma = arch.spec.dma
         # the CPU simulator copies element by element into any tile (its tests load a bias row
-        # straight into a Bias tile); the NPU DMA reaches UB and L1 only
+        # straight into a Bias tile, its TMOV tests an Acc tile); the NPU DMA reaches UB and L1
         locs = (TileType.Vec, TileType.Mat)
         if dma.transfer is DmaTransfer.EXACT_ELEMENTS:
-            locs += (TileType.Bias,)
+            locs = tuple(TileType)
         if t.loc not in locs:
             self.fail(
                 "tile", "tile-location", " or ".join(f"TileType::{x.name}" for x in locs),
@@ -650,9 +650,13 @@ def tmov_copied_elements(dst: TileRef, src: TileRef) -> tuple[int, int]:
 class TMov(Instruction):
     """TMOV(dst, src) between Vec tiles (UB -> UB).
 
-    cpu and a5 (``TMovCopy.VALID_ELEMENTS``) copy the valid region element by element through
-    both tiles' layouts, so the layouts must match there (rule ``same-layout``) and so must the
-    valid shapes. a2a3 (``TMovToVec``, ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of the
+    a5 (``TMovCopy.VALID_ELEMENTS``) copies the valid region element by element through both
+    tiles' layouts, so the layouts must match there (rule ``same-layout``) and so must the
+    valid shapes. cpu (``TMovCopy.ANY_TILES``) copies it element by element through any two
+    layouts and between any tile kinds the cube paths do not take (Vec -> Left / Right,
+    Acc -> Vec ...: every tile is host memory there), the valid shapes equal (the CPU simulator
+    asserts it), ``relu`` NormalRelu then zeroing the negative results. a2a3 (``TMovToVec``,
+    ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of the
     ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any BLayout/SLayout
     pair is accepted (the vendor tests run every combination). Between different layouts it is a
     plain storage copy: rows of ``Cols`` storage elements, ``validRow * Cols`` elements at once when
@@ -666,11 +670,15 @@ class TMov(Instruction):
     reads = ("src",)
     writes = ("dst",)
 
-    def __init__(self, dst: TileRef, src: TileRef):
-        self.dst, self.src = dst, src
+    def __init__(self, dst: TileRef, src: TileRef, relu: bool = False):
+        self.dst, self.src, self.relu = dst, src, relu
 
     def validate(self, arch: Arch) -> None:
         d, s = self.dst, self.src
+        if arch.spec.dma.tmov is TMovCopy.ANY_TILES:
+            self.require_same_dtype("dst", d, "src", s)
+            self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
+            return
         self.require_loc("dst", d)
         self.require_loc("src", s)
         self.require_same_dtype("dst", d, "src", s)
@@ -694,8 +702,12 @@ class TMov(Instruction):
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
-        if ctx.spec.dma.tmov is TMovCopy.VALID_ELEMENTS:
-            ctx.tile_write(d, ctx.tile_read(s))
+        if ctx.spec.dma.tmov is not TMovCopy.UB_BLOCKS:
+            values = ctx.tile_read(s)
+            if self.relu and ctx.spec.dma.tmov is TMovCopy.ANY_TILES:
+                # cpu/TMov.hpp: v < 0 -> 0 (NaN is not < 0: it stays)
+                values = np.where(values < 0, np.zeros_like(values), values)
+            ctx.tile_write(d, values)
             return
         rows, cols = tmov_copied_elements(d, s)
         if d.geom.layout_name != s.geom.layout_name:  # plain storage copy (D16)
@@ -803,14 +815,14 @@ def TSTORE(
         relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
         phase: the ``STPhase`` of an Acc store: ``"Final"`` waits for the unit flag of the
             TMATMUL with ``phase="Final"`` (the hardware's M -> FIX handshake).
-        quant: an int is the ``preQuantScalar`` word of a quantised Acc store (950; see
-            docs/guide-cube.md); a str names a quantised form ptosim does not model (stops
-            with UnsupportedError).
+        quant: the fixpipe's quantisation of an Acc store (on the targets that model it, see
+            docs/guide-cube.md): an int, the C++ ``preQuantScalar`` word, or a Scaling tile of
+            one word per column (C++ ``TSTORE_FP``).
     """
     if cube_store(gm, tile, atomic, relu, quant, phase):
         return
-    if quant or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
-        what = f"relu={relu}" if not quant else f"quant ({quant})"
+    if quant is not None or ReluPreMode.parse(relu, "TSTORE relu") is not ReluPreMode.NoRelu:
+        what = f"relu={relu}" if quant is None else "quant"
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
@@ -823,11 +835,13 @@ def TSTORE(
 )
 def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None, phase="Unspecified") -> None:
     """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
-    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant`` names a quantised form,
-    which stops with UnsupportedError; ``phase="Final"``: the unit flag, as for TSTORE)."""
+    and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant``: its quantisation, as for
+    TSTORE, C++ ``TMOV_FP`` with a Scaling tile; ``phase="Final"``: the unit flag, as for
+    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words)."""
     if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase):
         return
-    emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src")))
+    normal = ReluPreMode.parse(relu, "TMOV relu") is ReluPreMode.NormalRelu
+    emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src"), normal))
 
 
 @instruction(family="data movement", summary="fill a tile's valid region with a scalar")

@@ -46,6 +46,8 @@ class _ScalarAccess(Instruction):
     def ref(self) -> TileRef | GmRef:
         return getattr(self, self.operand_name)
 
+    count = 1  # elements accessed from ``index`` on (a batch of consecutive raw writes: more)
+
     @property
     def limit(self) -> int:
         """Number of elements the index may address."""
@@ -65,11 +67,11 @@ class _ScalarAccess(Instruction):
             self.require_loc(self.operand_name, self.ref)
         where = "its Rows * Cols storage" if not self.in_gm else "the tensor's extent"
         self.require(
-            0 <= self.index < self.limit,
+            self.index >= 0 and self.index + self.count <= self.limit,
             "index",
             "scalar-index",
             f"0 <= index < {self.limit} (a flat element offset into {where})",
-            self.index,
+            self.index if self.count == 1 else f"{self.index}..{self.index + self.count - 1}",
         )
 
     def element(self, ctx: ExecContext, *, read: bool = False):
@@ -79,16 +81,16 @@ class _ScalarAccess(Instruction):
         if isinstance(ref, TileRef):
             return ctx.tile_storage(ref), self.index
         offset = ref.offset + self.index
-        ctx.gm_check(ref, [offset], self.operand_name, read=read)
+        ctx.gm_check(ref, [offset, offset + self.count - 1], self.operand_name, read=read)
         if read:
             return ref.read(np.array([offset])), 0
         return ref.storage(), offset
 
     def byte_range(self) -> tuple[str, int, int]:
         """(memory space, start, end) of the accessed bytes (for the plans' regions)."""
-        ref, size = self.ref, self.ref.dtype.size_bytes
+        ref, size = self.ref, self.ref.dtype.size_bytes * self.count
         if isinstance(ref, TileRef):
-            start = ref.address + self.index * size
+            start = ref.address + self.index * ref.dtype.size_bytes
             return space_of(ref.loc), start, start + size
         start = ref.byte_address(ref.offset + self.index)
         return "GM", start, start + size
@@ -113,22 +115,35 @@ class GetValueInstr(_ScalarAccess):
 
 
 class SetValueInstr(_ScalarAccess):
-    """``x.SetValue(i, v)``: a scalar store of ``value`` (already converted to the dtype)."""
+    """``x.SetValue(i, v)``: a scalar store of ``value`` (already converted to the dtype).
+
+    A C++ kernel's consecutive raw writes of consecutive elements from one line (a
+    ``std::fill`` over ``tile.data()``) are one SetValue of ``count`` elements, ``value`` their
+    array in the element type: the same stores in the same order (on a timed target one PIPE_S
+    store each), recorded as one instruction so that a fill costs the simulation one
+    instruction, not one per element.
+    """
 
     opcode = "SetValue"
     writes = ("dst",)
     operand_name = "dst"
 
-    def __init__(self, dst: TileRef | GmRef, index: int, value, *, raw: bool = False):
-        self.dst, self.index, self.value, self.raw = dst, index, value, raw
+    def __init__(
+        self, dst: TileRef | GmRef, index: int, value, *, raw: bool = False, count: int = 1
+    ):
+        self.dst, self.index, self.value, self.raw, self.count = dst, index, value, raw, count
 
     def validate(self, arch: Arch) -> None:
         super().validate(arch)
-        self.value = D.check_scalar_fits(self, "value", self.value, self.dst.dtype)
+        if self.count == 1:
+            self.value = D.check_scalar_fits(self, "value", self.value, self.dst.dtype)
 
     def execute(self, ctx: ExecContext) -> None:
         storage, offset = self.element(ctx)
-        storage[offset] = self.value
+        if self.count == 1:
+            storage[offset] = self.value
+        else:
+            storage[offset : offset + self.count] = self.value
 
 
 def _operand(x, what: str) -> TileRef | GmRef:
@@ -179,3 +194,13 @@ def raw_set(dst, index: int, value) -> None:
     emit(
         SetValueInstr(_operand(dst, "raw write"), _index(index, "raw write index"), value, raw=True)
     )
+
+
+def raw_set_run(dst, index: int, values: np.ndarray) -> None:
+    """C++ raw writes of ``len(values)`` consecutive elements from ``index`` on, in order
+    (``values``: an array of ``dst``'s element type): one SetValue of that count."""
+    if len(values) == 1:
+        raw_set(dst, index, values[0].item())
+        return
+    ref = _operand(dst, "raw write")
+    emit(SetValueInstr(ref, _index(index, "raw write index"), values, raw=True, count=len(values)))

@@ -85,9 +85,12 @@ class UbBurstPitch(Enum):
 
 
 class TMovCopy(Enum):
-    """TMOV between Vec tiles."""
+    """TMOV between Vec tiles (cpu: between any tiles the cube paths do not model)."""
 
     VALID_ELEMENTS = "valid-elements"  # the valid region through both layouts (same layouts)
+    # the valid region through both layouts, any layout pair and any tile kinds (cpu: every
+    # tile is host memory, so TMOV is one element copy whatever the tiles' buffers)
+    ANY_TILES = "any-tiles"
     UB_BLOCKS = "ub-blocks"  # copy_ubuf_to_ubuf in 32-byte blocks, any layout pair, same shape
 
 
@@ -174,6 +177,16 @@ class ArgCompare(Enum):
     # combined from the identity (-inf, +inf or the integer limit) by a strict compare;
     # columns: a strict compare row by row (NaN and -0/+0 ties keep the earlier row)
     VECTOR_COMPARE = "vector-compare"
+
+
+class PartArgSelect(Enum):
+    """TPARTARG<MAX|MIN>: which (value, index) pair wins where both sources are valid
+    (vector.part)."""
+
+    SRC1_IF_BETTER = "src1-if-better"  # src1's pair where strictly greater / smaller
+    # a2a3: vcmp_ge / vcmp_le(src0, src1) then vsel per 256-byte repeat: src0's pair unless it
+    # compares false (NaN gives src1's); 32-bit indices with half values: 64 lanes per repeat
+    VSEL_SRC0_IF_NOT_WORSE = "vsel-src0-if-not-worse"
 
 
 class ColReduceOrder(Enum):
@@ -397,6 +410,7 @@ class ReduceRules:
     row_arg_index: Mapping[DType, DTypes] | None  # TROWARG*: src -> index dtypes
     col_arg_index: Mapping[DType, DTypes] | None
     part_arg_index: Mapping[DType, DTypes] | None  # TPARTARG*: value -> index dtypes
+    part_arg_select: PartArgSelect
     arg_compare: ArgCompare
     row_order: RowReduceOrder
     col_order: ColReduceOrder
@@ -462,9 +476,18 @@ class LayoutRules:
     # TSORT32 with validCol not a multiple of 32: the tail block's records only (False: refused,
     # the NaN-padded tail the NPU sorts through tmp is not modelled)
     sort32_partial_block: bool = False
+    # TSORT32 with tmp and such a tail: the a2a3 4-operand lowering (the row or the tail block
+    # copied to tmp, padded to 32 with -NaN, sorted whole; vector.sort)
+    sort32_tail_via_tmp: bool = False
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False
+    # the same form as one repeated vmrgsort4 (a2a3/TMrgSort.hpp): src's valid columns in whole
+    # groups of 4 blocks, blockLen a multiple of 64, 1-255 groups (vector.sort)
+    mrgsort_block_len_repeats: bool = False
+    # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
+    # vector.tgather); False: UnsupportedError
+    gather_compare: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -502,13 +525,24 @@ class CubeRules:
     # TMATMUL (Left dtype, Right dtype) pairs of two different types the mad takes (a5: the
     # fp8 mixes e4m3 x e5m2 and e5m2 x e4m3); the other pairs need one type
     mad_mixed_inputs: frozenset[tuple[DType, DType]] = frozenset()
-    # TSTORE Acc -> GM with a quantisation word (scalar) or a Scaling tile (vector): src dtype
-    # -> dst dtypes (ptosim/isa/cube/quant.py); empty: the quantised stores are not modelled
-    acc_store_quant: Mapping[DType, DTypes] = field(default_factory=dict)
-    # quantised outputs the target defines whose rounding ptosim does not know (stop naming it)
-    acc_store_quant_unmodelled: DTypes = ()
-    # TMOV Mat -> Scaling (the fixpipe buffer): the copy unit in bytes; None: not modelled
-    scaling_unit_bytes: int | None = None
+    # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
+    # dtypes; empty: not modelled on this target (the form stops the run naming it)
+    quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
+    # the quantised forms of the fixpipe copies into L1 (TMOV / TEXTRACT / TINSERT from Acc)
+    # follow ``quant_pairs`` too; False: only the quantised TSTORE is modelled (950), the
+    # copies stop naming the form
+    quant_moves: bool = True
+    # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
+    nd2nz_zero_c0_tail: bool = False
+    # every core has every buffer (cpu: tiles are host memory, and code using Vec and cube
+    # tiles together - the CPU flash-attention demo - runs as one program); False: each core
+    # kind has its own (memory.CORE_SPACES)
+    shared_buffers: bool = False
+    # TEXTRACT_FP / TINSERT_FP of a dtype pair without vector quantisation (any pair but
+    # float32 -> int8/uint8 and int32 -> int8/uint8/half/int16) is the plain TEXTRACT /
+    # TINSERT, the Scaling tile unread (cpu/common.hpp GetVectorPreQuantMode); False: every
+    # FP form is the fixpipe's quantisation (not modelled)
+    fp_forms_copy_unquantised: bool = False
 
 
 @dataclass(frozen=True, eq=False)

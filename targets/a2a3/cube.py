@@ -8,7 +8,7 @@ MTE2 engine's costs (docs/architecture.md "Models that are estimates").
   a2a3 issues m == 1 as 16 rows (the formula sees m = 16 then).
 - L1 -> L0A / L0B: ``load_cbuf_to_ca/cb`` moves whole 512-byte fractals: the destination
   region's fractals x 512 bytes at the L0A / L0B rate.
-- L1 -> bias table: the bytes of the row at the BT rate.
+- L1 -> bias table / fixpipe buffer: the bytes of the row at the BT / FB rate.
 - L0C -> GM / L1: the vendor model counts ``m * n * 2`` bytes whatever the element type.
 """
 
@@ -23,7 +23,7 @@ from ptosim.footprint import gm_regions, merged_runs
 from ptosim.isa.cube.fixpipe import AccStore, AccToMat
 from ptosim.isa.cube.load import MatFillPad, MatLoad
 from ptosim.isa.cube.matmul import MatMul
-from ptosim.isa.cube.move import MatToBias, MatToL0
+from ptosim.isa.cube.move import MatToBias, MatToL0, MatToScaling
 from ptosim.plan import Step, StepKind
 
 from ..costs import ceil_div, dma_step, tile_region
@@ -97,6 +97,15 @@ def plan_bias(instr: MatToBias, ctx) -> list[Step]:
     ]  # fmt: skip
 
 
+def plan_scaling(instr: MatToScaling, ctx) -> list[Step]:
+    nbytes = instr.src.cols * instr.src.dtype.size_bytes
+    return [
+        _copy_step(ctx, Pipe.PIPE_FIX, "TMOV copy_cbuf_to_fbuf", nbytes,
+                   _cube(ctx).l1_to_fb_bytes_per_cycle, [tile_region(instr.src)],
+                   [tile_region(instr.dst)], "copy_cbuf_to_fbuf")
+    ]  # fmt: skip
+
+
 def plan_acc_store(instr: AccStore, ctx) -> list[Step]:
     t, g = instr.tile, instr.gm
     vr, vc = t.valid
@@ -165,6 +174,7 @@ PLANS = {
     MatMul: plan_matmul,
     MatToL0: plan_l0,
     MatToBias: plan_bias,
+    MatToScaling: plan_scaling,
     AccStore: plan_acc_store,
     AccToMat: plan_acc_to_mat,
     MatLoad: plan_mat_load,

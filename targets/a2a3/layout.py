@@ -44,7 +44,7 @@ from ptosim.isa.vector.layout import (
     _is_nd,
     block_round,
 )
-from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
+from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherCmp, TGatherMask
 from ptosim.isa.vector.views import TReshape, TSubView
 from ptosim.plan import Region, Step
 
@@ -404,7 +404,50 @@ def plan_gatherb(instr: TGatherB, ctx) -> list[Step]:
     return vs.steps()
 
 
+def plan_gather_cmp(instr: TGatherCmp, ctx) -> list[Step]:
+    """a2a3/TGather.hpp, compare form: the scalar index ramp (one UB store per element of src0's
+    tile), S->V, the k conversion (``vconv_*``; int32: a scalar copy per row), then per row a
+    V->S / scalar load of k / S->V and ``vcmpvs_<mode>`` over the row's repeats, a barrier, and
+    per row a count-mode ``vreducev2`` of C elements and the scalar store of its count."""
+    d, s, k, c, t = instr.dst, instr.src0, instr.k_value, instr.cdst, instr.tmp
+    R, C = s.valid
+    sc = ctx.config.timing.scalar
+    vs = VecStream(ctx, s.dtype)
+    tmp = Region("UB", t.address, t.address + t.rows * t.cols + s.rows * s.cols * 4 + 256)
+    n = s.rows * s.cols
+    # the ramp reads no operand: its step does not open the data window (which the vector
+    # steps after the kernel's MTE2 -> V flag do)
+    vs.scalar(n * (sc.ub_store_cycles + sc.loop_cycles), f"index ramp {n}", writes=(tmp,),
+              data=False)  # fmt: skip
+    vs.handshake(Pipe.PIPE_S, Pipe.PIPE_V)
+    E = 256 // s.dtype.size_bytes
+    if s.dtype.is_int:
+        vs.scalar(s.rows * (sc.ub_load_cycles + sc.ub_store_cycles), "k copy",
+                  reads=(tile_region(k),), writes=(tmp,), data=False)  # fmt: skip
+    else:
+        cvt = "vconv_s322f32" if s.dtype.size_bytes == 4 else "vconv_s162f16"
+        vs.call(cvt, Chunk(ceil_div(R, E), E, per_repeat=E), reads=(tile_region(k),),
+                writes=(tmp,), label=f"{cvt} k")  # fmt: skip
+    op = f"vcmpvs_{instr.cmp_mode.lower()}"
+    for i in range(R):
+        vs.handshake(Pipe.PIPE_V, Pipe.PIPE_S)
+        vs.scalar(sc.ub_load_cycles, f"k row {i}", reads=(tmp,))
+        vs.handshake(Pipe.PIPE_S, Pipe.PIPE_V)
+        row = rows_region(s, i, 1, 0, C)
+        repeats = Chunk(ceil_div(C, E), E, per_repeat=E)
+        vs.call(op, repeats, reads=(row,), writes=(tmp,), label=f"{op} row {i}")
+    vs.barrier()
+    for i in range(R):
+        out = rows_region(d, i, 1, 0, C, d.cols)
+        vs.call(
+            "vreducev2", count_chunk(C, 64), reads=(tmp,), writes=(out,), label=f"vreducev2 {i}"
+        )
+        vs.scalar(sc.ub_store_cycles, f"count row {i}", writes=(tile_region(c),))
+    return vs.steps()
+
+
 PLANS = {
+    TGatherCmp: plan_gather_cmp,
     TReshape: plan_view,
     TSubView: plan_view,
     TFillPad: plan_fillpad,

@@ -17,10 +17,11 @@ Per-row block scheme (int16/int32 SUM/MAX/MIN, TROWPROD of every dtype): per row
 ``vector_dup`` of the identity over B lanes, one count-mode OP (vmul for PROD) per 32-byte
 block, then ``V->S``, the scalar lane combine (B x (loop + UB load + op) + one UB store),
 ``S->V``.
-TROWARGMAX/MIN (choice; the exact reference sequence is not in our notes): per 256-byte chunk
-one ``vcmax``/``vcmin`` in index mode with rows as repeats into tmp (value, index pairs); one
-chunk: ``vreducev2`` splits the pairs into dst; more chunks: ``V->S``, a scalar compare per
-row and chunk, ``S->V``.
+TROWARGMAX/MIN (choice; the exact reference sequence is not in our notes): one chunk, index
+only: ``vcmax``/``vcmin`` in index mode with rows as repeats straight into dst (the library's
+path, no tmp); otherwise per 256-byte chunk one ``vcmax``/``vcmin`` in index mode with rows as
+repeats into tmp (value, index pairs); one chunk: ``vreducev2`` splits the pairs into dst; more
+chunks: ``V->S``, a scalar compare per row and chunk, ``S->V``.
 
 Column reductions: TCOLSUM copies row 0 to dst (``copy_ubuf_to_ubuf`` of ceil(C*size/32)
 blocks; ``repeats`` = blocks), then per row a count-mode ``vadd`` of C elements + barrier;
@@ -215,6 +216,13 @@ def plan_row_arg(instr: TRowArg, ctx):
     outs = [instr.dst_idx] + ([instr.dst_val] if instr.dst_val is not None else [])
     dsts = tuple(column_region(o, R) for o in outs)
     vs = VecStream(ctx, instr.src.dtype)
+    if chunks == 1 and instr.dst_val is None:  # index mode straight into dst: no tmp
+        for r0 in range(0, R, REPEAT_MAX):
+            n = min(REPEAT_MAX, R - r0)
+            reads = (rows_region(s, r0, n, 0, C),)
+            vs.call(red, norm(n, C, E), reads=reads, writes=dsts, mode="index")
+            vs.barrier()
+        return vs.steps()
     for k in range(chunks):
         w = min(E, C - k * E)
         for r0 in range(0, R, REPEAT_MAX):

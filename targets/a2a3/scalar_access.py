@@ -35,17 +35,21 @@ def plan_get_value(instr: GetValueInstr, ctx) -> list:
 
 
 def plan_set_value(instr: SetValueInstr, ctx) -> list:
+    """One store step per element (a batch of C++ raw writes: ``count`` stores in order, as
+    many as separate SetValues would issue)."""
     s = ctx.config.timing.scalar
     space, start, end = instr.byte_range()
     cycles = s.gm_store_cycles if space == "GM" else s.ub_store_cycles
+    size = (end - start) // instr.count
     return [
         scalar_step(
             cycles,
             f"SetValue {space} store",
-            writes=(Region(space, start, end),),
-            bytes_=end - start,
-            args={"index": instr.index},
+            writes=(Region(space, at, at + size),),
+            bytes_=size,
+            args={"index": instr.index + k},
         )
+        for k, at in enumerate(range(start, end, size))
     ]
 
 

@@ -48,6 +48,8 @@ _COL_SAME = {d: (d,) for d in (f16, f32, i16, i32)}
 ROW_PAIRS = {op: _ROW_SAME for op in ("SUM", "MAX", "MIN", "PROD")}
 COL_PAIRS = {op: _COL_SAME for op in ("SUM", "MAX", "MIN", "PROD")}
 ROW_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
+# npu/a2a3/TPartArgOp.hpp (checkTiles): float with 32-bit indices, half with 16- or 32-bit
+PART_ARG_INDEX = {f32: (i32, u32), f16: (i16, u16, i32, u32)}
 COL_ARG_INDEX = {d: (i16, u16, i32, u32) for d in (f32, f16, u32, u16)}
 AXPY_PAIRS = ((f16, f16), (f32, f32))
 
@@ -128,8 +130,8 @@ DTYPES: dict[str, tuple | None] = {
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
     **{f"TPART{op}": _BASIC for op in ("ADD", "MUL", "MAX", "MIN")},
-    "TPARTARGMAX": None,  # the NPU code of the arg forms is not in our sources
-    "TPARTARGMIN": None,
+    "TPARTARGMAX": S.pair_sources(PART_ARG_INDEX),
+    "TPARTARGMIN": S.pair_sources(PART_ARG_INDEX),
     **{f"TROW{op}": S.pair_sources(ROW_PAIRS[op]) for op in ROW_PAIRS},
     **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
     "TROWARGMAX": S.pair_sources(ROW_ARG_INDEX),
@@ -149,17 +151,19 @@ DTYPES: dict[str, tuple | None] = {
     "TEXTRACT": tuple(d for d in SIZED_124 if d.kind != "float" or d.size_bytes > 1),
     "TINSERT": None,
     "TSORT32": (f32, f16),
+    "TMRGSORT": (f32, f16),  # a2a3/TMrgSort.hpp (CheckStatic: half or float records)
     "THISTOGRAM": None,
     # the cube (reference/cube_isa.md 3.4): the Left / Right element type (int8 -> int32, the
     # floats -> float)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ARITH for name in FIFO_OPS},
-    "TSTORE_FP": None,  # refused below: the quantised fixpipe store is not modelled here
+    # the fixpipe's quant registers (cube_isa.md 3.6): the quantised output types
+    "SET_QUANT_SCALAR": (i8, u8, f16, bf16),
+    "SET_QUANT_VECTOR": (i8, u8, f16, bf16),
 }
 
 REFUSALS = {
-    "TSTORE_FP": S.Refusal("the quantised fixpipe store is not modelled on Atlas A2/A3 yet"),
     "TINSERT": S.Refusal("the a2a3 library implements TINSERT only from Acc to Mat (cube fixpipe)"),
     "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
 }
@@ -174,6 +178,9 @@ NOTES = {
     "TPOWS": "vabs, vln, vmuls, vexp + scalar fix-up; ints scalar",
     "TPRELU": "vmul, vcmpvs_gt, vsel",
     **{f"TPART{op}": _PART_NOTE for op in ("ADD", "MUL", "MAX", "MIN")},
+    **{
+        f"TPARTARG{op}": f"vcmp_{c}, vsel; {_PART_NOTE}" for op, c in (("MAX", "ge"), ("MIN", "le"))
+    },
     "TEXP": "vexp",
     "TLOG": "vln",
     "TSQRT": "vsqrt",
@@ -274,7 +281,8 @@ SPEC = S.TargetSpec(
         col_pairs=COL_PAIRS,
         row_arg_index=ROW_ARG_INDEX,
         col_arg_index=COL_ARG_INDEX,
-        part_arg_index=None,  # no a2a3 TPARTARG body in the reference
+        part_arg_index=PART_ARG_INDEX,
+        part_arg_select=S.PartArgSelect.VSEL_SRC0_IF_NOT_WORSE,  # a2a3/TPartArgOp.hpp
         arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.REPEAT_TREE,  # vector_isa.md 3.5
         col_order=S.ColReduceOrder.SEQUENTIAL,  # vector_isa.md 3.17
@@ -318,6 +326,9 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=True,  # vector_isa.md 3.15: three TCVT steps, tmp required
         dequant_row_params=True,  # vadds / vmuls with per-row scalars
         tci_tmp_bytes={4: 768, 2: 1792},  # the vector path's tmp (vector_isa.md 3.21)
+        sort32_tail_via_tmp=True,  # a2a3/TSort32.hpp, the 4-operand form
+        mrgsort_block_len_repeats=True,  # a2a3/TMrgSort.hpp, TMRGSORT(dst, src, blockLen)
+        gather_compare=True,  # a2a3/TGather.hpp, TGATHER<..., CmpMode>
     ),
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,  # the intrinsics move whole fractals
@@ -342,5 +353,11 @@ SPEC = S.TargetSpec(
         mat_store=True,  # TStoreMat (cube_isa.md 3.5)
         tf32_mantissa_bits=11,  # e8m11 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # pushVec2GMFiFo: both sub-cores store (cube_isa.md 6)
+        # the quantisation modes of a2a3/common.hpp by dtype pair (cube_isa.md 3.5): float ->
+        # int8 / uint8 (QF322B8_PRE), half, bf16 (QF322F16_PRE, QF322BF16_PRE); int32 -> int8 /
+        # uint8 (REQ8), half (DEQF16), int16 (SHIFTS322S16)
+        quant_pairs={f32: (i8, u8, f16, bf16), i32: (i8, u8, f16, i16)},
+        # the tload_gm2mat goldens: zeros after dValue up to the C0 boundary (cube_isa.md 3.1)
+        nd2nz_zero_c0_tail=True,
     ),
 )

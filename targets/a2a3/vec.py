@@ -238,8 +238,12 @@ class VecStream:
         """The library's ``set_flag/wait_flag(src, dst, EVENT_ID0)`` pair."""
         self.items.append(("flags", src, dst))
 
-    def scalar(self, cycles: int, label: str, *, reads=(), writes=(), **args) -> None:
-        """Scalar-unit work on PIPE_S (a UB load, a combine loop, a store)."""
+    def scalar(self, cycles: int, label: str, *, reads=(), writes=(), data=True, **args) -> None:
+        """Scalar-unit work on PIPE_S (a UB load, a combine loop, a store). ``data=False``: a
+        step that reads nothing the instruction's semantics need (it may run before the loads
+        the kernel's flags order for the vector steps; the data window opens later)."""
+        if not data:
+            args = {**args, "_data": False}
         self.items.append(("scalar", int(cycles), label, tuple(reads), tuple(writes), args))
 
     def steps(self) -> list[Step]:
@@ -262,7 +266,11 @@ class VecStream:
                 out += handshake(it[1], it[2], t.scalar.flag_cycles)
             elif kind == "scalar":
                 _, cycles, label, reads, writes, args = it
-                out.append(scalar_step(cycles, label, reads=reads, writes=writes, args=args))
+                data = args.get("_data", True)
+                args = {k: v for k, v in args.items() if k != "_data"}
+                out.append(
+                    scalar_step(cycles, label, reads=reads, writes=writes, data=data, args=args)
+                )
             else:
                 _, op, ch, reads, writes, label, args, dt = it
                 nxt = next((x for x in items[k + 1 :] if x[0] != "scalar"), None)

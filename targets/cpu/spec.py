@@ -122,11 +122,13 @@ DTYPES: dict[str, tuple | None] = {
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ALL for name in FIFO_OPS},
-    "TSTORE_FP": None,  # refused below: the quantised fixpipe store is not modelled here
+    "SET_QUANT_SCALAR": None,
+    "SET_QUANT_VECTOR": None,
 }
 
 REFUSALS: dict[str, S.Refusal] = {
-    "TSTORE_FP": S.Refusal("the quantised fixpipe store is not modelled on cpu yet"),
+    name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+    for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
 }
 
 NOTES = {"TSEL": "mask read as a continuous bit stream"}
@@ -160,7 +162,9 @@ SPEC = S.TargetSpec(
         store_valid_within_view=True,  # the reference asserts the view holds it
         burst_count_limit=None,
         atomic_add_dtypes=NON_OPAQUE,  # any arithmetic type, under a mutex (semantics.md 3.5)
-        tmov=S.TMovCopy.VALID_ELEMENTS,  # element by element through both layouts (D16)
+        # cpu/TMov.hpp: SetElement(r, c, GetElement(r, c)) over src's valid region, whatever
+        # the layouts and tile kinds (Vec -> Left / Right, Acc -> Vec ...; D16)
+        tmov=S.TMovCopy.ANY_TILES,
         # its TLOAD assert (valid == the view) is compiled out in the Release build the library's
         # test runners make (tests/run_cpu.py); its tpow test loads 63x63 from a 64x64 view (D7)
         load_valid_within_view=True,
@@ -212,6 +216,7 @@ SPEC = S.TargetSpec(
         row_arg_index=ARG_INDEX,
         col_arg_index=ARG_INDEX,
         part_arg_index={d: (i32, u32) for d in _PART},  # cpu/TPartOp.hpp: 32-bit indices
+        part_arg_select=S.PartArgSelect.SRC1_IF_BETTER,  # cpu/TPartOp.hpp: strict compare
         arg_compare=S.ArgCompare.MAXMIN_SCAN,
         row_order=S.RowReduceOrder.SEQUENTIAL,  # vector_isa.md 3.5 CPU semantics
         col_order=S.ColReduceOrder.SEQUENTIAL_IN_DST,
@@ -286,5 +291,7 @@ SPEC = S.TargetSpec(
         # every tile's storage is host memory: its tests write Acc tiles through tile.data()
         # (the tassign system test); GetValue / SetValue static_assert a Vec tile
         raw_access_cube_tiles=True,
+        shared_buffers=True,
+        fp_forms_copy_unquantised=True,
     ),
 )

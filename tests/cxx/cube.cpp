@@ -116,18 +116,94 @@ extern "C" __global__ AICORE void gemvs(__gm__ half *x, __gm__ half *v, __gm__ f
     TSTORE(zGm, acc2);
 }
 
-// The quantised Acc -> Mat forms as kernels write them (explicit tile types, a pre-quant scalar
-// or a Scaling tile, the compiler's QuantMode_t names): each stops the run naming its form.
-extern "C" __global__ AICORE void acc_prequant_extract(__gm__ float *c)
+namespace {
+using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
+// acc = a @ b (L0C at 0) and the quant words w in L1 (wMat at 0x2000), with the flags up to
+// M -> FIX: what the quantised fixpipe kernels below do before their stores
+AICORE void gemm_and_words(Acc &acc, WMat &wMat, __gm__ half *a, __gm__ half *b, __gm__ uint64_t *w)
 {
-    using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
-    Acc acc;
-    Dst dst;
-    uint64_t preQuantScalar = QuantMode_t::NoQuant == NoQuant ? 0x3f800000 : 0;
-    TEXTRACT<Dst, Acc>(dst, acc, preQuantScalar, 0, 0);
+    AMat aMat;
+    BMat bMat;
+    TileLeft<half, M, K> left;
+    TileRight<half, K, N> right;
+    TASSIGN(aMat, 0x0);
+    TASSIGN(bMat, 0x1000);
+    TASSIGN(wMat, 0x2000);
+    TASSIGN(left, 0x0);
+    TASSIGN(right, 0x0);
+    TASSIGN(acc, 0x0);
+    AGm aGm(a);
+    BGm bGm(b);
+    WGm wGm(w);
+    TLOAD(aMat, aGm);
+    TLOAD(bMat, bGm);
+    TLOAD(wMat, wGm);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TMOV(left, aMat);
+    TMOV(right, bMat);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    TMATMUL(acc, left, right);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
 }
-// the same with int indices (template constants of the kernel), and TEXTRACT / TINSERT into a
-// Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each entry stops at its first
+} // namespace
+
+// the fixpipe's quantised forms: q8 = TSTORE(acc = a @ b, preQuantScalar word) as int8, q16 =
+// TSTORE_FP<..., NormalRelu>(acc, the Scaling tile of words) as half; conv = acc stored into an
+// NDC1HWC0 view (N 1, D 1, C1 2 of 3, H 4 of 5, W 4; float C0 = 8)
+extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *words,
+                                            __gm__ int8_t *q8, __gm__ half *q16, __gm__ float *conv)
+{
+    using ConvGm = GlobalTensor<float, Shape<1, 1, 2, 4, 4>, Stride<480, 480, 160, 32, 8>, Layout::NDC1HWC0>;
+    ConvGm convGm(conv);
+    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+    using Q8Gm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    using Q16Gm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    WMat wMat;
+    Acc acc;
+    Fb fb;
+    TASSIGN(fb, 0x0);
+    Q8Gm q8Gm(q8);
+    Q16Gm q16Gm(q16);
+    gemm_and_words(acc, wMat, a, b, words);
+    float half_scale = 0.5f;
+    uint64_t preQuantScalar = static_cast<uint64_t>(*reinterpret_cast<uint32_t *>(&half_scale)) |
+                              (static_cast<uint64_t>(1) << 46);  // signed int8 output
+    TSTORE<Acc, Q8Gm>(q8Gm, acc, preQuantScalar);
+    TSTORE(convGm, acc);
+    TMOV(fb, wMat);
+    SET_QUANT_SCALAR<int8_t>(0.5f);  // the quant registers a FixpipeParams TPUSH reads
+    SET_QUANT_VECTOR(fb);
+    TSTORE_FP<Acc, Q16Gm, Fb, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(q16Gm, acc, fb);
+}
+
+// a convolution tile: TLOAD of an NC1HWC0 view cutting C1, H and W of a larger tensor, then the
+// raw L1 -> GM copy of its bytes: whole (out) and in bursts with gaps (out2)
+extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, __gm__ half *out2)
+{
+    constexpr int VN = 1, VC1 = 2, VH = 3, VW = 4, C0 = 16;  // the view
+    constexpr int WC1 = 3, WH = 5, WW = 6;                   // the whole tensor (N = 2)
+    using G = GlobalTensor<half, Shape<VN, VC1, VH, VW, C0>,
+                           Stride<WC1 * WH * WW * C0, WH * WW * C0, WW * C0, C0, 1>, Layout::NC1HWC0>;
+    using T = ConvTile<TileType::Mat, half, VN * VC1 * VH * VW * C0, Layout::NC1HWC0,
+                       ConvTileShape<VN, VC1, VH, VW, C0>>;
+    T t;
+    static_assert(T::totalDimCount == 5);
+    TASSIGN(t, 0x0);
+    G g(src);
+    TLOAD(t, g);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    copy_cbuf_to_gm(out, t.data(), 0, 1, VN * VC1 * VH * VW, 0, 0);
+    copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
+}
+
+// TEXTRACT with a preQuantScalar and int indices (template constants of the kernel), and
+// TEXTRACT / TINSERT into a Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each
+// entry stops at its first (950 models no quantised copy into L1, no Acc -> Vec)
 namespace {
 using Vec = Tile<TileType::Vec, float, M, N>;
 using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
@@ -160,57 +236,22 @@ extern "C" __global__ AICORE void acc_to_vec(__gm__ float *c)
 {
     acc_to_vec_forms<0, 0>();
 }
-extern "C" __global__ AICORE void acc_fp_insert(__gm__ float *c)
-{
-    using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
-    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
-    Acc acc;
-    Dst dst;
-    Fb fb;
-    TINSERT_FP<Dst, Acc, Fb>(dst, acc, fb, 0, 0);
-}
 
 // 950 quantised fixpipe stores: q = quantise(a @ b) with the preQuantScalar word s (int8, ReLU),
 // h = quantise(a @ b) per column with the words in w (TSTORE_FP through a Scaling tile, half)
 extern "C" __global__ AICORE void quant_stores(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *w,
                                                __gm__ int8_t *q, __gm__ half *h, uint64_t s)
 {
-    using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N>;
     using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
-    using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
     using QGm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
     using HGm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
-    AMat aMat;
-    BMat bMat;
     WMat wMat;
-    TileLeft<half, M, K> left;
-    TileRight<half, K, N> right;
     Fb fb;
     Acc acc;
-    TASSIGN(aMat, 0x0);
-    TASSIGN(bMat, 0x1000);
-    TASSIGN(wMat, 0x2000);
-    TASSIGN(left, 0x0);
-    TASSIGN(right, 0x0);
     TASSIGN(fb, 0x0);
-    TASSIGN(acc, 0x0);
-    AGm aGm(a);
-    BGm bGm(b);
-    WGm wGm(w);
     QGm qGm(q);
     HGm hGm(h);
-    TLOAD(aMat, aGm);
-    TLOAD(bMat, bGm);
-    TLOAD(wMat, wGm);
-    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-    TMOV(left, aMat);
-    TMOV(right, bMat);
-    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-    TMATMUL(acc, left, right);
-    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
-    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    gemm_and_words(acc, wMat, a, b, w);
     TSTORE<Acc, QGm, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(qGm, acc, s);
     TMOV(fb, wMat);
     TSTORE_FP<Acc, HGm, Fb>(hGm, acc, fb);

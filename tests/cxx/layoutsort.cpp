@@ -434,7 +434,7 @@ ENTRY(TGATHER_typed_P1010_f32)
         TGATHER<std::decay_t<decltype(d)>, std::decay_t<decltype(s)>, MaskPattern::P1010>(d, s);
     });
 }
-// the compare form (not modelled by ptosim: stops at this line)
+// the compare form (a2: its float kValue is refused at this line; other targets: not modelled)
 ENTRY(TGATHER_cmp_f32)
 {
     UNUSED, (void)a, (void)out;

@@ -106,3 +106,18 @@ extern "C" __global__ AICORE void raw_acc(__gm__ float *in, __gm__ float *out)
     acc.data()[5] = 0x5a5a5a;  // @raw_acc
     out[0] = float(acc.data()[5] + 1);
 }
+
+// out = v everywhere but out[5] = 7: a std::fill over two pages of tile storage, then one store
+extern "C" __global__ AICORE void raw_fill(__gm__ float *out, float v)
+{
+    using FillTile = Tile<TileType::Vec, float, 64, 32>;
+    using FillGm = GlobalTensor<float, Shape<1, 1, 1, 64, 32>, Stride<2048, 2048, 2048, 32, 1>>;
+    FillTile t;
+    TASSIGN(t, 0x1000);
+    std::fill(t.data(), t.data() + 64 * 32, v);  // @raw_fill
+    t.data()[5] = 7.0f;  // @raw_fill_one
+    set_flag(PIPE_S, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_S, PIPE_MTE3, EVENT_ID0);
+    FillGm dst(out);
+    TSTORE(dst, t);
+}

@@ -115,8 +115,7 @@ CONV = """#include <pto/pto-inst.hpp>
 using namespace pto;
 extern "C" __global__ AICORE void k(__gm__ float *out)
 {
-    ConvTile<TileType::Mat, float, 16, 16> c;
-    TMATMUL(c, c, c);
+    create_cbuf_matrix(out, 0, 0);
 }
 """
 
@@ -128,8 +127,8 @@ def test_unsupported_pto_isa_api_is_one_line_naming_it(tmp_path, compiler):
     src = _kernel_file(tmp_path, CONV)
     with pytest.raises(CxxBuildError) as exc:
         B.build(src, ["k"], target="a2a3", compiler=compiler)
-    assert str(exc.value) == "[PTO104] k.cpp:5: ConvTile (convolution tiles (cube unit)) " + (
-        "is not supported by ptosim"
+    assert str(exc.value) == "[PTO104] k.cpp:5: create_cbuf_matrix (a raw cube-buffer " + (
+        "intrinsic) is not supported by ptosim"
     )
 
 

@@ -53,16 +53,15 @@ def test_tgemv_forms_from_cxx(prog, devname):
 
 
 @pytest.mark.parametrize(
-    "entry, names",
+    "entry, device, names",
     [
-        ("acc_prequant_extract", ("TEXTRACT", "preQuantScalar")),
-        ("acc_fp_insert", ("TINSERT_FP", "Scaling tile")),
-        ("acc_prequant_int", ("TEXTRACT", "preQuantScalar")),  # int indices compile
-        ("acc_to_vec", ("TEXTRACT", "AccToVecMode")),
+        # 950 models the quantised TSTORE only; the int indices compile
+        ("acc_prequant_int", "950pr", ("TEXTRACT", "preQuantScalar")),
+        ("acc_to_vec", "a2", ("TEXTRACT", "AccToVecMode")),
     ],
 )
-def test_quantised_acc_to_mat_forms_stop_naming_the_form(prog, entry, names):
-    dev = pto.Device("a2")
+def test_unmodelled_acc_forms_stop_naming_the_form(prog, entry, device, names):
+    dev = pto.Device(device)
     with pytest.raises(pto.PtoSimError) as e:
         dev.run(prog.entry(entry), dev.gm_zeros((16, 16), "float32"))
     text = str(e.value)
@@ -71,7 +70,7 @@ def test_quantised_acc_to_mat_forms_stop_naming_the_form(prog, entry, names):
 
 def test_quantised_stores_from_cxx_on_950(prog):
     """TSTORE(gm, acc, preQuantScalar) passes its word; TSTORE_FP reads a Scaling tile staged
-    by TMOV (tests/isa/cube/test_fixpipe_quant.py has the arithmetic)."""
+    by TMOV (tests/isa/cube/test_fixpipe_quant_950.py has the arithmetic)."""
     rng = np.random.default_rng(6)
     a, b = _ints(rng, (16, 32)), _ints(rng, (32, 16))
     p = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
@@ -85,3 +84,42 @@ def test_quantised_stores_from_cxx_on_950(prog):
     want_q = np.maximum(np.clip(np.rint(np.clip(p * 0.5, -256, 255)), -128, 127), 0)
     assert np.array_equal(q.numpy(), want_q.astype(np.int8))
     assert np.array_equal(h.numpy(), (p * scales).astype(np.float16))
+
+
+def test_quantised_fixpipe_forms_from_cxx(prog):
+    """The preQuantScalar word and the TSTORE_FP Scaling tile reach the fixpipe (a2): int8 =
+    round(p * 0.5) ties to even, saturated; half = relu(p) * the column's scale (bits [31:13]).
+    An NDC1HWC0 store writes C0 = 8 column blocks, block j at j * N * stride(C1) = 160 elements,
+    its rows one after another (a2a3 TStoreAccNz2NDC1HWC0's destination stride)."""
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (16, 32), -9, 10), _ints(rng, (32, 16), -9, 10)
+    scales = (np.arange(16) % 4 + 1) * np.float32(0.25)
+    words = scales.astype(np.float32).view(np.uint32).astype(np.uint64)
+    dev = pto.Device("a2")
+    q8, q16 = dev.gm_zeros((16, 16), "int8"), dev.gm_zeros((16, 16), "float16")
+    conv = dev.gm_zeros((480,), "float32")
+    run = dev.run(prog.entry("acc_quant"), dev.gm_array(a), dev.gm_array(b), dev.gm_array(words),
+                  q8, q16, conv)  # fmt: skip
+    p = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+    assert run.findings == [], [str(f) for f in run.findings]
+    assert np.array_equal(q8.numpy(), np.clip(np.round(p * 0.5), -128, 127).astype(np.int8))
+    assert np.array_equal(q16.numpy(), (np.maximum(p, 0) * scales).astype(np.float16))
+    want = np.zeros(480, np.float32)
+    for j in range(2):
+        want[j * 160 : j * 160 + 128] = p[:, j * 8 : j * 8 + 8].reshape(-1)
+    assert np.array_equal(conv.numpy(), want)
+
+
+def test_conv_tile_load_and_raw_l1_to_gm_copy(prog):
+    """TLOAD into a ConvTile copies the NC1HWC0 view densely into L1 (a2a3); copy_cbuf_to_gm
+    moves nBurst bursts of lenBurst 32-byte blocks with srcGap / dstGap blocks between."""
+    src = (np.arange(2 * 3 * 5 * 6 * 16) % 2039).astype(np.float16).reshape(2, 3, 5, 6, 16)
+    view = src[:1, :2, :3, :4, :]
+    dev = pto.Device("a2")
+    out, out2 = dev.gm_zeros((view.size,), "float16"), dev.gm_zeros((6 * 3 * 16,), "float16")
+    run = dev.run(prog.entry("conv_load"), dev.gm_array(src), out, out2)
+    assert run.findings == [], [str(f) for f in run.findings]
+    assert np.array_equal(out.numpy(), view.reshape(-1))
+    want = np.zeros((6, 3, 16), np.float16)
+    want[:, :2, :] = view.reshape(6, 4, 16)[:, :2, :]
+    assert np.array_equal(out2.numpy().reshape(6, 3, 16), want)

@@ -18,7 +18,7 @@ SRC = CXX_DIR / "raw.cpp"
 DIM, MAX_IDS, BLOCKS = 16, 8, 2
 ENTRIES = [
     "raw_gather", "raw_gather_no_wait", "raw_write", "raw_gm_write", "raw_outside", "raw_memcpy",
-    "raw_acc",
+    "raw_acc", "raw_fill",
 ]  # fmt: skip
 
 pytestmark = pytest.mark.skipif(
@@ -94,6 +94,36 @@ def test_raw_tile_writes_land_in_gm_through_tstore(prog, device):
     writes = [i for i in prog_ if i.opcode == "SetValue"]
     assert [i.index for i in writes] == list(range(DIM))  # one element each, in order
     assert all(i.source == line("raw_write") for i in writes)
+
+
+@pytest.mark.parametrize("device", ["cpu", "a2"])
+def test_raw_fill_is_one_setvalue(prog, device):
+    """A std::fill over 2048 floats (two 4 KiB pages) is one SetValue of 2048 consecutive
+    elements (the shim logs the single-stepped writes and sends them in one batch), the later
+    single write its own SetValue. On a2 each element is still one PIPE_S store."""
+    dev = pto.Device(device)
+    out = dev.gm_zeros((64 * 32,), "float32")
+    res = dev.run(prog.entry("raw_fill"), out, -2.5)
+    want = np.full(64 * 32, -2.5, np.float32)
+    want[5] = 7.0
+    assert np.array_equal(out.numpy(), want)
+    assert res.findings == []
+    writes = [i for i in res.blocks[0].program if i.opcode == "SetValue"]
+    assert [(i.index, i.count, i.source) for i in writes] == [
+        (0, 2048, line("raw_fill")),
+        (5, 1, line("raw_fill_one")),
+    ]
+    if device == "a2":  # one PIPE_S store step per element, each of its 4 bytes
+        from types import SimpleNamespace
+
+        from ptosim.targets.a2a3.scalar_access import plan_set_value
+
+        steps = plan_set_value(writes[0], SimpleNamespace(config=dev.config))
+        store = dev.config.timing.scalar.ub_store_cycles
+        assert [(s.cycles, s.writes[0].end - s.writes[0].start) for s in steps] == [
+            (store, 4)
+        ] * 2048
+        assert steps[3].writes[0].start == writes[0].byte_range()[1] + 12
 
 
 @pytest.mark.parametrize("device", ["cpu", "a2"])

@@ -142,14 +142,18 @@ def test_max_min_nan_and_signed_zero_per_target():
         assert not np.signbit(got[2]) and not np.signbit(got[3])
 
 
-def test_untouched_outside_valid_on_cpu_and_a5_a2a3_copies_write_padding():
+@pytest.mark.parametrize("full_cols", [16, 8])
+def test_untouched_outside_valid_on_cpu_and_a5_a2a3_copies_write_padding(full_cols):
     # dst valid 4 x 5 of a 4 x 16 fp32 tile; src1 valid 2 x 5 (rows-smaller): on a2a3 rows 2-3
-    # are copied from src0 in whole 32 B blocks (8 floats), so dst[2:4, 5:8] gets src0's bytes
+    # are copied from src0 (a2a3/TPartOp.hpp): a source of dst's Cols in one copy of whole rows
+    # (dst[2:4, 5:16] gets src0's padding), another one per row in whole 32 B blocks (8 floats:
+    # dst[2:4, 5:8] gets src0's bytes)
     R, C, cols = 4, 5, 16
-    full_data = np.arange(R * cols, dtype=np.float32).reshape(R, cols)
+    full_data = np.arange(R * full_cols, dtype=np.float32).reshape(R, full_cols)
+    copied = cols if full_cols == cols else 8
     for devname in ("cpu", "a2", "950pr"):
         d = vec("float32", R, cols, valid=(R, C))
-        t0 = vec("float32", R, cols)  # loaded whole, so its padding holds known values
+        t0 = vec("float32", R, full_cols)  # loaded whole, so its padding holds known values
         t1 = vec("float32", R, cols, valid=(2, C))
 
         def body(d=d, t0=t0, t1=t1):
@@ -164,11 +168,11 @@ def test_untouched_outside_valid_on_cpu_and_a5_a2a3_copies_write_padding():
         assert_bits_equal(raw[2:, :C], full_data[2:, :C])
         untouched = np.uint32(0xFFFFFFFF)
         assert np.all(raw[:2, C:].view(np.uint32) == untouched), devname
-        assert np.all(raw[:, 8:].view(np.uint32) == untouched), devname
+        assert np.all(raw[:, copied:].view(np.uint32) == untouched), devname
         if devname == "a2":
-            assert_bits_equal(raw[2:, C:8], full_data[2:, C:8])
+            assert_bits_equal(raw[2:, C:copied], full_data[2:, C:copied])
         else:
-            assert np.all(raw[2:, C:8].view(np.uint32) == untouched), devname
+            assert np.all(raw[2:, C:].view(np.uint32) == untouched), devname
 
 
 # -- hypothesis: random shapes against the per-element formulation --------------------------
@@ -198,7 +202,7 @@ def test_random_shapes_match_reference(
     assert_bits_equal(run.tile(d), reference(op, dt, R, C, a, b))
 
 
-# -- arg forms (cpu and a5) -------------------------------------------------------------------
+# -- arg forms ------------------------------------------------------------------------------------
 def part_arg(devname, op, a, ia, b, ib, R, C, vdt="float32", idt="int32"):
     cols = max(8, -(-C // 16) * 16)
     rows = max(R, a.shape[0], b.shape[0])
@@ -284,21 +288,68 @@ def test_arg_forms_empty_source_copies_the_other(devname):
     constraint(devname, one_col_too_many, "valid-within-shape", "src1_val", "TPARTARGMAX")
 
 
-@pytest.mark.parametrize("devname", ["a2"])
-def test_arg_forms_unsupported_on_a2a3(devname):
+@pytest.mark.parametrize("op", ["MAX", "MIN"])
+@pytest.mark.parametrize("small_first", [False, True])
+def test_a2a3_arg_forms_keep_src0_unless_its_compare_fails(op, small_first):
+    """a2a3/TPartArgOp.hpp: vcmp_ge (MAX) / vcmp_le (MIN) of src0 against src1, then vsel:
+    src0's pair where the compare holds (ties), src1's where it fails (a NaN on either side);
+    the full source's pairs elsewhere. The small source covers 2 x 3 of dst's 3 x 5 (the
+    copy-then-op stages) and is src1, or src0 (the stages with the roles swapped)."""
+    full = np.array([[1, 5, 2, np.nan, 4], [7, np.nan, 7, 7, 7], [0, 1, 2, 3, 4]], np.float32)
+    small = np.array([[3, 4, 2], [np.nan, 6, 1]], np.float32)
+    i_full = np.arange(15, dtype=np.int32).reshape(3, 5)
+    i_small = np.array([[100, 101, 102], [103, 104, 105]], np.int32)
+    a, ia, b, ib = (small, i_small, full, i_full) if small_first else (full, i_full, small, i_small)
+    v, i = part_arg("a2", op, a, ia, b, ib, 3, 5)
+    want_v, want_i = full.copy(), i_full.copy()
+    for r in range(2):
+        for c in range(3):
+            x, y = float(a[r, c]), float(b[r, c])
+            keep_src0 = x >= y if op == "MAX" else x <= y  # False when either is NaN
+            want_v[r, c], want_i[r, c] = (x, ia[r, c]) if keep_src0 else (y, ib[r, c])
+    assert_bits_equal(v, want_v)
+    assert_bits_equal(i, want_i)
+
+
+@pytest.mark.parametrize("idt", ["uint32", "int16"])
+def test_a2a3_arg_half_values_with_32_bit_indices_write_64_lanes_per_repeat(idt):
+    """With half values (128 per repeat) and 32-bit indices the library's lane mask of the
+    whole repeats is the low 64 lanes, and the index vsel has 64 lanes: of 200 columns, the
+    pairs of columns 64-127 and the indices of columns 192-199 are not written. 16-bit indices
+    run on the 128 value lanes: every pair is written."""
+    C, cols = 200, 208
+    rng = seeded("a2a3-part-arg-lanes", idt)
+    a = rng.uniform(-8, 8, (1, C)).astype(np.float16)
+    b = rng.uniform(-8, 8, (1, C)).astype(np.float16)
+    ia = rng.integers(0, 30000, (1, C)).astype(npdt(idt))
+    ib = rng.integers(0, 30000, (1, C)).astype(npdt(idt))
+    old_v, old_i = np.full((1, cols), -7.0, np.float16), np.full((1, cols), 7777, npdt(idt))
+    dv, di = vec("half", 1, cols), vec(idt, 1, cols)  # loaded whole with the old values
+    t = [vec(dt, 1, cols, valid=(1, C)) for dt in ("half", idt, "half", idt)]
+
     def body():
-        t = [vec(dt, 2, 8) for dt in ("float32", "int32") * 3]
-        pto.TPARTARGMAX(*t)
+        dv.set_valid(1, C)
+        di.set_valid(1, C)
+        pto.TPARTARGMAX(dv, di, *t)
 
-    constraint(devname, body, "target", "instruction", "TPARTARGMAX", pto.UnsupportedError)
+    run = run_kernel("a2", [dv, di, *t], [(dv, old_v), (di, old_i), *zip(t, (a, ia, b, ib))], body)
+    keep = a >= b
+    want_v, want_i = np.where(keep, a, b), np.where(keep, ia, ib)
+    if idt == "uint32":
+        want_v[:, 64:128] = -7.0
+        want_i[:, 64:128] = 7777
+        want_i[:, 192:] = 7777
+    assert_bits_equal(run.tile(dv), want_v)
+    assert_bits_equal(run.tile(di), want_i)
 
 
-def test_a5_arg_forms_float_needs_32_bit_indices_and_a_full_source():
+@pytest.mark.parametrize("devname", ["950pr", "a2"])
+def test_npu_arg_forms_float_needs_32_bit_indices_and_a_full_source(devname):
     def body():
         t = [vec(dt, 2, 16) for dt in ("float32", "int16") * 3]
         pto.TPARTARGMAX(*t)
 
-    constraint("950pr", body, "dtype", "dst_idx", "TPARTARGMAX")
+    constraint(devname, body, "dtype", "dst_idx", "TPARTARGMAX")
 
     def body2():
         t = [vec(dt, 2, 16) for dt in ("float32", "int32") * 3]
@@ -306,7 +357,7 @@ def test_a5_arg_forms_float_needs_32_bit_indices_and_a_full_source():
         t[4], t[5] = vec("float32", 2, 16, valid=(2, 8)), vec("int32", 2, 16, valid=(2, 8))
         pto.TPARTARGMAX(*t)
 
-    constraint("950pr", body2, "part-shape", "src0_val", "TPARTARGMAX")
+    constraint(devname, body2, "part-shape", "src0_val", "TPARTARGMAX")
 
 
 def test_arg_index_tile_needs_its_value_tiles_valid_shape():

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptosim as pto
-from tests.helpers.kernels import vec
+from tests.helpers.kernels import seeded, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
 
@@ -287,7 +287,7 @@ def test_a5_rowargmax_chunks_combine_by_a_strict_compare():
     r = run("950pr", x, body, [val, idx], [tmp])
     assert r.tile(idx).ravel().tolist() == [3, 70, 0]
     assert r.tile(val).ravel().tolist() == [8, 5, -np.inf]
-    r = run("a2", x, body, [val, idx], [vec("float32", 1, 64)])
+    r = run("a2", x, body, [val, idx], [vec("float32", 3, 16)])  # tmp: a row per src row
     assert r.tile(idx).ravel().tolist()[1] == 0
 
 
@@ -446,6 +446,39 @@ def test_a2a3_tmp_too_small():
     dst = vec("float32", 8, 1, "ColMajor", valid=(4, 1))
     with pytest.raises(pto.ConstraintError, match="tmp-size"):
         run("a2", x, lambda s, d, t: pto.TROWSUM(d, s, t), [dst], [vec("float32", 4, 64)])
+
+
+def _rowarg_a2(x, tmp_shape, with_val):
+    R = x.shape[0]
+    idx = vec("int32", aligned(R, np.int32), 1, "ColMajor", valid=(R, 1))
+    tmp = vec("float32", *tmp_shape)
+    if with_val:
+        val = vec("float32", aligned(R, np.float32), 1, "ColMajor", valid=(R, 1))
+        return run("a2", x, lambda s, v, i, t: pto.TROWARGMAX(v, i, s, t), [val, idx], [tmp]), idx
+    return run("a2", x, lambda s, i, t: pto.TROWARGMAX(i, s, t), [idx], [tmp]), idx
+
+
+@pytest.mark.parametrize(
+    "C,with_val,small,enough",
+    [
+        (8, False, None, (1, 8)),  # one repeat, index only: vcmax straight into dst, no tmp
+        (8, True, (1, 24), (1, 32)),  # one repeat with values: 16 packed (value, index) pairs
+        (100, False, (16, 8), (16, 16)),  # two chunks: pairs in [0, 4), final pair at 8: 10
+        (100, True, (8, 16), (16, 16)),  # ... on each of the 16 rows
+        # 4100 > 64 * 64: 65 chunk indices, 2 second-level ones at 72, final pair at 72 + 8
+        (4100, False, (2, 80), (2, 88)),
+    ],
+)
+def test_a2a3_rowarg_tmp_size_by_lowering_path(C, with_val, small, enough):
+    """a2a3/TRowReduceIdxOps.hpp: which paths use tmp and how much of it they read back."""
+    R = enough[0] if C > 64 else 16
+    x = seeded("rowarg-tmp", C).uniform(-8, 8, (R, C)).astype(np.float32)
+    r, idx = _rowarg_a2(x, enough, with_val)
+    assert r.tile(idx).ravel().tolist() == np.argmax(x, axis=1).tolist()
+    if small is not None:
+        with pytest.raises(pto.ConstraintError, match="tmp-size") as ei:
+            _rowarg_a2(x, small, with_val)
+        assert f"given {small[0]}x{small[1]}" in str(ei.value)
 
 
 def test_rowsum_dtype_pair_rejected():

@@ -77,8 +77,9 @@ def test_tmrgsort_two_and_three_lists(device):
 
 
 @pytest.mark.parametrize("device", ["a2", "950pr"])
-def test_npu_tsort32_partial_block_rejected(device):
-    # the NPUs sort a NaN-padded tail through tmp (not modelled); cpu sorts the tail's pairs
+def test_npu_tsort32_partial_block_rejected_without_tmp(device):
+    # a2a3 sorts a NaN-padded tail through tmp (the 4-operand form); a5's is not modelled;
+    # cpu sorts the tail's pairs
     k = Kern(device, [np.zeros((1, 32), np.float32), np.zeros((1, 32), np.uint32)])
 
     def body(k, src, idx):
@@ -88,6 +89,111 @@ def test_npu_tsort32_partial_block_rejected(device):
     with pytest.raises(ConstraintError) as e:
         k.run(body)
     assert e.value.rule == "sort-block"
+    assert ("tmp tile" in str(e.value)) == (device == "a2")
+
+
+@pytest.mark.parametrize("C", [13, 8170])  # the whole row through tmp; only the last block
+def test_a2a3_tsort32_pads_the_last_block_through_tmp(C):
+    """a2a3/TSort32.hpp, 4 operands: the last block is sorted whole, its C % 32 valid pairs
+    first (descending), then 32 - C % 32 pads of -(0.0/0.0) (float bits 0xFFC00000) with the
+    idx elements past column C. tmp ends holding the copied row (or tail block) and the pads."""
+    n, tail = divmod(C, 32)
+    cols = (n + 1) * 32
+    rng = np.random.default_rng(C)
+    scores = rng.permutation(C).astype(np.float32).reshape(1, C)  # distinct: no ties
+    src_store = np.zeros((1, cols), np.float32)
+    src_store[0, :C] = scores[0]
+    index = (np.arange(cols, dtype=np.uint32) * 7 + 3).reshape(1, cols)
+    k = Kern("a2", [src_store, index])
+
+    def body(k, src, idx):
+        src.set_valid(1, C)
+        k.dst = k.place(vec("float32", 1, 2 * cols))
+        k.tmp = k.place(vec("float32", 1, 32 if C > 8160 else cols))
+        pto.TSORT32(k.dst, src, idx, k.tmp)
+
+    k.run(body)
+    got = k.storage(k.dst)[0].view(np.uint32).reshape(-1, 2)  # (score bits, index) records
+    whole = records(scores[0, : n * 32], index[0, : n * 32]).reshape(-1, 2)
+    np.testing.assert_array_equal(got[: n * 32], whole)
+    last = got[n * 32 :]
+    want = records(scores[0, n * 32 :], index[0, n * 32 : C]).reshape(-1, 2)
+    np.testing.assert_array_equal(last[:tail], want)
+    assert np.all(last[tail:, 0] == 0xFFC00000)
+    assert sorted(last[tail:, 1].tolist()) == index[0, C:].tolist()
+    tmp = k.storage(k.tmp)[0]
+    start = 0 if C <= 8160 else n * 32
+    np.testing.assert_array_equal(tmp[: C - start], src_store[0, start:C])
+    assert np.all(tmp[C - start : cols - start].view(np.uint32) == 0xFFC00000)
+
+
+def _half_records(scores, index):
+    """8-byte half records [score f16][0][index u32] as 4 half elements each."""
+    out = np.zeros((len(scores), 4), np.uint16)
+    out[:, 0] = np.array(scores, np.float16).view(np.uint16)
+    idx = np.array(index, np.uint32)
+    out[:, 2], out[:, 3] = idx & 0xFFFF, idx >> 16
+    return out.reshape(1, -1).view(np.float16)
+
+
+def test_a2a3_tmrgsort_half_records():
+    """a2a3/TMrgSort.hpp takes half as well as float records: the scores are the first half
+    of each 8-byte record (ties: the lower-numbered list first)."""
+    a = _half_records([9, 5, 5, 1], [0, 1, 2, 3])
+    b = _half_records([7, 5, 0.5, 0], [10, 11, 12, 13])
+    k = Kern("a2", [a, b])
+
+    def body(k, x, y):
+        k.dst = k.place(vec("half", 1, 32))
+        pto.TMRGSORT(k.dst, x, y)
+
+    k.run(body)
+    want = _half_records([9, 7, 5, 5, 5, 1, 0.5, 0], [0, 10, 1, 2, 11, 3, 12, 13])
+    np.testing.assert_array_equal(k.storage(k.dst).view(np.uint16), want.view(np.uint16))
+
+
+def test_a2a3_tmrgsort_block_len_merges_the_groups_of_src():
+    """a2a3: TMRGSORT(dst, src, blockLen) is one vmrgsort4 repeated over src's valid columns
+    in groups of 4 sorted blocks of blockLen elements (a multiple of 64)."""
+    rng = np.random.default_rng(4)
+    L, groups = 64, 2
+    per_block = L // 2  # float records
+    scores = rng.permutation(4 * groups * per_block).astype(np.float32)
+    src = np.zeros((1, 4 * groups * L), np.float32)
+    want = []
+    for g in range(groups):
+        recs = []
+        for b in range(4):
+            first = (g * 4 + b) * per_block
+            block = sorted(scores[first : first + per_block], reverse=True)
+            for j, v in enumerate(block):
+                at = (g * 4 + b) * L + 2 * j
+                src[0, at], src[0, at + 1] = v, np.uint32(first + j).view(np.float32)
+                recs.append((v, first + j))
+        want += sorted(recs, key=lambda r: -r[0])
+    k = Kern("a2", [src])
+
+    def body(k, s):
+        k.dst = k.place(vec("float32", 1, src.shape[1]))
+        pto.TMRGSORT(k.dst, s, block_len=L)
+
+    k.run(body)
+    got = k.storage(k.dst)[0].view(np.uint32).reshape(-1, 2)
+    np.testing.assert_array_equal(
+        got[:, 0], np.array([v for v, _ in want], np.float32).view(np.uint32)
+    )
+    np.testing.assert_array_equal(got[:, 1], [i for _, i in want])
+
+    for L, valid, rule in ((32, 256, "block-len"), (64, 320, "block-groups")):
+        k = Kern("a2", [np.zeros((1, 320), np.float32)])
+
+        def bad(k, s, L=L, valid=valid):
+            s.set_valid(1, valid)
+            pto.TMRGSORT(k.place(vec("float32", 1, 320)), s, block_len=L)
+
+        with pytest.raises(ConstraintError) as e:
+            k.run(bad)
+        assert e.value.rule == rule
 
 
 @pytest.mark.parametrize("byte", (0, 1, 2, 3))

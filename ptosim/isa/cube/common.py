@@ -37,18 +37,6 @@ class CubeInstruction(Instruction):
             self.fail(operand, "fractal-layout", names, ref.geom.layout_name, detail)
 
 
-class Unmodelled(CubeInstruction):
-    """A cube form ptosim does not model yet: it stops the run at the kernel's line with an
-    UnsupportedError naming the form (rule ``form``)."""
-
-    def __init__(self, opcode: str, form: str, pipe):
-        self.opcode, self.form, self.nominal_pipe = opcode, form, pipe
-
-    def validate(self, arch: Arch) -> None:
-        self.unsupported("instruction", "form", "a modelled form", self.form,
-                         "not modelled yet (docs/guide-cube.md)")  # fmt: skip
-
-
 def _layout_text(b: BLayout, s: SLayout) -> str:
     return {NZ: "NZ", ZN: "ZN", ZZ: "ZZ"}.get((b, s), f"{b.name}+{s.name}")
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...argcheck import as_int
+from ...dtypes import dtype as as_dtype
 from ...enums import Direction, Pipe, TileSplitAxis, TileType
 from ...errors import KernelError
 from ...memory import GmBuffer
@@ -38,6 +39,7 @@ from ..base import Arch, Instruction
 from ..data import TASSIGN, TLOAD, TSTORE
 from ..registry import instruction
 from ..sync import FFTS_FLAGS, ffts_config, ffts_cross_core_sync, wait_flag_dev
+from .fixpipe_config import push_quant
 
 
 @dataclass(frozen=True)
@@ -397,18 +399,25 @@ def _point(gm: GlobalTensor, pipe: TPipe, byte_offset: int, what: str) -> None:
 @instruction(
     family="cube", summary="push a tile into a cube <-> vector TPipe (wait credit, store, signal)"
 )
-def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
+def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoRelu",
+          atomic="AtomicNone") -> int:  # fmt: skip
     """``TPUSH<Pipe, Tile, Split>(pipe, tile)``: the producer (the cube with an Acc tile on a
     C2V pipe, a vector core with a Vec tile on a V2C pipe) waits for a free slot when the
     credit protocol says so, stores its tile (or its part) into the slot and signals the
     consumer. ``TPUSH(pipe, gm)`` (GlobalTensor form, after TALLOC and a hand-made store) only
-    signals. Returns the GM byte offset of the slot (in the pipe's buffer)."""
+    signals. Returns the GM byte offset of the slot (in the pipe's buffer).
+
+    ``quant_mode`` / ``relu`` / ``atomic``: the cube's ``TPUSH<Pipe, Tile, FixpipeParams<NZ2ND,
+    QuantMode, Relu, ..., Atomic>>``: the fixpipe converts or quantises the Acc tile on the way
+    (``fixpipe_config.QUANT_MODES``; the quant word from SET_QUANT_SCALAR / SET_QUANT_VECTOR)."""
     if isinstance(tile, GlobalTensor):
         split, cube = _check("TPUSH", pipe, tile, split, "gm")
         with _via("TPUSH"):
             pipe.post_ready(cube, "TPUSH", pipe.prod_index - 1, form="gm")
         return tile.offset * tile.dtype.size_bytes
     split, cube = _check("TPUSH", pipe, tile, split, "tile")
+    if not cube and (quant_mode is not None or relu != "NoRelu" or atomic != "AtomicNone"):
+        raise KernelError("TPUSH quant_mode / relu / atomic: the fixpipe forms of the cube's push")
     ref = tile.ref()
     index = pipe.prod_index
     with _via("TPUSH"):
@@ -418,7 +427,9 @@ def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
         rows, cols = ref.valid_row, ref.valid_col
         if cube:
             phase = "Final" if pipe.unit_flag else "Unspecified"
-            TSTORE(_slot_view(pipe, ref.dtype, slot, rows, cols, cols), tile, phase=phase)
+            out, quant = push_quant(quant_mode or "NoQuant", ref)
+            TSTORE(_slot_view(pipe, as_dtype(out), slot, rows, cols, cols), tile, phase=phase,
+                   relu=relu, atomic=atomic, quant=quant)  # fmt: skip
         elif _stores(split):
             off, stride = _vec_push_part(split, get_sub(), rows, cols)
             TSTORE(_slot_view(pipe, ref.dtype, slot + off * ref.dtype.size_bytes, rows, cols,

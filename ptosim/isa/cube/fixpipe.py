@@ -4,19 +4,18 @@ on PIPE_FIX, with ReLU, a type conversion and, for TSTORE, an atomic add into GM
 
 Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion to the
 destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
-``static_cast`` and the library's numpy goldens do), then the store or the atomic add. A
-quantised TSTORE (a ``preQuantScalar`` word, or TSTORE_FP's Scaling tile) scales instead
-(``quant``) on the targets whose ``CubeRules.acc_store_quant`` lists its type pair; the other
-quantised forms (TMOV / TEXTRACT / TINSERT with a quantisation) stop with an UnsupportedError
-that names the form.
+``static_cast`` and the library's numpy goldens do) or the quantisation (``quant``: a
+``preQuantScalar`` word, or a Scaling tile of one word per column: ``quant.py``; on the
+targets whose ``CubeRules.quant_pairs`` list the type pair: Atlas A2/A3 for every fixpipe copy,
+950 for TSTORE only; elsewhere the form stops the run naming it), then the store or the atomic
+add. On 950 TSTORE also writes the convolution layouts NHWC / NCHW / NCDHW.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ... import dtypes as D
-from ...dtypes import names
+from ...dtypes import DType, names
 from ...enums import (
     MATRIX_LAYOUTS,
     AtomicType,
@@ -32,7 +31,10 @@ from ..base import Arch, ExecContext
 from ..spec import ExtractBounds
 from .common import NZ, CubeInstruction, geom_of, read_block, storage, write_block
 from .geometry import ceil_to
-from .quant import quantise, relu_after
+from .quant import FB_ADDRESS_UNIT_BYTES, quantise
+
+# a fixpipe copy's quantisation: None, a preQuantScalar word (int) or a Scaling tile
+Quant = int | TileRef | None
 
 
 def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
@@ -55,71 +57,90 @@ CONV_SHAPES = {
 
 class _Fixpipe(CubeInstruction):
     nominal_pipe = Pipe.PIPE_FIX
+    quant: Quant = None
 
-    def check_quant(self, quant: str | None) -> None:
-        if quant:
+    @property
+    def quant_form(self) -> str:
+        if isinstance(self.quant, TileRef):
+            return "vector quantisation (a Scaling tile)"
+        return "scalar quantisation (a preQuantScalar)"
+
+    def validate_quant(self, arch: Arch, src: TileRef, dst: DType, columns: int) -> bool:
+        """The quantised form's rules; False when the copy is not quantised."""
+        q = self.quant
+        if q is None:
+            return False
+        pairs = arch.spec.cube.quant_pairs
+        if not pairs:
             self.unsupported(
-                "instruction", "quantised-form", "a fixpipe form without quantisation",
-                quant, "the quantised fixpipe forms are not modelled yet",
+                "quant", "quantised-form", "a fixpipe form without quantisation on this target",
+                self.quant_form, "the quantised fixpipe is not modelled on this target",
             )  # fmt: skip
+        if self.opcode != "TSTORE" and not arch.spec.cube.quant_moves:
+            self.unsupported(
+                "quant", "quantised-form", "a fixpipe copy to L1 without quantisation",
+                f"{self.opcode} with {self.quant_form}",
+                "on this target ptosim models the quantised TSTORE only",
+            )  # fmt: skip
+        self.require(
+            src.dtype in pairs and dst in pairs[src.dtype], "dst", "quant-dtype-pair",
+            "; ".join(f"{k.name} -> {names(v)}" for k, v in pairs.items()),
+            f"{src.dtype.name} -> {dst.name}", self.quant_form,
+        )  # fmt: skip
+        if isinstance(q, TileRef):
+            self.require_kind("quant", q, TileType.Scaling)
+            self.require(q.dtype.name == "uint64", "quant", "dtype", "uint64 (the quant words)",
+                         q.dtype.name)  # fmt: skip
+            first = self.fb_first_word()
+            self.require(
+                first + columns <= q.cols, "quant", "scaling-extent",
+                f"{first} + {columns} words inside Cols {q.cols}", q.cols,
+                "one quant word per output column",
+            )  # fmt: skip
+        else:
+            self.require(0 <= q < 1 << 64, "quant", "quant-word", "a uint64 word", q)
+        return True
+
+    def fb_first_word(self) -> int:
+        """The Scaling tile's word of output column 0: TEXTRACT_FP points the fixpipe at word
+        indexCol, in the FPC register's 128-byte units (a2a3 textract_common.hpp SetFPC)."""
+        if self.opcode != "TEXTRACT":
+            return 0
+        skip = (self.index_col * 8) // FB_ADDRESS_UNIT_BYTES * FB_ADDRESS_UNIT_BYTES
+        return skip // 8
+
+    def convert(self, ctx: ExecContext, values: np.ndarray, dst: DType) -> np.ndarray:
+        """ReLU (before quantisation: ReluPreMode), then the conversion or the quantisation."""
+        if self.quant is None:
+            return relu_convert(values, self.relu, dst.np)
+        if self.relu is ReluPreMode.NormalRelu:
+            values = np.maximum(values, values.dtype.type(0))
+        q = self.quant
+        if isinstance(q, TileRef):
+            first = self.fb_first_word()
+            words = read_block(ctx, q, 1, first + values.shape[1])[0, first:]
+        else:
+            words = np.uint64(q)
+        return quantise(values, words, dst)
 
 
 class AccStore(_Fixpipe):
     """TSTORE(gm, acc): the valid region of the accumulator to GM (ND, NZ; 950 also NHWC,
-    NCHW, NCDHW). ``quant``: an int is the ``preQuantScalar`` word (scalar quantisation), a
-    str names a form ptosim does not model; ``fp``: the Scaling tile of TSTORE_FP (one
-    quantisation word per column)."""
+    NCHW, NCDHW)."""
 
     opcode = "TSTORE"
     reads = ("tile",)
     writes = ("gm",)
 
     def __init__(self, gm: GmRef, tile: TileRef, atomic: AtomicType, relu: ReluPreMode,
-                 quant: int | str | None = None, fp: TileRef | None = None):  # fmt: skip
+                 quant: Quant = None):  # fmt: skip
         self.gm, self.tile, self.atomic, self.relu, self.quant = gm, tile, atomic, relu, quant
-        self.fp = fp
         reads = ["tile"]
-        if fp is not None:
-            self.opcode = "TSTORE_FP"
-            reads.append("fp")
+        if isinstance(quant, TileRef):
+            reads.append("quant")
         if atomic is AtomicType.AtomicAdd:
             reads.append("gm")
         self.reads = tuple(reads)
-
-    @property
-    def quantised(self) -> bool:
-        """A modelled quantised form: a scalar word or a Scaling tile."""
-        return self.fp is not None or (self.quant is not None and not isinstance(self.quant, str))
-
-    def validate_quant(self, cube) -> None:
-        """The (Acc, GM) type pair of a quantised store (a5 GetScalarPreQuantModeGm /
-        GetVectorPreQuantModeGm) and the Scaling tile of TSTORE_FP."""
-        t, g = self.tile, self.gm
-        form = "a Scaling tile (vector quantisation)" if self.fp is not None else (
-            "a preQuantScalar (scalar quantisation)")  # fmt: skip
-        pairs = cube.acc_store_quant
-        if not pairs:
-            self.check_quant(form)
-        if g.dtype in cube.acc_store_quant_unmodelled:
-            self.unsupported(
-                "gm", "quantised-form", "a modelled quantisation output",
-                f"{t.dtype.name} -> {g.dtype.name} with {form}",
-                f"the {g.dtype.name} rounding of the fixpipe is not published",
-            )  # fmt: skip
-        self.require(
-            t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
-        )
-        self.require_dtype(
-            "gm", g.dtype, pairs[t.dtype], "dtype-pair", f"the quantised output of {t.dtype.name}"
-        )
-        if self.fp is not None:
-            fp = self.fp
-            self.require_kind("fp", fp, TileType.Scaling)
-            self.require_dtype("fp", fp.dtype, (D.uint64, D.int64), "dtype", "quantisation words")
-            self.require(
-                fp.cols >= t.valid_col, "fp", "fp-extent",
-                f"one word per column: Cols >= validCol ({t.valid_col})", fp.cols,
-            )  # fmt: skip
 
     @property
     def atomic_op(self) -> str | None:
@@ -129,13 +150,16 @@ class AccStore(_Fixpipe):
         t, g = self.tile, self.gm
         cube = arch.spec.cube
         self.require_kind("tile", t, TileType.Acc)
-        if self.fp is not None:  # TSTORE_FP: defined (and modelled) per target
-            self.require_defined(arch)
-        if self.quantised:
-            self.validate_quant(cube)
-        else:
-            self.check_quant(self.quant)
+        if not self.validate_quant(arch, t, g.dtype, t.valid_col):
             pairs = cube.acc_store
+            needs_quant = g.dtype in cube.quant_pairs.get(t.dtype, ()) and g.dtype not in pairs.get(
+                t.dtype, ()
+            )
+            self.require(
+                not needs_quant, "gm", "quant-needed",
+                "a quant word (a preQuantScalar or TSTORE_FP's Scaling tile)", "none",
+                f"{t.dtype.name} -> {g.dtype.name} is a quantised form",
+            )  # fmt: skip
             self.require(
                 t.dtype in pairs, "tile", "dtype", f"one of {names(tuple(pairs))}", t.dtype.name
             )
@@ -144,7 +168,11 @@ class AccStore(_Fixpipe):
                 f"the fixpipe output of {t.dtype.name}",
             )  # fmt: skip
             if cube.fractal_checks and (t.dtype.kind == "int") != (g.dtype.kind == "int"):
-                self.check_quant(f"{t.dtype.name} -> {g.dtype.name} (a quantisation mode)")
+                self.unsupported(
+                    "gm", "quantised-form", "a fixpipe form without quantisation",
+                    f"{t.dtype.name} -> {g.dtype.name}",
+                    "this dtype pair needs a quantisation mode (a preQuantScalar or TSTORE_FP)",
+                )  # fmt: skip
         layouts = cube.acc_store_layouts
         self.require(
             g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
@@ -235,21 +263,10 @@ class AccStore(_Fixpipe):
             )  # fmt: skip
         return np.concatenate([src[base + b * shift] for b in range(g.shape[0])])
 
-    def converted(self, ctx: ExecContext, raw: np.ndarray) -> np.ndarray:
-        """ReLU and the type conversion, or the quantisation then ReLU (``quant``)."""
-        g = self.gm
-        if not self.quantised:
-            return relu_convert(raw, self.relu, g.dtype.np)
-        if self.fp is not None:
-            words = storage(ctx, self.fp)[: raw.shape[1]]
-        else:
-            words = np.uint64(int(self.quant) & 0xFFFFFFFFFFFFFFFF)
-        vals = quantise(raw, words, g.dtype)
-        return relu_after(vals) if self.relu is ReluPreMode.NormalRelu else vals
-
     def execute(self, ctx: ExecContext) -> None:
         g = self.gm
-        vals = self.converted(ctx, self.source_rows(ctx)).reshape(-1)
+        raw = self.source_rows(ctx)
+        vals = self.convert(ctx, raw, g.dtype).reshape(-1)
         offs = self.gm_offsets()
         ctx.gm_check(g, offs, "gm")
         store = g.storage()
@@ -267,15 +284,16 @@ class AccToMat(_Fixpipe):
     writes = ("dst",)
 
     def __init__(self, opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int,
-                 relu: ReluPreMode, quant: str | None = None):  # fmt: skip
+                 relu: ReluPreMode, quant: Quant = None):  # fmt: skip
         self.opcode = opcode
         self.dst, self.src, self.index_row, self.index_col = dst, src, index_row, index_col
         self.relu, self.quant = relu, quant
+        if isinstance(quant, TileRef):
+            self.reads = ("src", "quant")
 
     def validate(self, arch: Arch) -> None:
         d, s = self.dst, self.src
         cube = arch.spec.cube
-        self.check_quant(self.quant)
         self.require_kind("src", s, TileType.Acc)
         if d.loc is TileType.Vec:
             self.unsupported(
@@ -283,14 +301,15 @@ class AccToMat(_Fixpipe):
                 "not modelled yet (docs/guide-cube.md)",
             )  # fmt: skip
         self.require_kind("dst", d, TileType.Mat)
-        pairs = cube.acc_to_mat
-        self.require(
-            s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
-            "Acc -> Mat without quantisation",
-        )  # fmt: skip
-        self.require_dtype(
-            "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
-        )
+        if not self.validate_quant(arch, s, d.dtype, self.extent(cube.extract_bounds)[1]):
+            pairs = cube.acc_to_mat
+            self.require(
+                s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
+                "Acc -> Mat without quantisation",
+            )  # fmt: skip
+            self.require_dtype(
+                "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
+            )
         if cube.fractal_checks:
             self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
         if self.opcode == "TINSERT":
@@ -342,9 +361,9 @@ class AccToMat(_Fixpipe):
         rows, cols = self.extent(bounds)
         if self.opcode != "TINSERT":
             vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
-            write_block(ctx, self.dst, relu_convert(vals, self.relu, self.dst.dtype.np))
+            write_block(ctx, self.dst, self.convert(ctx, vals, self.dst.dtype))
             return
-        vals = relu_convert(read_block(ctx, self.src, rows, cols), self.relu, self.dst.dtype.np)
+        vals = self.convert(ctx, read_block(ctx, self.src, rows, cols), self.dst.dtype)
         if bounds is ExtractBounds.VALID:  # CPU simulator: element by element at the index
             write_block(ctx, self.dst, vals, self.index_row, self.index_col)
             return

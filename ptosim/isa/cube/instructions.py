@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from ...argcheck import as_int
 from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
-from ...errors import KernelError
 from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
+from ..spec import TMovCopy
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
-from .common import Unmodelled, gm_arg, tile_arg
+from .common import gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, conversion_of
 from .matmul import MatMul
@@ -104,22 +104,6 @@ def TGEMV_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") 
     _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias, phase=phase)
 
 
-@instruction(family="cube", summary="Acc -> GM through the fixpipe, quantised per column")
-def TSTORE_FP(gm: GlobalTensor, tile: Tile, fp: Tile, *, atomic=AtomicType.AtomicNone,
-              relu="NoRelu", phase="Unspecified") -> None:  # fmt: skip
-    """``TSTORE`` of an Acc tile with vector quantisation: column j scaled by the word
-    ``fp[j]`` of a Scaling tile (uint64; staged with ``TMOV(fp, mat)``), docs/guide-cube.md."""
-    if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
-        raise KernelError("TSTORE_FP stores an Acc tile (the fixpipe)")
-    _fixpipe_phase(phase, "TSTORE_FP phase")
-    emit(
-        AccStore(
-            gm_arg(gm, "TSTORE_FP gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE_FP atomic"),
-            ReluPreMode.parse(relu, "TSTORE_FP relu"), fp=tile_arg(fp, "TSTORE_FP fp"),
-        )
-    )  # fmt: skip
-
-
 # -- the cube forms of the shared names (called from isa/data.py and isa/vector/layout.py) -------
 def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     """Emit the converting TLOAD into L1 and return True, or False for the other loads."""
@@ -132,7 +116,15 @@ def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     return True
 
 
-def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -> bool:
+def _quant(quant, what: str):
+    """A fixpipe copy's quantisation operand: None, a preQuantScalar word (an int, the C++
+    uint64) or a Scaling tile of one word per output column (the ``*_FP`` forms)."""
+    if quant is None or isinstance(quant, Tile):
+        return None if quant is None else quant.ref()
+    return as_int(quant, f"{what} quant (a preQuantScalar word)", lo=0)
+
+
+def cube_store(gm, tile, atomic, relu, quant=None, phase="Unspecified") -> bool:
     """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         return False
@@ -140,7 +132,7 @@ def cube_store(gm, tile, atomic, relu, quant: str | None, phase="Unspecified") -
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
-            ReluPreMode.parse(relu, "TSTORE relu"), quant,
+            ReluPreMode.parse(relu, "TSTORE relu"), _quant(quant, "TSTORE"),
         )
     )  # fmt: skip
     return True
@@ -154,14 +146,14 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     d, s = dst.ref(), src.ref()
     r = as_int(index_row, f"{opcode} index_row")
     c = as_int(index_col, f"{opcode} index_col")
+    if opcode == "TMOV" and TileType.Vec in (d.loc, s.loc) and _tmov_any_tiles():
+        return False  # cpu: a TMOV to or from a Vec tile is the plain element copy (data.TMov)
     if s.loc is TileType.Acc:
         _fixpipe_phase(phase, f"{opcode} phase")
-        emit(AccToMat(opcode, d, s, r, c, ReluPreMode.parse(relu, f"{opcode} relu"), quant))
+        relu_mode = ReluPreMode.parse(relu, f"{opcode} relu")
+        emit(AccToMat(opcode, d, s, r, c, relu_mode, _quant(quant, opcode)))
     elif d.loc is TileType.Scaling and opcode == "TMOV":
         emit(MatToScaling(d, s))
-    elif d.loc is TileType.Scaling:
-        emit(Unmodelled(opcode, "Mat -> Scaling (the fixpipe's quantisation parameters)",
-                        Pipe.PIPE_MTE1))  # fmt: skip
     elif d.loc is TileType.Bias and opcode == "TMOV":
         emit(MatToBias(d, s))
     elif d.loc in (TileType.Left, TileType.Right):
@@ -171,6 +163,11 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     else:
         return False
     return True
+
+
+def _tmov_any_tiles() -> bool:
+    """Whether TMOV copies elements between any tiles on this target (cpu: host memory)."""
+    return current().program.arch.spec.dma.tmov is TMovCopy.ANY_TILES
 
 
 def cube_fillpad(dst, src) -> bool:

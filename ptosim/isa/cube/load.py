@@ -5,10 +5,11 @@ bursts of ``isa/data.py``.
 
 ND2NZ moves the GlobalTensor's ``shape[3] x shape[4]`` matrix (nValue rows of dValue
 elements; DN2ZN the mirror) into the tile at logical (r, c). What the NPU's DMA writes in a
-fractal beyond the moved rows / columns is not published (cube_isa.md 3.1 "uncertain"): ptosim
-leaves those bytes as they were, and kernels that need zeros there call TFILLPAD on the Mat
-tile, as the library's do. The CPU simulator fills every other element with the pad value
-(0 for Null), as for a Vec tile.
+fractal beyond the moved rows / columns is not published (cube_isa.md 3.1 "uncertain"), except
+that on a2a3 the C0 block a moved row (ND2NZ) or column (DN2ZN) ends in is zero-filled to its end
+(``zero_c0_tail``); ptosim leaves the other bytes as they were, and kernels that need zeros
+there call TFILLPAD on the Mat tile, as the library's do. The CPU simulator fills every other
+element with the pad value (0 for Null), as for a Vec tile.
 """
 
 from __future__ import annotations
@@ -100,6 +101,24 @@ class MatLoad(CubeInstruction):
             pad = 0 if isinstance(t.pad, PadValue) else t.pad
             write_block(ctx, t, np.full((t.rows, t.cols), pad, dtype=t.dtype.np))
         write_block(ctx, t, vals)
+        if ctx.spec.cube.nd2nz_zero_c0_tail and self.form in ("ND2NZ", "DN2ZN"):
+            self.zero_c0_tail(ctx, rows, cols)
+
+    def zero_c0_tail(self, ctx: ExecContext, rows: int, cols: int) -> None:
+        """The a2a3 DMA writes whole 32-byte C0 blocks: ND2NZ zeros the columns from dValue to
+        the next multiple of C0 in every moved row, DN2ZN the rows from dValue to the next
+        multiple of C0 in every moved column (the library's tload_gm2mat goldens have zeros
+        there, and its kernel fills nothing)."""
+        t = self.tile
+        c0 = t.dtype.c0
+        if self.form == "ND2NZ":
+            end = min(ceil_to(cols, c0), t.cols)
+            if end > cols:
+                write_block(ctx, t, np.zeros((rows, end - cols), t.dtype.np), c0=cols)
+        else:
+            end = min(ceil_to(rows, c0), t.rows)
+            if end > rows:
+                write_block(ctx, t, np.zeros((end - rows, cols), t.dtype.np), r0=rows)
 
 
 class MatFillPad(CubeInstruction):

@@ -15,7 +15,6 @@ the same either way. What is copied differs per target:
 
 from __future__ import annotations
 
-from ... import dtypes as D
 from ...dtypes import names
 from ...enums import CompactMode, Pipe, ReluPreMode, TileType
 from ...tensors import TileRef
@@ -203,9 +202,11 @@ class MatToBias(CubeInstruction):
 
 
 class MatToScaling(CubeInstruction):
-    """TMOV(scaling, mat): one row of quantisation words from L1 into the fixpipe buffer
-    (``copy_cbuf_to_fbuf``, issued on PIPE_FIX, as the fixpipe that reads them: the library's
-    kernels put no flag between this copy and the TSTORE_FP that uses it)."""
+    """TMOV(scaling, mat): one row of L1 quant words into the fixpipe buffer (FB), the Scaling
+    tile the ``*_FP`` fixpipe forms read (``copy_cbuf_to_fbuf``; cube_isa.md 3.3). It runs on
+    PIPE_FIX: the library's a2a3 tests (tstore_acc2gm, tmov_acc2mat) issue it after their M ->
+    FIX flag and read the Scaling tile with the next fixpipe copy with no flag between, which
+    only the fixpipe's own pipe orders (cube_isa.md 1.3 lists MTE1, from the cost model's key)."""
 
     opcode = "TMOV"
     nominal_pipe = Pipe.PIPE_FIX
@@ -217,24 +218,25 @@ class MatToScaling(CubeInstruction):
 
     def validate(self, arch: Arch) -> None:
         d, s = self.dst, self.src
-        unit = arch.spec.cube.scaling_unit_bytes
-        if unit is None:
-            self.unsupported("instruction", "form", "a modelled form",
-                             "Mat -> Scaling (the fixpipe's quantisation parameters)",
-                             "not modelled yet (docs/guide-cube.md)")  # fmt: skip
         self.require_kind("src", s, TileType.Mat)
-        self.require_dtype("dst", d.dtype, (D.uint64, D.int64), "dtype", "quantisation words")
-        self.require_same_dtype("dst", d, "src", s)
+        self.require_kind("dst", d, TileType.Scaling)
+        words = ("uint64", "int64")
+        self.require(s.dtype.name in words, "src", "dtype", "uint64 or int64", s.dtype.name)
+        self.require_same_dtype("src", s, "dst", d)
         self.require(s.rows == 1, "src", "one-row", "Rows == 1", s.rows)
         self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
-        nbytes = d.cols * d.dtype.size_bytes
-        self.require(
-            nbytes % unit == 0, "dst", "fb-unit", f"Cols*sizeof(T) % {unit} == 0", f"{nbytes} B"
-        )
+        if arch.spec.cube.fractal_checks:  # one copy_cbuf_to_fbuf burst in 128-byte units
+            nbytes = s.cols * s.dtype.size_bytes
+            self.require(
+                nbytes % 128 == 0, "src", "scaling-128B", "Cols*sizeof(src) % 128 == 0",
+                f"{nbytes} B",
+            )  # fmt: skip
 
     def execute(self, ctx: ExecContext) -> None:
-        n = min(self.dst.cols, self.src.cols)
-        storage(ctx, self.dst)[:n] = read_block(ctx, self.src, 1, n).reshape(-1)
+        d, s = self.dst, self.src
+        static = ctx.spec.cube.extract_bounds is ExtractBounds.STATIC
+        cols = min(d.cols, s.cols) if static else min(d.valid_col, s.valid_col)
+        write_block(ctx, d, read_block(ctx, s, 1, cols))
 
 
 def window_text(ref: TileRef) -> str:

@@ -1,75 +1,84 @@
-"""The fixpipe's quantisation: an accumulator value scaled into a narrower type on its way out
-of L0C (reference/cube_isa.md 3.5, 3.6).
+"""The fixpipe's quantisation (reference/cube_isa.md 3.5, 3.6): an Acc value
+scaled by a 64-bit quant word, from the ``preQuantScalar`` operand (scalar quantisation, one word
+for the tile) or from a Scaling tile in the fixpipe buffer (vector quantisation, one word per
+output column: TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP).
 
-A quantisation word (uint64) carries, as the 950's QUANT_PRE register and the library's
-goldens read it (a5 tstore_acc2gm gen_data.py ``extract_quant_params``):
+The word's fields, as the library's test goldens decode them (a2a3 tstore_acc2gm and
+tmov_acc2mat gen_data.py; a5 tstore_acc2gm ``extract_quant_params``, the 950's QUANT_PRE) and its
+kernels build them:
 
-- bits [31:13]: the scale, a float of 1 sign, 8 exponent and 10 mantissa bits (a float32 whose
-  low 13 mantissa bits are dropped);
-- bits [45:37]: a 9-bit offset added to an 8-bit integer result (two's complement: choice,
-  the reference's tests leave it 0);
-- bit 46: an 8-bit integer result is signed (int8, clamped to [-128, 127]) or not (uint8,
-  [0, 255]).
+- bits [31:13]: the scale M1, a float with 1 sign, 8 exponent and 10 mantissa bits (the float32
+  bits with the low 13 dropped);
+- bits [35:32]: N, the shift of the int32 -> int16 mode (a right shift by N + 1);
+- bits [45:37]: a 9-bit offset added after the int8 scaling;
+- bit 46: 1 = signed int8 output range, 0 = unsigned.
 
-The scalar form (``preQuantScalar``) applies one word to every element; the vector form
-(``TSTORE_FP``, a Scaling tile in the fixpipe buffer) one word per output column.
+Per output type (the mode the library derives from the dtype pair, a2a3/common.hpp and a5
+GetScalarPreQuantModeGm / GetVectorPreQuantModeGm; which pairs a target has:
+``CubeRules.quant_pairs``):
 
-Per element (the hardware's rounding is not published; these are the library goldens' steps):
-``y = float32(x) * scale`` (one float32 rounding), then
+- int8 / uint8 (``QF322B8_PRE`` from float, ``REQ8`` from int32): ``x * M1`` in float32, rounded
+  to the nearest integer (ties to even, as numpy's ``round`` in the goldens), saturated to
+  [-256, 255], plus the offset, saturated to [-128, 127] (sign bit set) or [0, 255];
+- half (``DEQF16`` from int32, ``QF322F16_PRE`` from float): ``x * M1`` in float32 saturated to
+  the finite half range, then rounded to half;
+- bfloat16 (``QF322BF16_PRE``): ``x * M1`` in float32 rounded to bfloat16, saturated finite;
+- float8_e4m3 (950): as half, saturated to the type's largest finite value (448);
+- float (950): ``x * M1`` in float32;
+- hifloat8 (950): ``x * M1`` in float32 rounded to nearest, ties away from zero, as the HiF8
+  format converts (``ptosim/hifloat8.py`` ``encode``; the library's golden converts the same
+  way), no saturation (past 1.25 x 2^15 it is infinity);
+- int16 (``SHIFTS322S16``, int32 only): ``x >> (N + 1)`` (arithmetic) saturated to int16.
 
-- to int8 / uint8: ``y`` clamped to [-256, 255] and rounded to nearest even, plus the offset,
-  clamped to the signed or unsigned 8-bit range;
-- to half / bfloat16 / float8_e4m3: ``y`` clamped to the type's largest finite magnitude, then
-  rounded to nearest even;
-- to hifloat8: ``y`` rounded to nearest, ties away from zero, as the HiF8 format converts
-  (ptosim/hifloat8.py ``encode``; the library's golden converts the same way);
-- to float: ``y``.
-
-ReLU comes after the quantisation (the CPU simulator's order; the goldens apply it last).
+NaN in a float accumulator quantised to an integer type gives 0 (not published; ptosim's choice,
+so that the result is deterministic).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ... import dtypes as D
 from ... import hifloat8
 from ...dtypes import DType
+from ...dtypes import dtype as as_dtype
 
-SCALE_MASK = np.uint64(0xFFFFE000)  # bits [31:13]: 1 sign, 8 exponent, 10 mantissa bits
+FB_ADDRESS_UNIT_BYTES = 128  # the FPC register holds the Scaling tile's address in 128 B units
 
 
-def word_fields(words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(scale float32, offset int64, signed bool) of quantisation words."""
-    w = np.asarray(words).astype(np.uint64)
-    scale = (w & SCALE_MASK).astype(np.uint32).view(np.float32)
-    raw = ((w >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
-    offset = np.where(raw >= 256, raw - 512, raw)
+def decode(words: np.ndarray):
+    """(scale float32, shift int, offset int, signed bool) arrays of quant words (uint64)."""
+    w = np.asarray(words, dtype=np.uint64)
+    scale = (w & np.uint64(0xFFFFE000)).astype(np.uint32).view(np.float32)
+    shift = ((w >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64)
+    offset = ((w >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
     signed = ((w >> np.uint64(46)) & np.uint64(1)).astype(bool)
-    return scale, offset, signed
+    return scale, shift, offset, signed
 
 
-def _finite_max(dt: DType) -> float:
-    return float(np.finfo(dt.np).max)
+def _saturate_float(x: np.ndarray, dst_np) -> np.ndarray:
+    hi = float(np.finfo(dst_np).max)
+    return np.clip(x, -hi, hi).astype(dst_np)
 
 
-def quantise(values: np.ndarray, words, dst: DType) -> np.ndarray:
-    """``values`` (float32 or int32, rows x cols) quantised with ``words`` (one word, or one
-    per column) into ``dst``'s numpy type."""
-    scale, offset, signed = word_fields(words)
-    y = values.astype(np.float32) * scale  # float32 x float32: one rounding
-    if dst.size_bytes == 1 and dst.kind in ("int", "uint"):
-        t = np.rint(np.clip(y, -256, 255)).astype(np.int64) + offset
-        q = np.where(signed, np.clip(t, -128, 127), np.clip(t, 0, 255))
-        return (q & 0xFF).astype(np.uint8).view(dst.np)
-    if dst is D.float32:
-        return y
-    if dst is D.hifloat8:  # the format's own rounding, no clamp (ptosim/hifloat8.py)
-        return hifloat8.encode(y)
-    top = _finite_max(dst)
-    return np.clip(y, -top, top).astype(dst.np)
-
-
-def relu_after(values: np.ndarray) -> np.ndarray:
-    """ReLU on a quantised result (an 8-bit integer by its own type)."""
-    return np.maximum(values, values.dtype.type(0))
+def quantise(values: np.ndarray, words: np.ndarray, dst: DType) -> np.ndarray:
+    """The Acc ``values`` (rows x cols, float32 or int32) through the quant ``words`` (one, or
+    one per column), converted to ``dst`` (module docstring)."""
+    scale, shift, offset, signed = decode(np.broadcast_to(words, values.shape[-1:]))
+    dst_np = dst.np
+    if dst.name == "int16":
+        wide = values.astype(np.int64) >> (shift + 1)
+        return np.clip(wide, -32768, 32767).astype(np.int16)
+    scaled = values.astype(np.float32) * scale  # float32 product, as the goldens compute it
+    if dst.name in ("int8", "uint8"):
+        r = np.rint(np.nan_to_num(scaled, nan=0.0, posinf=np.inf, neginf=-np.inf))
+        r = np.clip(r, -256, 255).astype(np.int64) + offset
+        lo = np.where(signed, -128, 0)
+        hi = np.where(signed, 127, 255)
+        return np.clip(r, lo, hi).astype(np.int64).astype(dst_np)
+    if dst.name == "float32":
+        return scaled
+    if dst.name == "hifloat8":  # the format's own rounding, no clamp
+        return hifloat8.encode(scaled)
+    if dst.name == "bfloat16":
+        return _saturate_float(scaled.astype(as_dtype("bfloat16").np).astype(np.float32), dst_np)
+    return _saturate_float(scaled, dst_np)

@@ -345,7 +345,7 @@ class _Window(VectorInstruction):
         if rows == 0 or cols == 0:
             return
         i, j = d.geom.grid(rows, cols)
-        vals = ctx.tile_storage(s)[s.offsets(*src_at(i, j))].copy()
+        vals = ctx.tile_storage(s)[s.offsets(*src_at(i, j))].astype(d.dtype.np)
         ctx.tile_storage(d)[d.offsets(*dst_at(i, j))] = vals
 
 
@@ -429,7 +429,10 @@ class TInsert(_Window):
 
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)
-        self.require_vec_pair(arch)
+        if arch.spec.cube.shared_buffers:
+            self.host_memory_rules(arch)
+        else:
+            self.require_vec_pair(arch)
         d, s = self.dst, self.src
         r0, c0 = self.index_row, self.index_col
         if arch.spec.layout.window is Window.VALID_REGION:
@@ -449,6 +452,32 @@ class TInsert(_Window):
             "window-within-dst",
             f"index + src valid <= {what} {lim}",
             f"({r0}+{s.valid_row}, {c0}+{s.valid_col})",
+        )
+
+    def host_memory_rules(self, arch: Arch) -> None:
+        """cpu (cpu/TInsert.hpp): an element copy between any two tiles (every tile is host
+        memory), each element converted from src's type to dst's as C++ converts it. ptosim
+        takes the conversions numpy performs the same way: exact ones (a wider type of the
+        same kind, a float from a narrower integer) and integer -> float32 (round to nearest
+        even, as the x86 conversion does in the default rounding mode)."""
+        d, s = self.dst, self.src
+        for name, v in (("index_row", self.index_row), ("index_col", self.index_col)):
+            self.require(0 <= v <= 0xFFFF, name, "index-range", "0 <= index <= 65535 (uint16)", v)
+        self.require_element_dtype("dst", d, arch)
+        self.require_element_dtype("src", s, arch)
+        a, b = s.dtype, d.dtype
+        exact = a is b or (
+            a.kind != "opaque" and b.kind != "opaque" and np.can_cast(a.np, b.np, "safe")
+        )
+        exact = exact or (a.name in ("half", "bfloat16") and b.name == "float32")
+        to_float32 = a.is_int and b.name == "float32"
+        self.require(
+            exact or to_float32,
+            "dst",
+            "insert-dtype",
+            f"{a.name} or a type every {a.name} converts to exactly (or float32 from an "
+            "integer type)",
+            b.name,
         )
 
     def execute(self, ctx: ExecContext) -> None:

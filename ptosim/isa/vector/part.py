@@ -21,8 +21,24 @@ against src0, ``vsel`` of the pair, the full source's pairs elsewhere. Validity 
 value tiles; each index tile must have its value tile's valid shape. Index types per value type:
 ``ReduceRules.part_arg_index`` (a5: half with 16- or 32-bit indices, float with 32-bit). The
 C++ operand order of the library is (dst, src0, src1, dstIdx, src0Idx, src1Idx); the C++ shim
-reorders it. a2a3 has no arg form in the reference (UnsupportedError); a5 takes the NPU shape
-rule below (``part-shape``).
+reorders it. The NPU targets take the shape rule below (``part-shape``).
+
+``ReduceRules.part_arg_select`` says which pair wins where both are valid:
+
+- ``src1-if-better`` (cpu, a5): the rule above.
+- ``vsel-src0-if-not-worse`` (a2a3, ``a2a3/TPartArgOp.hpp``): the stages of the TPART lowering
+  below (the op over the small source's rows then a copy of the full source's other rows, or
+  the copy of the full source's rows then the op over the small region), where the op is, per
+  row and 256-byte repeat of values, ``vcmp_ge`` (MAX) / ``vcmp_le`` (MIN) of src0 against
+  src1 and two ``vsel``: src0's pair where the compare holds, else src1's. Ties keep src0; a NaN
+  on either side gives src1's pair. The index ``vsel`` works on 32-bit lanes for 32-bit
+  indices (64 per repeat) and on the value lanes for 16-bit ones. With half values and 32-bit
+  indices the library sets the lane mask of the whole repeats to the low 64 lanes, so of every
+  full 128-value repeat only the first 64 (value, index) pairs are written, and in the last,
+  partial repeat of ``n`` values only ``min(n, 64)`` indices: the other elements of dst keep
+  their bytes (the library's tests use at most 64 columns there). The copies are the TPART
+  ones (whole rows when dst and the source have the same Cols, else whole 32-byte blocks
+  covering the valid columns: **writes padding**).
 
 Targets:
 
@@ -58,6 +74,7 @@ from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import PartArgSelect
 from .binary import elementwise
 from .common import VectorInstruction
 from .unary import overlaps
@@ -75,6 +92,7 @@ __all__ = [
 ]
 
 BLOCK_BYTES = 32
+REPEAT_BYTES = 256  # one vector repeat (vcmp, vsel)
 
 
 def _block(ctx: ExecContext, ref: TileRef, rows: int, cols: int) -> np.ndarray:
@@ -101,12 +119,20 @@ def npu_split(instr, dst: TileRef, src0: TileRef, src1: TileRef):
 
 
 def row_block_copy(ctx: ExecContext, dst: TileRef, src: TileRef, r0: int, r1: int, C: int):
-    """``copy_ubuf_to_ubuf`` (the copy-then-op lowering) of rows [r0, r1) of ``src`` into dst: whole
-    32-byte blocks per row, so dst's padding up to the block boundary after column C gets src's
-    bytes there."""
+    """``copy_ubuf_to_ubuf`` (the copy-then-op lowering) of rows [r0, r1) of ``src`` into dst.
+    Tiles of the same Cols: one copy of the whole rows (their padding columns too); else one
+    copy per row of whole 32-byte blocks, so dst's padding up to the block boundary after
+    column C gets src's bytes there."""
+    if r1 <= r0:
+        return
     sz = dst.dtype.size_bytes
-    end = -(-C * sz // BLOCK_BYTES) * BLOCK_BYTES // sz
     ds, ss = ctx.tile_storage(dst), ctx.tile_storage(src)
+    if dst.cols == src.cols:
+        a = r0 * dst.cols
+        b = min(a + -(-(r1 - r0) * dst.cols * sz // BLOCK_BYTES) * BLOCK_BYTES // sz, ds.size)
+        ds[a:b] = ss[a:b].copy()
+        return
+    end = -(-C * sz // BLOCK_BYTES) * BLOCK_BYTES // sz
     for r in range(r0, r1):
         ds[r * dst.cols : r * dst.cols + end] = ss[r * src.cols : r * src.cols + end].copy()
 
@@ -237,6 +263,9 @@ class TPartArg(VectorInstruction):
         R, C = dv.valid
         if R == 0 or C == 0:
             return
+        if ctx.spec.reduce.part_arg_select is PartArgSelect.VSEL_SRC0_IF_NOT_WORSE:
+            self._execute_vsel(ctx)
+            return
         a, va = _block(ctx, self.src0_val, R, C)
         b, vb = _block(ctx, self.src1_val, R, C)
         ia, _ = _block(ctx, self.src0_idx, R, C)
@@ -247,6 +276,50 @@ class TPartArg(VectorInstruction):
         zero_v, zero_i = np.zeros_like(a), np.zeros_like(ia)
         ctx.tile_write(dv, np.where(take_b, b, np.where(keep_a, a, zero_v)))
         ctx.tile_write(di, np.where(take_b, ib, np.where(keep_a, ia, zero_i)))
+
+    def _execute_vsel(self, ctx: ExecContext) -> None:
+        """The a2a3 stages (module docstring), each on the memory in order."""
+        dv, di = self.dst_val, self.dst_idx
+        R, C = dv.valid
+        _, full, sn, small, path = npu_split(self, dv, self.src0_val, self.src1_val)
+        full_idx = self.src1_idx if sn == "src0" else self.src0_idx
+        r, c = small.valid
+        if path == "rows":
+            self._vsel_pairs(ctx, r, C)
+            row_block_copy(ctx, dv, full, r, R, C)
+            row_block_copy(ctx, di, full_idx, r, R, C)
+            return
+        row_block_copy(ctx, dv, full, 0, R, C)
+        row_block_copy(ctx, di, full_idx, 0, R, C)
+        self._vsel_pairs(ctx, r, c)
+
+    def _vsel_pairs(self, ctx: ExecContext, rows: int, cols: int) -> None:
+        """``vcmp`` + two ``vsel`` per row and repeat over the top-left ``rows x cols``."""
+        if rows == 0 or cols == 0:
+            return
+        dv, di = self.dst_val, self.dst_idx
+        val_lanes = REPEAT_BYTES // dv.dtype.size_bytes
+        # the index vsel runs on float lanes for 32-bit indices, else on the value type's
+        idx_lanes = REPEAT_BYTES // 4 if di.dtype.size_bytes == 4 else val_lanes
+        # whole repeats: set_vector_mask(0, -1) (64 lanes) when the widths differ, else all
+        mask_lanes = 64 if dv.dtype.size_bytes != di.dtype.size_bytes else 128
+        j = np.arange(cols)
+        lane = j % val_lanes
+        in_full = j < cols // val_lanes * val_lanes
+        active = np.where(in_full, lane < mask_lanes, True)  # the last repeat: cols % E lanes
+        write_v, write_i = active & (lane < val_lanes), active & (lane < idx_lanes)
+        a = ctx.tile_read(self.src0_val, rows, cols).reshape(rows, cols)
+        b = ctx.tile_read(self.src1_val, rows, cols).reshape(rows, cols)
+        ia = ctx.tile_read(self.src0_idx, rows, cols).reshape(rows, cols)
+        ib = ctx.tile_read(self.src1_idx, rows, cols).reshape(rows, cols)
+        keep_a = (a >= b) if self.op == "MAX" else (a <= b)  # vcmp_ge / vcmp_le: NaN -> src1
+        for ref, out, cols_written in (
+            (dv, np.where(keep_a, a, b), write_v),
+            (di, np.where(keep_a, ia, ib), write_i),
+        ):
+            rr, cc = ref.geom.grid(rows, cols)
+            sel = np.broadcast_to(cols_written, (rows, cols))
+            ctx.tile_storage(ref)[ref.offsets(rr, cc).reshape(rows, cols)[sel]] = out[sel]
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
@@ -312,7 +385,8 @@ def TPARTMIN(dst, src0, src1) -> None:
     summary="(value, index) of the larger of two partial (value, index) pairs",
 )
 def TPARTARGMAX(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> None:
-    """Partial arg-max: src1's pair where its value is strictly greater, else src0's."""
+    """Partial arg-max: src1's pair where its value is strictly greater, else src0's (a2a3:
+    src0's pair where ``src0 >= src1``, else src1's, so a NaN takes src1's)."""
     _emit_arg("MAX", dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx)
 
 
@@ -321,5 +395,6 @@ def TPARTARGMAX(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> Non
     summary="(value, index) of the smaller of two partial (value, index) pairs",
 )
 def TPARTARGMIN(dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx) -> None:
-    """Partial arg-min: src1's pair where its value is strictly smaller, else src0's."""
+    """Partial arg-min: src1's pair where its value is strictly smaller, else src0's (a2a3:
+    src0's pair where ``src0 <= src1``, else src1's, so a NaN takes src1's)."""
     _emit_arg("MIN", dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx)

@@ -206,11 +206,35 @@ class TRowArg(_Reduce):
         self.op, self.opcode = op, f"TROWARG{op}"
         self.dst_val, self.dst_idx, self.src, self.tmp = dst_val, dst_idx, src, tmp
 
-    def tmp_need(self) -> tuple[int, int, int]:
-        """a2a3: one (value, index) pair per row and 256-byte chunk (the vcmax results)."""
+    def tmp_need(self) -> tuple[int, int, int] | None:
+        """a2a3 (``a2a3/TRowReduceIdxOps.hpp``), by the lowering's path, with E values per
+        256-byte repeat, B per 32-byte block and ``n1 = ceil(C/E)`` chunks per row:
+
+        - ``C <= E``, index only: ``vcmax`` in index mode writes dst directly: no tmp;
+        - ``C <= E`` with values: the (value, index) pair of every row, packed: ``2 R``
+          elements;
+        - ``E < C <= E*E``: per row, at tmp's row pitch, the chunk indices and at
+          ``o = ceil(2 n1 / B) * B`` the final pair, which the scalar pass reads back after
+          every row's vector work: ``R`` rows of ``o + 2`` columns;
+        - ``C > E*E``: a second level over the ``n1`` chunk values: the first-level indices,
+          the second level's (``n2 = ceil(n1 / E)``) at ``o2 = ceil(n1 / B) * B`` and the
+          final pair at ``o2 + ceil(2 n2 / B) * B``: ``R`` rows of that plus 2 columns.
+
+        The size covers what is read back; the chunk values the lowering writes on the way
+        reach further (``o + n1``, ``ceil(2 n1 / B) * B + n1`` in the two-level form) and land
+        past a tmp sized to this rule (the library's own tests do so)."""
         R, C = self.src.valid
         E = O.REPEAT_BYTES // self.src.dtype.size_bytes
-        return 1, 1, 2 * R * -(-C // E)
+        B = O.BLOCK_BYTES // self.src.dtype.size_bytes
+        n1 = -(-C // E)
+        if C <= E:
+            return None if self.dst_val is None else (1, 1, 2 * R)
+        if C <= E * E:
+            cols = -(-2 * n1 // B) * B + 2
+        else:
+            n2 = -(-n1 // E)
+            cols = -(-n1 // B) * B + -(-2 * n2 // B) * B + 2
+        return R, cols, R * cols
 
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)

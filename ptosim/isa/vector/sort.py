@@ -10,10 +10,19 @@ columns, the pairs (src[i, j], idx[i, j]) sorted by score descending, ties by in
 Where block ``b`` lands is the target's ``LayoutRules.sort32_pitch``: after the previous
 block's records (NPU, tsort32.md), or at column 2*32*b whatever the record size (cpu: 2-byte
 blocks overlap and the later one wins). A last block of fewer than 32 valid columns: cpu sorts
-its pairs only (``sort32_partial_block``); the NPUs pad it through tmp with a NaN pattern that
-is not modelled (rule ``sort-block``). Checks: idx uint32, dst row holds the records (rule
-``dst-cols``), dst has src's dtype. NaN scores: their order is not given (the reference's
-comparison is not an ordering with NaN); ptosim sorts them after every number.
+its pairs only (``sort32_partial_block``). a2a3 (``sort32_tail_via_tmp``, ``a2a3/TSort32.hpp``)
+needs the 4-operand form and sorts the block whole, padded: per row, when C <= 8160, the row's
+``ceil(C*size/32)`` blocks are copied to tmp (``copy_ubuf_to_ubuf``), elements ``C`` up to the
+next multiple of 32 of tmp set to ``-(0.0/0.0)`` (a negative quiet NaN: float 0xFFC00000, half
+0xFE00; ``vector_dup``) and the ``ceil(C/32)`` blocks sorted from tmp; for longer rows the whole
+blocks are sorted from src and only the last block goes through tmp. The padded block gives 32
+records: the pads sort after every number and carry the idx elements past column C of idx's
+row; records, tmp copies and pads land past dst's row or tmp's tile where they are larger than
+it (the library's own test has a 16-column tmp). Other targets without the partial rule refuse
+the shape (rule ``sort-block``). Checks: idx uint32, dst row holds the records of the valid
+pairs (rule ``dst-cols``), dst has src's dtype. NaN scores: their order is not given (the
+reference's comparison is not an ordering with NaN); ptosim sorts them after every number, by
+index.
 
 TMRGSORT(dst, src0, src1[, src2, src3], exhausted=False): merges 2-4 sorted record lists (row 0
 of each source, its valid columns) into dst row 0 as the reference's loop does: at each step
@@ -25,7 +34,11 @@ greater score replaces the pick, so a NaN head of a lower list is taken first); 
 TMRGSORT(dst, src, block_len=L): each group of 4 consecutive blocks of ``L`` elements of src
 row 0 (each block a sorted list) is merged as above into the same columns of dst, for the
 whole groups inside ``dst.valid_col``. ``L`` must be a positive multiple of the record's
-elements. This is the cpu form (``LayoutRules.mrgsort_block_len``); the NPUs refuse it.
+elements. This is the cpu form (``LayoutRules.mrgsort_block_len``). a2a3
+(``mrgsort_block_len_repeats``, one ``vmrgsort4`` repeated per group): the groups are those of
+src's valid columns, which must be 1-255 whole groups, ``L`` a multiple of 64 (the library's
+PTO_ASSERTs: rules ``block-len``, ``block-groups``, ``repeat-range``); the merged groups land
+from dst's start whatever dst's size. a5 refuses the form.
 
 THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu only (the NPU lowerings are not described).
 src uint16 or uint32, dst uint32 with >= 256 columns, idx uint8. Per valid row of src: count
@@ -52,6 +65,9 @@ from .common import VectorInstruction
 __all__ = ["THISTOGRAM", "TMRGSORT", "TSORT32"]
 
 SORT_BLOCK = 32
+BLOCK_BYTES = 32
+MAX_UB_TMP_ELEMS = 32 * 255  # a2a3/TSort32.hpp: rows up to this many elements go through tmp
+PAD_BITS = {4: 0xFFC00000, 2: 0xFE00}  # -(0.0/0.0): a negative quiet NaN in T
 
 
 def record_elems(dt: D.DType) -> int:
@@ -81,25 +97,46 @@ class TSort32(VectorInstruction):
     reads = ("src", "idx")
     writes = ("dst",)
 
-    def __init__(self, dst: TileRef, src: TileRef, idx: TileRef):
-        self.dst, self.src, self.idx = dst, src, idx
+    def __init__(self, dst: TileRef, src: TileRef, idx: TileRef, tmp: TileRef | None = None):
+        self.dst, self.src, self.idx, self.tmp = dst, src, idx, tmp
+        if tmp is not None:
+            self.writes = ("dst", "tmp")
+
+    def padded_tail(self, arch: Arch) -> bool:
+        """The a2a3 4-operand lowering of a partial last block (module docstring)."""
+        return (
+            self.src.valid_col % SORT_BLOCK != 0
+            and arch.spec.layout.sort32_tail_via_tmp
+            and self.tmp is not None
+        )
 
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
         self.require_defined(arch, "src", s.dtype)
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
             self.require_vec(name, ref, arch)
+        if self.tmp is not None:
+            self.require_vec("tmp", self.tmp, arch)
         self.require_element_dtype("src", s, arch)
         self.require_same_dtype("src", s, "dst", d)
         self.require_dtype("idx", x.dtype, (D.uint32,), "index-dtype")
         R, C = s.valid
         rules = arch.spec.layout
+        if rules.sort32_tail_via_tmp:
+            want = (
+                "valid columns a multiple of 32, or a tmp tile (the 4-operand form pads the "
+                "last block)"
+            )
+        else:
+            want = (
+                f"valid columns a multiple of 32 (the NaN-padded tail {arch.target} sorts through "
+                "tmp is not modelled)"
+            )
         self.require(
-            C % SORT_BLOCK == 0 or rules.sort32_partial_block,
+            C % SORT_BLOCK == 0 or rules.sort32_partial_block or self.padded_tail(arch),
             "src",
             "sort-block",
-            f"valid columns a multiple of 32 (the NaN-padded tail {arch.target} sorts through "
-            "tmp is not modelled)",
+            want,
             C,
         )
         self.require(x.valid_row >= R and x.valid_col >= C, "idx", "index-valid-shape",
@@ -126,6 +163,9 @@ class TSort32(VectorInstruction):
         R, C = s.valid
         if R == 0 or C == 0:
             return
+        if self.padded_tail(ctx.arch):
+            self._execute_padded(ctx)
+            return
         sv = ctx.tile_storage(s)
         xv = ctx.tile_storage(x)
         out = ctx.memory_of(d).typed(d.address, D.uint8, d.size_bytes)
@@ -140,6 +180,47 @@ class TSort32(VectorInstruction):
                 data = pack(d.dtype, scores[sl][order], index[sl][order])
                 at = i * row_bytes + start * d.dtype.size_bytes  # later blocks overwrite
                 out[at : at + data.size] = data
+
+    def _execute_padded(self, ctx: ExecContext) -> None:
+        """a2a3/TSort32.hpp, 4 operands, C % 32 != 0 (module docstring), row by row on the
+        memory: the copy to tmp, the -NaN pads, the sorts."""
+        d, s, x, t = self.dst, self.src, self.idx, self.tmp
+        R, C = s.valid
+        dt, sz = d.dtype, d.dtype.size_bytes
+        n = C // SORT_BLOCK  # whole blocks; block n is the padded one
+        smem, xmem = ctx.memory_from(s), ctx.memory_from(x)
+        tmem, dmem = ctx.memory_from(t), ctx.memory_from(d)
+        idx_stride = 0 if x.valid_row == 1 else x.cols
+        pad = np.array([PAD_BITS[sz]], dtype=f"u{sz}").view(dt.np)[0]
+        for i in range(R):
+            row = i * s.cols
+            if C <= MAX_UB_TMP_ELEMS:  # the whole row through tmp
+                first, src_block = 0, 0
+            else:  # the whole blocks from src, the last one through tmp
+                first, src_block = n, n
+                self._sort_blocks(dmem, smem[row:], xmem, i, idx_stride, 0, n)
+            copied = -(-(C - first * SORT_BLOCK) * sz // BLOCK_BYTES) * BLOCK_BYTES // sz
+            base = src_block * SORT_BLOCK
+            tmem[:copied] = smem[row + base : row + base + copied].copy()
+            tail = C - base  # valid elements of tmp
+            tmem[tail : -(-tail // SORT_BLOCK) * SORT_BLOCK] = pad
+            self._sort_blocks(dmem, tmem, xmem, i, idx_stride, first, n + 1 - first)
+
+    def _sort_blocks(self, dmem, scores, xmem, i, idx_stride, first, count) -> None:
+        """``vbitsort`` of ``count`` blocks of 32 (scores from ``scores``, whose element 0 is
+        block ``first``'s start) into dst row ``i`` from block ``first`` on."""
+        d = self.dst
+        rec = record_elems(d.dtype)
+        out = dmem.view(np.uint8)
+        for k in range(count):
+            b = first + k
+            sc = scores[k * SORT_BLOCK : (k + 1) * SORT_BLOCK].copy()
+            at_idx = i * idx_stride + b * SORT_BLOCK
+            index = xmem[at_idx : at_idx + SORT_BLOCK].copy()
+            order = sort_records(sc, index)
+            data = pack(d.dtype, sc[order], index[order])
+            at = (i * d.cols + b * SORT_BLOCK * rec) * d.dtype.size_bytes
+            out[at : at + data.size] = data
 
 
 def merge_heads(lists: list[np.ndarray], limit: int, exhausted: bool) -> tuple[list, list]:
@@ -193,7 +274,11 @@ class TMrgSort(VectorInstruction):
             )
         self.require(d.rows == 1, "dst", "one-row", "Rows == 1", d.rows)
         if self.block_len is not None:
-            if not arch.spec.layout.mrgsort_block_len:
+            rules = arch.spec.layout
+            if rules.mrgsort_block_len_repeats:
+                self._require_repeats()
+                return
+            if not rules.mrgsort_block_len:
                 self.unsupported(
                     "block_len", "unsupported-mode", "the 2-4 list merge", "the blockLen form",
                     detail=f"{arch.target}'s blockLen and repeat rules are not modelled",
@@ -205,6 +290,17 @@ class TMrgSort(VectorInstruction):
             self.require(s.cols >= groups, "src", "src-cols",
                          f">= {groups} columns (the 4-block groups in dst's valid columns)",
                          s.cols)  # fmt: skip
+
+    def _require_repeats(self) -> None:
+        """The PTO_ASSERTs of the a2a3 blockLen form (one vmrgsort4 repeated per group)."""
+        L, C = self.block_len, self.srcs[0].valid_col
+        self.require(L > 0 and L % 64 == 0, "block_len", "block-len", "a positive multiple of 64",
+                     L)  # fmt: skip
+        self.require(C % (4 * L) == 0, "src", "block-groups",
+                     f"valid columns a multiple of 4 x blockLen = {4 * L}", C)  # fmt: skip
+        self.require(1 <= C // (4 * L) <= 255, "src", "repeat-range",
+                     "1 to 255 groups of 4 blocks (the vmrgsort4 repeat field)",
+                     C // (4 * L))  # fmt: skip
 
     def _scores(self, ctx: ExecContext, s: TileRef, first: int, n: int) -> np.ndarray:
         """The scores (element 0 of each record) of ``n`` records from element ``first``."""
@@ -235,7 +331,12 @@ class TMrgSort(VectorInstruction):
         d, s, L = self.dst, self.srcs[0], self.block_len
         per_block = L // record_elems(d.dtype)
         size = d.dtype.size_bytes
-        for base in range(0, d.valid_col - 4 * L + 1, 4 * L):
+        if ctx.spec.layout.mrgsort_block_len_repeats:  # src's groups, written from dst's start
+            end = s.valid_col
+            out = ctx.memory_from(d).view(np.uint8)
+        else:
+            end = d.valid_col
+        for base in range(0, end - 4 * L + 1, 4 * L):
             starts = [base + b * L for b in range(4)]
             lists = [self._scores(ctx, s, f, per_block) for f in starts]
             raw = [self._records(ctx, s, f, per_block) for f in starts]
@@ -300,7 +401,10 @@ class THistogram(VectorInstruction):
 )
 def TSORT32(dst: Tile, src: Tile, idx: Tile, tmp: Tile | None = None) -> None:
     """Per row and 32-column block: records (score, index) sorted by score descending."""
-    emit(TSort32(_tile(dst, "TSORT32 dst"), _tile(src, "TSORT32 src"), _tile(idx, "TSORT32 idx")))
+    t = None if tmp is None else _tile(tmp, "TSORT32 tmp")
+    emit(
+        TSort32(_tile(dst, "TSORT32 dst"), _tile(src, "TSORT32 src"), _tile(idx, "TSORT32 idx"), t)
+    )
 
 
 @instruction(

@@ -1,4 +1,5 @@
-"""TGATHER (index and mask-pattern forms) and TGATHERB (vector_isa.md 3.12, semantics.md 3.6).
+"""TGATHER (index, mask-pattern and compare forms) and TGATHERB (vector_isa.md 3.12, semantics.md
+3.6).
 
 Index form ``TGATHER(dst, src0, idx, tmp)``, over dst's valid region (R, C):
 - cpu: ``dst[i, j] = src0(k // Cols, k % Cols)`` with ``k = idx[i, j]`` (int32 read signed,
@@ -29,8 +30,24 @@ that would read past src's tile; a2a3/a5 (``vgatherb``; choice: no bounds check 
 read the UB bytes at that offset. dst's valid width must be whole 32-byte blocks (rule
 ``dst-valid-32B``).
 
-The compare form ``TGATHER<..., CmpMode>(dst, src0, kValue, cdst, tmp, offset)`` is not
-modelled (its dtypes, tmp layout and output packing are not pinned down by the reference).
+Compare form ``TGATHER(dst, src0, k_value, tmp, cmp_mode="GT"|"EQ", cdst=c, offset=o)`` (C++
+``TGATHER<Dst, Src, K, Cdst, Tmp, CmpMode>(dst, src0, kValue, cdst, tmp, offset)``), a2a3 only
+(``LayoutRules.gather_compare``; elsewhere UnsupportedError), as ``a2a3/TGather.hpp`` runs it on
+the memory. For src0's R x C valid region, with S = src0's Rows x Cols and tmp's Rows x Cols
+bytes of compare masks at its start:
+- the index ramp ``offset + n`` (dst's type, wrapping) for every n < S, after the masks in tmp;
+- each row's threshold k: float src0: ``vconv_s322f32`` of k_value's elements read as int32,
+  half: ``vconv_s162f16`` of them read as int16 (round to nearest even; whole 256-byte repeats
+  of k_value), int32: copied; placed after the ramp;
+- per row i < R: ``vcmpvs_gt`` / ``vcmpvs_eq`` of src0's row i against k[i] over whole repeats
+  (``ceil(C / E)`` of E = 256/size elements) into mask row i (bit j of byte j // 8, LSB first;
+  NaN compares false); then ``vreducev2`` over C elements: the ramp elements of row i (at
+  src0's row pitch) whose mask bit is set, packed from dst's row i start, and their count to
+  ``cdst`` element i (flat, converted to cdst's type).
+The ramp and thresholds, and packed rows longer than dst's Cols, land past their tile (as in
+the library's own test, whose tmp tile holds only the masks). Checks: dst int32/uint32, src0
+float32/half, or int32 with EQ (rule ``dtype``), k_value of src0's element size (rule
+``k-dtype``), cmp_mode GT or EQ, tmp a uint8 Vec tile.
 """
 
 from __future__ import annotations
@@ -271,19 +288,105 @@ def _axis(value) -> str:
     return up
 
 
+CMP_MODES = ("GT", "EQ")
+
+
+class TGatherCmp(VectorInstruction):
+    """The compare form (module docstring)."""
+
+    opcode = "TGATHER"
+    reads = ("src0", "k_value")
+    writes = ("dst", "cdst", "tmp")
+
+    def __init__(self, dst, src0, k_value, cdst, tmp, cmp_mode: str, offset: int):
+        self.dst, self.src0, self.k_value, self.cdst, self.tmp = dst, src0, k_value, cdst, tmp
+        self.cmp_mode, self.offset = cmp_mode, int(offset)
+
+    def validate(self, arch: Arch) -> None:
+        d, s, k = self.dst, self.src0, self.k_value
+        self.require_defined(arch)
+        if not arch.spec.layout.gather_compare:
+            self.unsupported("cmp_mode", "unsupported-mode", "the index or mask-pattern form",
+                             "the compare form",
+                             detail=f"{arch.target}'s compare gather is not modelled")  # fmt: skip
+        for name in ("dst", "src0", "tmp"):
+            self.require_vec(name, getattr(self, name), arch)
+        for name in ("k_value", "cdst"):  # read and written flat: any layout ([R, 1] columns)
+            self.require_loc(name, getattr(self, name))
+        self.require_dtype("dst", d.dtype, (D.int32, D.uint32))
+        srcs = (D.float32, D.half) + ((D.int32,) if self.cmp_mode == "EQ" else ())
+        self.require_dtype("src0", s.dtype, srcs)
+        self.require(
+            k.dtype.is_int and k.dtype.size_bytes == s.dtype.size_bytes,
+            "k_value", "k-dtype", f"a {s.dtype.size_bytes}-byte integer type", k.dtype.name,
+        )  # fmt: skip
+        self.require_dtype("tmp", self.tmp.dtype, (D.uint8,), "tmp-dtype")
+
+    def execute(self, ctx: ExecContext) -> None:
+        d, s, k, c, t = self.dst, self.src0, self.k_value, self.cdst, self.tmp
+        R, C = s.valid
+        tin, tout = s.dtype, d.dtype
+        tm = ctx.memory_from(t).view(np.uint8)
+        mask_bytes = t.rows * t.cols
+        n_ramp = s.rows * s.cols
+        ramp_at, cvt_at = mask_bytes, mask_bytes + n_ramp * tout.size_bytes
+        ramp = ((self.offset + np.arange(n_ramp, dtype=np.int64)) & 0xFFFFFFFF).astype(np.uint32)
+        tm[ramp_at:cvt_at] = ramp.view(np.uint8)
+        kmem = ctx.memory_from(k)
+        if tin is D.int32:  # a scalar copy of the static rows' values
+            kv = kmem[: s.rows].astype(np.int64).astype(np.uint32).view(np.int32)
+        else:  # vconv over whole repeats of k_value
+            n = -(-R // (256 // k.dtype.size_bytes)) * (256 // k.dtype.size_bytes)
+            raw = kmem.view(np.uint8)[: n * k.dtype.size_bytes]
+            ints = raw.view(np.int32 if tin is D.float32 else np.int16)
+            kv = ints.astype(tin.np)
+        tm[cvt_at : cvt_at + kv.nbytes] = kv.view(np.uint8)
+        E = 256 // tin.size_bytes
+        width = -(-C // E) * E
+        smem, dmem = ctx.memory_from(s), ctx.memory_from(d)
+        cvals = np.zeros(R, np.int64)
+        for i in range(R):
+            row = smem[i * s.cols : i * s.cols + width]
+            bits = (row > kv[i]) if self.cmp_mode == "GT" else (row == kv[i])
+            tm[i * t.cols : i * t.cols + width // 8] = np.packbits(bits, bitorder="little")
+        for i in range(R):
+            bits = np.unpackbits(tm[i * t.cols : i * t.cols + width // 8], bitorder="little")
+            sel = np.flatnonzero(bits[:C])
+            picked = ramp[i * s.cols + sel].astype(tout.np)
+            dmem[i * d.cols : i * d.cols + sel.size] = picked
+            cvals[i] = sel.size
+        cmem = ctx.memory_from(c)
+        cmem[:R] = cvals.astype(tout.np).astype(c.dtype.np)
+
+
 @instruction(
     family="gather / scatter",
     summary="UB gather by a flat index tile, or compaction by a mask pattern",
 )
 def TGATHER(dst: Tile, src0: Tile, idx: Tile | None = None, tmp: Tile | None = None, *,
-            mask=None, axis=None) -> None:  # fmt: skip
+            mask=None, axis=None, cmp_mode=None, cdst: Tile | None = None,
+            offset: int = 0) -> None:  # fmt: skip
     """Index form ``TGATHER(dst, src0, idx, tmp)``: ``dst[i, j] = src0_flat[idx[i, j]]``.
     Mask form ``TGATHER(dst, src, mask="P0101", axis="GATHER_ROW")``: keep the pattern's
-    columns (ROW) or rows (COL) of src, densely.
+    columns (ROW) or rows (COL) of src, densely. Compare form ``TGATHER(dst, src0, k_value,
+    tmp, cmp_mode="GT", cdst=counts, offset=0)``: per row, ``offset`` + the flat positions of
+    the elements greater than (equal to) the row's k, packed, and their count (a2a3).
 
     Raises:
-        KernelError: both an index tile and ``mask``/``axis``, or neither.
+        KernelError: both an index tile and ``mask``/``axis``, or neither; a compare form
+        without k_value, tmp or cdst, or with a mode other than GT / EQ.
     """
+    if cmp_mode is not None:
+        mode = getattr(cmp_mode, "name", str(cmp_mode)).upper()
+        if mode not in CMP_MODES or idx is None or tmp is None or cdst is None:
+            raise KernelError(
+                "TGATHER compare form: TGATHER(dst, src0, k_value, tmp, cmp_mode='GT'|'EQ', "
+                f"cdst=..., offset=...), got cmp_mode={cmp_mode!r}"
+            )
+        emit(TGatherCmp(_tile(dst, "TGATHER dst"), _tile(src0, "TGATHER src0"),
+                        _tile(idx, "TGATHER k_value"), _tile(cdst, "TGATHER cdst"),
+                        _tile(tmp, "TGATHER tmp"), mode, offset))  # fmt: skip
+        return
     if idx is not None:
         if mask is not None or axis is not None:
             raise KernelError("TGATHER: give either idx (index form) or mask=/axis=, not both")

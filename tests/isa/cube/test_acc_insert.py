@@ -99,11 +99,12 @@ def test_tinsert_window_past_the_destination_is_a_coded_error():
     assert e.value.rule == "window-within-dst" and "test_acc_insert.py" in str(e.value)
 
 
-def test_quantised_tinsert_stops_naming_the_form():
+def test_quantised_tinsert_on_cpu_stops_naming_the_form():
+    # the quantised fixpipe is modelled on Atlas A2/A3 only (tests/isa/cube/test_fixpipe_quant.py)
     a, b, init = _data()
-    dev = pto.Device("a2")
-    kern = _kernel(0, 0, quant="a preQuantScalar (scalar quantisation)")
+    dev = pto.Device("cpu")
+    kern = _kernel(0, 0, quant=0x3F800000)
     out = dev.gm_zeros((DST_ROWS * DST_COLS,), "float16")
     with pytest.raises(pto.UnsupportedError) as e:
         dev.run(kern, dev.gm_array(a), dev.gm_array(b), dev.gm_array(init), out)
-    assert "preQuantScalar" in str(e.value)
+    assert "scalar quantisation (a preQuantScalar)" in str(e.value)

@@ -299,16 +299,16 @@ def test_textract_window_and_fractal_rules_are_coded_errors():
     assert e.value.rule == "window-within-src"
 
 
-def test_quantised_fixpipe_form_stops_naming_it():
+def test_an_integer_output_without_a_quant_word_stops_naming_the_form():
     @pto.kernel(cores="cube")
     def kern(c):
         acc = pto.TileAcc("float32", 16, 16)
-        pto.TSTORE(pto.GlobalTensor(c, (16, 16)), acc, quant="a preQuantScalar")
+        pto.TSTORE(pto.GlobalTensor(c, (16, 16)), acc)
 
     dev = pto.Device("a2")
-    with pytest.raises(pto.UnsupportedError) as e:
+    with pytest.raises(pto.ConstraintError) as e:
         dev.run(kern, dev.gm_zeros((16, 16), "int8"))
-    assert "preQuantScalar" in str(e.value)
+    assert e.value.rule == "quant-needed" and "a preQuantScalar or TSTORE_FP" in str(e.value)
 
 
 def test_mad_cost_is_the_vendor_formula():
@@ -324,7 +324,7 @@ def test_mad_cost_is_the_vendor_formula():
 
 def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside():
     """D21 for the cube's TLOAD (the library's tmatmul case3 views more of its A matrix than it
-    allocates): the read proceeds, the bytes past the allocation read as 0xFF, one F110."""
+    allocates): the read proceeds, the bytes past the allocation read as zeros, one F110."""
     rows, cols, have = 16, 16, 16 * 16 - 21  # 21 elements short, as the library's case
 
     @pto.kernel(cores="cube")
@@ -342,7 +342,7 @@ def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside(
     dev = pto.Device("a2")
     out = dev.gm_zeros((rows * cols,), "float16")
     run = dev.run(kern, dev.gm_array(x), out)
-    full = np.full(rows * cols, 0xFFFF, np.uint16)  # past the allocation: 0xFF bytes
+    full = np.zeros(rows * cols, np.uint16)  # past the allocation: zero bytes
     full[:have] = x.view(np.uint16)
     full = full.reshape(rows, cols)
     want = np.zeros(rows * cols, np.uint16)
@@ -351,3 +351,74 @@ def test_tload_into_mat_reading_past_the_gm_allocation_is_f110_and_exact_inside(
             want[(c // 16) * rows * 16 + r * 16 + c % 16] = full[r, c]
     assert np.array_equal(out.numpy().view(np.uint16), want)
     assert [f.code for f in run.findings] == ["F110"], run.findings
+
+
+def test_split_k_past_the_gm_allocation_adds_nothing():
+    """The library's tmatmul split-K case (m 5, k 75, n 11, K slices of 32): the last slice's
+    TLOADs read 21 rows past B's allocation (and 21 elements past A's); its golden, met on the
+    hardware, is the k = 75 product, so those bytes must add nothing (D21: they read as zeros;
+    the 0xFF fill first chosen made them NaN). Integer-valued inputs: every sum is exact."""
+    m, k, n, base_k = 5, 75, 11, 32
+
+    @pto.kernel(cores="cube")
+    def kern(a, b, c):
+        am = pto.TileMatNZ("float16", 16, base_k, m, base_k)
+        bm = pto.TileMatNZ("float16", base_k, 16, base_k, n)
+        left = pto.TileLeft("float16", 16, base_k, m, base_k)
+        right = pto.TileRight("float16", base_k, 16, base_k, n)
+        acc = pto.TileAcc("float32", 16, 16, m, n)
+        for i in range(3):
+            pto.TFILLPAD(am, am)
+            pto.TFILLPAD(bm, bm)
+            pto.TLOAD(am, pto.GlobalTensor(a, (m, base_k), stride=(k, 1), offset=i * base_k))
+            pto.TLOAD(bm, pto.GlobalTensor(b, (base_k, n), stride=(n, 1), offset=n * i * base_k))
+            pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+            pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
+            pto.TMOV(left, am)
+            pto.TMOV(right, bm)
+            pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+            pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
+            if i == 0:
+                pto.TMATMUL(acc, left, right)
+            else:
+                pto.TMATMUL_ACC(acc, acc, left, right)
+            pto.set_flag(pto.PIPE_M, pto.PIPE_MTE2, 0)
+            pto.wait_flag(pto.PIPE_M, pto.PIPE_MTE2, 0)
+        pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+        pto.TSTORE(pto.GlobalTensor(c, (m, n)), acc)
+
+    x = (np.arange(m * k).reshape(m, k) % 7 - 3).astype(np.float16)
+    y = (np.arange(k * n).reshape(k, n) % 5 - 2).astype(np.float16)
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((m, n), "float32")
+    run = dev.run(kern, dev.gm_array(x), dev.gm_array(y), out)
+    assert np.array_equal(out.numpy(), x.astype(np.float64) @ y.astype(np.float64))
+    assert [f.code for f in run.findings] == ["F110", "F110"], run.findings
+
+
+@pytest.mark.parametrize("form", ["ND2NZ", "DN2ZN"])
+def test_nd2nz_zeros_the_c0_block_a_moved_row_ends_in(form):
+    """a2a3: the DMA writes whole 32-byte C0 blocks, zero after dValue (the library's
+    tload_gm2mat goldens); the rows (ND2NZ) / columns (DN2ZN) it does not move keep their bytes
+    (the 0xFF fill of L1 here)."""
+    x = np.arange(5 * 35, dtype=np.float32).reshape(5, 35) + 1  # nValue 5, dValue 35, C0 8
+    nd = form == "ND2NZ"
+
+    @pto.kernel(cores="cube")
+    def kern(src):
+        if nd:
+            mat = pto.TileMatNZ("float32", 16, 40)
+            pto.TLOAD(mat, pto.GlobalTensor(src, (5, 35)))
+        else:
+            mat = pto.TileMatZN("float32", 40, 16)
+            pto.TLOAD(mat, pto.GlobalTensor(src, (35, 5), layout="DN"))
+        kern.mat = mat
+
+    dev = pto.Device("a2")
+    run = dev.run(kern, dev.gm_array(x))
+    got = run.tile(kern.mat)
+    got = got if nd else got.T  # DN2ZN: GM column j of x holds logical column j of the tile
+    assert np.array_equal(got[:5, :35], x)
+    assert (got[:5, 35:40] == 0).all()
+    assert np.isnan(got[5:, :]).all()

@@ -7,12 +7,19 @@
 // Suite/0.Name.
 #pragma once
 
+// the standard headers googletest's own gtest.h brings in (<map>, <set>, <limits>, <ostream>,
+// <iomanip> ...): a test's main.cpp may use them without including them
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <iomanip>
+#include <limits>
+#include <map>
 #include <memory>
+#include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>

@@ -28,6 +28,7 @@ constexpr const char *dtype_name()
     else if constexpr (std::is_same_v<U, float4_e2m1x2_t>) return "float4_e2m1x2";
     else if constexpr (std::is_same_v<U, float4_e1m2x2_t>) return "float4_e1m2x2";
     else if constexpr (std::is_same_v<U, bool>) return "bool";
+    else if constexpr (std::is_same_v<U, ::pto::int4b_t>) return "int4b_t";  // named in the refusal
     else return "unknown";
 }
 

@@ -86,12 +86,14 @@ Entry<R, A...> entry_of(R (*fn)(A...))
 // Per thread: in a simulation session every block's kernel body runs on its own thread, and the
 // bodies take turns (one may be suspended inside a GetValue while another runs).
 //
-// Raw accesses (x86_64 Linux): a fault in a reserved range asks Python for the element access
-// ({"op": "raw", "addr", "write", "pc"}: a GetValue for a read) and for the bytes of the page as
-// the session's memory holds them, maps that page with them, and single-steps the access (the
-// trap flag); the SIGTRAP after it sends a write's page back ({"op": "raw_done"}: SetValues of
-// the changed elements) and makes the page inaccessible again. Elsewhere a raw access stops the
-// run with its line (return 3).
+// Raw accesses (x86_64 Linux): a fault in a reserved range maps the page with its bytes and
+// single-steps the access (the trap flag); the SIGTRAP after it makes the page inaccessible
+// again. A read asks Python for the element ({"op": "raw", "addr", "write", "pc"}: a GetValue)
+// and the bytes of the page as the session's memory holds them. A write asks Python for the
+// page only the first time it writes that page since the last request (record.hpp RawLog);
+// the SIGTRAP logs what it changed, and the log goes to Python before the next request (the
+// SetValues of the changed elements). Elsewhere a raw access stops the run with its line
+// (return 3).
 #if defined(__x86_64__) && defined(__linux__)
 #define PTOSIM_RAW_ACCESS 1
 #else
@@ -107,7 +109,11 @@ struct Fault {
     // the page mapped for one raw access until its SIGTRAP (0: none)
     volatile uintptr_t trap_page = 0;
     volatile int trap_write = 0;
-    alignas(16) unsigned char page[RAW_PAGE];
+    volatile uintptr_t trap_addr = 0;
+    unsigned char *trap_before = nullptr;  // a write: this thread's copy of the page (RawLog)
+    // the page Python gives, and after it one byte: 1 when reads may use it until the next
+    // request (a plain-called kernel's reads are no instructions), 0 when each read is one
+    alignas(16) unsigned char page[RAW_PAGE + 16];
 };
 inline Fault &fault()
 {
@@ -141,6 +147,7 @@ inline void protect_page(uintptr_t page)
         protect_page(f.trap_page);
         f.trap_page = 0;
     }
+    raw_log().clear();  // the run ends with an error: its unsent writes do not matter
     f.armed = 0;
     siglongjmp(f.env, how);
 }
@@ -169,28 +176,45 @@ inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
     State &s = st();
     if (f.trap_page || s.callback == nullptr) return false;  // a fault inside the trap window
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    // the access may be in a libc routine (memcpy) called by the kernel: send the whole stack
-    record_fault(f, a, pc);
-    std::string o = "{\"op\":\"raw\",\"pc\":-1,\"pcs\":[";
-    for (int i = 0; i < f.nframes; ++i) {
-        if (i) o += ',';
-        o += std::to_string(call_site(f.frames[i]));
-    }
-    o += ']';
-    o += ",\"addr\":";
-    o += std::to_string((unsigned long long)a);
-    o += ",\"write\":";
-    o += write ? "true" : "false";
-    o += ",\"page\":";
-    o += std::to_string(RAW_PAGE);
-    o += '}';
-    if (s.callback(o.c_str(), f.page) != 0) unwind(f, 2);
     uintptr_t page = a & ~(uintptr_t)(RAW_PAGE - 1);
+    RawLog &l = raw_log();
+    // the access may be in a libc routine (memcpy) called by the kernel: the whole stack
+    record_fault(f, a, pc);
+    unsigned char *before = l.cached(page);
+    if (!write && before != nullptr && l.reads_ok(page)) {
+        // a read of a page this thread holds with the memory's bytes: no request
+    } else if (before == nullptr || !write) {
+        // a tile page's first write keeps the log (its bytes do not depend on it); anything
+        // else sends it first, so Python sees the writes in program order
+        uintptr_t o = onchip_base();
+        bool tile_write = write && a >= o && a < o + ONCHIP_SPAN && !l.full();
+        if (!tile_write && !flush_raw_log()) unwind(f, 2);
+        std::string q = "{\"op\":\"raw\",\"pc\":-1,\"pcs\":[";
+        for (int i = 0; i < f.nframes; ++i) {
+            if (i) q += ',';
+            q += std::to_string(call_site(f.frames[i]));
+        }
+        q += ']';
+        q += ",\"addr\":";
+        q += std::to_string((unsigned long long)a);
+        q += ",\"write\":";
+        q += write ? "true" : "false";
+        q += ",\"page\":";
+        q += std::to_string(RAW_PAGE);
+        q += '}';
+        f.page[RAW_PAGE] = 0;
+        if (s.callback(q.c_str(), f.page) != 0) unwind(f, 2);
+        const bool reads = f.page[RAW_PAGE] == 1;
+        before = nullptr;
+        if (write || (reads && !l.full())) before = l.add(page, f.page, reads);
+    }
     void *m = mmap((void *)page, RAW_PAGE, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return false;
-    std::memcpy((void *)page, f.page, RAW_PAGE);
+    std::memcpy((void *)page, before ? before : f.page, RAW_PAGE);
     f.trap_page = page;
     f.trap_write = write;
+    f.trap_addr = a;
+    f.trap_before = before;
     uc->uc_mcontext.gregs[REG_EFL] |= 0x100;  // EFLAGS.TF: trap after the access executed
     return true;
 }
@@ -207,13 +231,7 @@ inline void on_trap(int sig, siginfo_t *si, void *ctx)
     ucontext_t *uc = (ucontext_t *)ctx;
     uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x100;
     uintptr_t page = f.trap_page;
-    if (f.trap_write) {
-        // Python compares the page with the bytes it gave and stores the changed elements
-        std::string o = "{\"op\":\"raw_done\",\"pc\":-1,\"addr\":";
-        o += std::to_string((unsigned long long)page);
-        o += '}';
-        if (st().callback(o.c_str(), (void *)page) != 0) unwind(f, 2);
-    }
+    if (f.trap_write) log_raw_write(f.trap_addr, (const unsigned char *)page, f.trap_before, f.frames, f.nframes);
     protect_page(page);
     f.trap_page = 0;
 }
@@ -276,6 +294,7 @@ int run_entry(const E &entry, const uint64_t *argv)
         f.armed = 1;
         try {
             entry(argv);
+            if (!flush_raw_log()) rc = 1;  // the kernel's last raw writes
         } catch (const Abort &) {
             rc = 1;
         } catch (...) {
@@ -339,9 +358,8 @@ __attribute__((visibility("default"))) int ptosim_run_pending()
 // that type is launched in this library
 __attribute__((visibility("default"))) int ptosim_run_launch(void *fn, const char *key, const uint64_t *words)
 {
-    auto it = ptosim::launch_thunks().find(key);
-    if (it == ptosim::launch_thunks().end() || !fn) return 4;
-    ptosim::LaunchThunk thunk = it->second;
+    ptosim::LaunchThunk thunk = ptosim::find_thunk(key);
+    if (!thunk || !fn) return 4;
     auto call = [thunk, fn](const uint64_t *w) { thunk(fn, w); };
     return ptosim::run_entry(call, words);
 }

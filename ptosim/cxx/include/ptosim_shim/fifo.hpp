@@ -140,7 +140,7 @@ namespace detail {
 // One FIFO operation: the pipe's handle, the split and the operand. TPOP into a tile re-points
 // the tile at its local ring slot; TPOP / TALLOC of a GlobalTensor re-point it at the GM slot.
 template <typename Pipe, typename X>
-void fifo(const char *op, long long pc, Pipe &pipe, X *x, int split)
+void fifo(const char *op, long long pc, Pipe &pipe, X *x, int split, const std::string &fixpipe = "")
 {
     std::string b;
     ::ptosim::jkey(b, "pipe"); ::ptosim::juint(b, pipe.ptosim_pipe);
@@ -148,6 +148,12 @@ void fifo(const char *op, long long pc, Pipe &pipe, X *x, int split)
     ::ptosim::jkey(b, "a"); b += '[';
     if (x) ::ptosim::describe(b, *x);
     b += ']';
+    if (!fixpipe.empty()) {
+        ::ptosim::jkey(b, "fixpipe");
+        b += '{';
+        b += fixpipe;
+        b += '}';
+    }
     uint64_t out = 0;
     ::ptosim::send(op, pc, b, &out);
     if constexpr (is_tile_data_v<X>) {
@@ -173,11 +179,39 @@ PTOSIM_NOINLINE RecordEvent TPUSH(Pipe &pipe, T &operand, WaitEvents &...events)
     return {};
 }
 
-// TPUSH<Pipe, Tile, FixpipeConfig>: the fixpipe forms (quantisation, layouts) of a push
+// the fixpipe configuration of a cube push (the library's common/fixpipe.hpp interface)
+enum class LayoutMode_t : uint8_t { NZ2NZ = 0, NZ2ND = 1, NZ2DN = 2 };
+typedef enum { NOCLIP_RELU = 0, CLIP_RELU = 1 } ClipReluMode_t;
+template <LayoutMode_t layoutMode = LayoutMode_t::NZ2ND, QuantMode_t quantMode = QuantMode_t::NoQuant,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, STPhase phase = STPhase::Unspecified, uint8_t subBlockId = 0,
+          AtomicType atomicT = AtomicType::AtomicNone, ClipReluMode_t clipReluMode = ClipReluMode_t::NOCLIP_RELU,
+          bool isChannelSplit = false>
+struct FixpipeParams {
+    static constexpr LayoutMode_t LayoutMode = layoutMode;
+    static constexpr QuantMode_t QuantPre = quantMode;
+    static constexpr ReluPreMode ReluMode = reluMode;
+    static constexpr STPhase Phase = phase;
+    static constexpr uint8_t SubBlockId = subBlockId;
+    static constexpr AtomicType AtomicT = atomicT;
+    static constexpr ClipReluMode_t ClipReluMode = clipReluMode;
+    static constexpr bool IsChannelSplit = isChannelSplit;
+};
+
+// TPUSH<Pipe, Tile, FixpipeParams<...>>: the cube's push through the fixpipe with a conversion
+// or quantisation mode, ReLU and atomic add (the quant word from SET_QUANT_SCALAR / _VECTOR)
 template <typename Pipe, typename T, typename TConfig, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TPUSH(Pipe &, T &, WaitEvents &...)
+PTOSIM_NOINLINE RecordEvent TPUSH(Pipe &pipe, T &operand, WaitEvents &...events)
 {
-    ::ptosim::unsupported("TPUSH with a fixpipe configuration (TPUSH<Pipe, Tile, TConfig>)", PTOSIM_PC);
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string fx;
+    ::ptosim::jkey(fx, "quant_mode"); ::ptosim::jstr(fx, quant_mode_name(TConfig::QuantPre));
+    ::ptosim::jkey(fx, "relu"); ::ptosim::jstr(fx, ::ptosim::name(TConfig::ReluMode));
+    ::ptosim::jkey(fx, "atomic"); ::ptosim::jstr(fx, ::ptosim::name(TConfig::AtomicT));
+    ::ptosim::jkey(fx, "layout_mode"); ::ptosim::jint(fx, static_cast<int>(TConfig::LayoutMode));
+    ::ptosim::jkey(fx, "clip_relu"); ::ptosim::jint(fx, static_cast<int>(TConfig::ClipReluMode));
+    ::ptosim::jkey(fx, "channel_split"); fx += TConfig::IsChannelSplit ? "true" : "false";
+    detail::fifo("TPUSH", pc, pipe, &operand, TILE_NO_SPLIT, fx);
     return {};
 }
 

@@ -65,14 +65,13 @@ PTOSIM_NOINLINE RecordEvent TLOAD(TileData &dst, GlobalData &src, WaitEvents &..
 namespace detail {
 template <typename TileData, typename GlobalData>
 void store(long long pc, GlobalData &dst, TileData &src, AtomicType atomic, const std::string &phase,
-           const std::string &relu, bool quant, uint64_t quantWord = 0)
+           const std::string &relu, bool quant, uint64_t preQuantScalar = 0)
 {
     std::string t;
     if (atomic != AtomicType::AtomicNone) ::ptosim::targ(t, "atomic", ::ptosim::name(atomic));
     if (!phase.empty()) ::ptosim::targ(t, "phase", phase);
     if (!relu.empty() && relu != "NoRelu") ::ptosim::targ(t, "relu", relu);
-    // the preQuantScalar word itself (decimal): the scalar quantisation's scale, offset, sign
-    if (quant) ::ptosim::targ(t, "prequant", std::to_string(quantWord));
+    if (quant) ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));
     ::ptosim::record("TSTORE", pc, t, dst, src);
 }
 } // namespace detail
@@ -141,6 +140,26 @@ PTOSIM_NOINLINE RecordEvent TSTORE_FP(GlobalData &dst, TileData &src, FpTileData
     return {};
 }
 
+// ---- the fixpipe's quantisation registers: SET_QUANT_SCALAR<OutT>(scale), SET_QUANT_VECTOR(fp)
+template <typename OutType, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_SCALAR(float preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    std::string t;
+    ::ptosim::targ(t, "out_dtype", ::ptosim::dtype_name<OutType>());
+    ::ptosim::record("SET_QUANT_SCALAR", pc, t, preQuantScalar);
+    return {};
+}
+template <typename FpTileData, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent SET_QUANT_VECTOR(FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("SET_QUANT_VECTOR", pc, "", fp);
+    return {};
+}
+
 // ---- TMOV / TEXPANDS ------------------------------------------------------------------------
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
@@ -172,12 +191,13 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents 
     return {};
 }
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t, WaitEvents &...events)
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
     std::string t;
-    ::ptosim::targ(t, "prequant", "yes");
+    ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));
+    if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));
     ::ptosim::record("TMOV", pc, t, dst, src);
     return {};
 }
@@ -188,7 +208,9 @@ PTOSIM_NOINLINE RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileDa
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TMOV_FP", pc, "", dst, src, fp);
+    std::string t;
+    if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));
+    ::ptosim::record("TMOV_FP", pc, t, dst, src, fp);
     return {};
 }
 template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
@@ -201,20 +223,20 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
     return {};
 }
 
-// TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation; ptosim stops naming
-// the form). Kernels name the tile types explicitly, which the generic overloads cannot take; the
-// word and index types are deduced (a kernel's int indices must not make the generic entry,
-// which takes them without a conversion, the better match).
+// TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation). Kernels name the
+// tile types explicitly, which the generic overloads cannot take; the word and index types are
+// deduced (a kernel's int indices must not make the generic entry, which takes them without a
+// conversion, the better match).
 #define PTOSIM_ACC_PREQUANT(NAME)                                                                      \
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,  \
               typename Q, typename R, typename C, typename... WaitEvents>                              \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q, R indexRow, C indexCol,    \
-                                     WaitEvents &...events)                                            \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q preQuantScalar, R indexRow, \
+                                     C indexCol, WaitEvents &...events)                                \
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
         std::string t;                                                                                 \
-        ::ptosim::targ(t, "prequant", "yes");                                                          \
+        ::ptosim::targ(t, "prequant", std::to_string(static_cast<uint64_t>(preQuantScalar)));          \
         ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));                                           \
         ::ptosim::record(#NAME, pc, t, dst, src, indexRow, indexCol);                                  \
         return {};                                                                                     \
@@ -232,7 +254,9 @@ PTOSIM_ACC_PREQUANT(TINSERT)
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        ::ptosim::record(#NAME, pc, "", dst, src, fp, indexRow, indexCol);                             \
+        std::string t;                                                                                 \
+        if (reluMode != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));      \
+        ::ptosim::record(#NAME, pc, t, dst, src, fp, indexRow, indexCol);                              \
         return {};                                                                                     \
     }
 PTOSIM_ACC_FP(TEXTRACT_FP)
@@ -602,6 +626,9 @@ PTOSIM_GENERIC(TXOR)
 PTOSIM_GENERIC(TCOLARGMAX) PTOSIM_GENERIC(TCOLARGMIN) PTOSIM_GENERIC(THISTOGRAM)
 PTOSIM_GENERIC(TPOW)
 PTOSIM_GENERIC(TROWARGMAX) PTOSIM_GENERIC(TROWARGMIN)
+// TGATHER<Dst, Src, K, Cdst, Tmp, CmpMode>(dst, src0, kValue, cdst, tmp, offset): the compare form
+template <typename T1, typename T2, typename T3, typename T4, typename T5, auto V, typename... A>
+PTOSIM_NOINLINE RecordEvent TGATHER(A &&...args) PTOSIM_GENERIC_BODY(TGATHER, detail::value_targ<V>())
 #undef PTOSIM_GENERIC
 #undef PTOSIM_GENERIC_BODY
 

@@ -109,6 +109,31 @@ struct int4b_t {
     operator int8_t() const { return int8_t(storage & 0x08 ? (storage | 0xF0) : storage); }
 };
 
+// element i of a raw array, as the library's tests fill host arrays. A 4-bit pair type holds
+// element i in byte i / 2 (ptosim takes the low half for even i; it does not model these types,
+// an instruction on them stops the case, so only the bounds matter here).
+template <typename T>
+inline T GetProperDataPart(const T *p, std::size_t i)
+{
+    if constexpr (IsTwinType<T>()) {
+        const uint8_t b = p[i / 2].bits;
+        return T(uint8_t(i % 2 ? b >> 4 : b & 0x0F));
+    } else {
+        return p[i];
+    }
+}
+template <typename T, typename V>
+inline void SetProperDataPart(T *p, std::size_t i, const V &v)
+{
+    if constexpr (IsTwinType<T>()) {
+        const uint8_t nib = static_cast<T>(v).bits & 0x0F;
+        uint8_t &b = p[i / 2].bits;
+        b = i % 2 ? uint8_t((b & 0x0F) | (nib << 4)) : uint8_t((b & 0xF0) | nib);
+    } else {
+        p[i] = static_cast<T>(v);
+    }
+}
+
 namespace GlobalTensorDim {
 constexpr int DIM_0 = 0, DIM_1 = 1, DIM_2 = 2, DIM_3 = 3, DIM_4 = 4, TOTAL_DIM = 5;
 }
@@ -458,7 +483,45 @@ template <typename E, typename Sh, typename St, Layout L>
 struct is_global<GlobalTensor<E, Sh, St, L>> : std::true_type {};
 template <typename T> constexpr bool is_tile_data_v = is_tile<std::remove_cv_t<T>>::value;
 template <typename T> constexpr bool is_global_data_v = is_global<std::remove_cv_t<T>>::value;
-template <typename T> constexpr bool is_conv_tile_v = false;
+// convolution tiles (ConvTile<Loc, T, BufferSize, Layout, ConvTileShape<dims...>>): a TLOAD copies
+// the GM view densely into L1 (the a2a3 conv TLOAD bursts), so ptosim keeps the tile as an ND Mat
+// tile of (the product of all dims but the last) x the last dim, and knows its layout and dims
+template <int... Dims>
+struct ConvTileShape {
+    static constexpr int totalDimCount = sizeof...(Dims);
+    static constexpr int64_t staticShape[sizeof...(Dims)] = {Dims...};
+    static constexpr int64_t last = staticShape[sizeof...(Dims) - 1];
+};
+template <TileType Loc_, typename Element_, int BufferSize_, Layout Layout_, typename Shape_>
+struct ConvTile : Tile<Loc_, Element_, int(BufferSize_ / Shape_::last), int(Shape_::last)> {
+    static_assert(BufferSize_ % Shape_::last == 0, "ConvTile: BufferSize must be a multiple of the last dim");
+    using ShapeType = Shape_;
+    static constexpr int bufferSize = BufferSize_;
+    static constexpr Layout layout = Layout_;
+    static constexpr int totalDimCount = Shape_::totalDimCount;
+    static constexpr int64_t GetShape(int dim) { return dim >= 0 && dim < totalDimCount ? Shape_::staticShape[dim] : -1; }
+};
+template <TileType L, typename E, int B, Layout Ly, typename S>
+struct is_tile<ConvTile<L, E, B, Ly, S>> : std::true_type {};
+template <typename T> struct is_conv : std::false_type {};
+template <TileType L, typename E, int B, Layout Ly, typename S>
+struct is_conv<ConvTile<L, E, B, Ly, S>> : std::true_type {};
+template <typename T> constexpr bool is_conv_tile_v = is_conv<std::remove_cv_t<T>>::value;
+
+// the layout of a tile as the library's GetTileLayoutCustom names it
+enum class TileLayoutCustom : uint8_t { ND, DN, NZ, ZN, ZZ, NONE };
+template <typename TileData>
+constexpr TileLayoutCustom GetTileLayoutCustom()
+{
+    constexpr bool none = TileData::SFractal == SLayout::NoneBox;
+    constexpr bool f512 = TileData::SFractalSize == 512;
+    if constexpr (TileData::isRowMajor && none) return TileLayoutCustom::ND;
+    else if constexpr (!TileData::isRowMajor && none) return TileLayoutCustom::DN;
+    else if constexpr (!TileData::isRowMajor && TileData::SFractal == SLayout::RowMajor && f512) return TileLayoutCustom::NZ;
+    else if constexpr (TileData::isRowMajor && TileData::SFractal == SLayout::ColMajor && f512) return TileLayoutCustom::ZN;
+    else if constexpr (TileData::isRowMajor && TileData::SFractal == SLayout::RowMajor && f512) return TileLayoutCustom::ZZ;
+    else return TileLayoutCustom::NONE;
+}
 
 // ---- events ---------------------------------------------------------------------------------
 struct RecordEvent {};

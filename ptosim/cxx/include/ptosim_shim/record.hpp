@@ -158,6 +158,68 @@ inline long long call_site(void *ra)
     return -1;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Raw writes logged without Python (entry.hpp serves the faults). The first write to a page
+// asks Python for its bytes; later writes to it before the next request are single-stepped
+// against this thread's copy of the page and logged: the access's address, its stack and the
+// bytes it changed. The next request of any kind sends the log first ({"op": "raw_log"}), so
+// Python turns the writes into its SetValues in program order, one callback per batch instead
+// of two per element (a std::fill over a 128x96 tile is 12288 writes).
+struct RawLog {
+    static constexpr size_t PAGE = 4096;
+    static constexpr int PAGES = 8;  // pages written since the last request (then: flush)
+    uintptr_t addr[PAGES] = {};
+    bool readable[PAGES] = {};  // its bytes are the memory's: reads may use them (Python said)
+    int npages = 0;
+    alignas(16) unsigned char bytes[PAGES][PAGE];
+    // records: u64 address, u32 stack id, u16 first changed byte (page offset), u16 count, bytes
+    std::string records;
+    unsigned count = 0;
+    std::string stacks;  // JSON arrays of call sites, one per distinct stack
+    unsigned nstacks = 0;
+    void *last[48];
+    int nlast = -1;
+    unsigned char *cached(uintptr_t page)
+    {
+        for (int i = 0; i < npages; ++i)
+            if (addr[i] == page) return bytes[i];
+        return nullptr;
+    }
+    bool reads_ok(uintptr_t page) const
+    {
+        for (int i = 0; i < npages; ++i)
+            if (addr[i] == page) return readable[i];
+        return false;
+    }
+    unsigned char *add(uintptr_t page, const void *given, bool reads)
+    {
+        readable[npages] = reads;
+        addr[npages] = page;
+        std::memcpy(bytes[npages], given, PAGE);
+        return bytes[npages++];
+    }
+    bool full() const { return npages == PAGES; }
+    void clear()
+    {
+        npages = 0;
+        records.clear();
+        count = 0;
+        stacks.clear();
+        nstacks = 0;
+        nlast = -1;
+    }
+};
+inline RawLog &raw_log()
+{
+    static thread_local RawLog l;
+    return l;
+}
+// Log one single-stepped write: ``now`` is the page after it, ``before`` this thread's copy of
+// the page before it (updated here); frames[0] is the access's pc + 1.
+inline void log_raw_write(uintptr_t a, const unsigned char *now, unsigned char *before, void **frames, int n);
+// Send the log (nothing when empty); false when Python reported an error.
+inline bool flush_raw_log();
+
 // Send one request: {"op": op, "pc": pc, <body>}. Throws Abort when Python reports an error.
 inline void send(const char *op, long long pc, const std::string &body, void *out = nullptr)
 {
@@ -176,7 +238,60 @@ inline void send(const char *op, long long pc, const std::string &body, void *ou
         std::fprintf(stderr, "[ptosim] %s called outside a ptosim run\n", op);
         throw Abort{};
     }
+    if (!flush_raw_log()) throw Abort{};
     if (s.callback(o.c_str(), out ? out : &scratch) != 0) throw Abort{};
+}
+
+inline void log_raw_write(uintptr_t a, const unsigned char *now, unsigned char *before, void **frames, int n)
+{
+    RawLog &l = raw_log();
+    size_t lo = 0, hi = RawLog::PAGE;
+    while (lo < hi && now[lo] == before[lo]) ++lo;
+    while (hi > lo && now[hi - 1] == before[hi - 1]) --hi;
+    if (n != l.nlast || std::memcmp(frames, l.last, n * sizeof(void *)) != 0) {
+        l.stacks += l.nstacks ? ",[" : "[";
+        for (int i = 0; i < n; ++i) {
+            if (i) l.stacks += ',';
+            l.stacks += std::to_string(call_site(frames[i]));
+        }
+        l.stacks += ']';
+        ++l.nstacks;
+        std::memcpy(l.last, frames, n * sizeof(void *));
+        l.nlast = n;
+    }
+    uint64_t addr = a;
+    uint32_t stack = l.nstacks - 1;
+    uint16_t first = uint16_t(lo), count = uint16_t(hi - lo);
+    l.records.append((const char *)&addr, 8);
+    l.records.append((const char *)&stack, 4);
+    l.records.append((const char *)&first, 2);
+    l.records.append((const char *)&count, 2);
+    l.records.append((const char *)now + lo, hi - lo);
+    std::memcpy(before + lo, now + lo, hi - lo);
+    ++l.count;
+}
+
+inline bool flush_raw_log()
+{
+    RawLog &l = raw_log();
+    if (l.count == 0) {
+        l.clear();
+        return true;
+    }
+    State &s = st();
+    std::string o = "{\"op\":\"raw_log\",\"pc\":-1,\"log\":";
+    o += std::to_string((unsigned long long)(uintptr_t)l.records.data());
+    o += ",\"size\":";
+    o += std::to_string(l.records.size());
+    o += ",\"count\":";
+    o += std::to_string(l.count);
+    o += ",\"stacks\":[";
+    o += l.stacks;
+    o += "]}";
+    uint64_t scratch = 0;
+    bool ok = s.callback != nullptr && s.callback(o.c_str(), &scratch) == 0;
+    l.clear();
+    return ok;
 }
 
 // Parse "A, B = 3, C" (an enum's stringified enumerator list) and return the name of value v.

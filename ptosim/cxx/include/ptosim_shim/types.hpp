@@ -9,8 +9,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include <functional>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -105,19 +103,21 @@ inline float minifloat(unsigned bits, int e_bits, int m_bits, int bias, int spec
     return sign ? -v : v;
 }
 } // namespace ptosim
-#define PTOSIM_OPAQUE8(NAME, VALUE)                                \
+// Negation flips the sign bits (SIGNS: bit 7, or bits 3 and 7 of a 4-bit pair; e8m0 has none).
+#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS)                         \
     struct NAME {                                                  \
         uint8_t bits = 0;                                          \
         NAME() = default;                                          \
         explicit NAME(uint8_t b) : bits(b) {}                      \
         explicit operator float() const { return VALUE; }          \
+        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); } \
     };
-PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2))
-PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1))
-PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127))
-PTOSIM_OPAQUE8(hifloat8_t, NAN)
-PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0))
-PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0))
+PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80)
+PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80)
+PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00)
+PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80)
+PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88)
+PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88)
 #undef PTOSIM_OPAQUE8
 
 // the packed 4-bit element types hold two values per byte ("twin" types; global, as the
@@ -170,9 +170,26 @@ inline void unsupported(const char *what, long long pc)
 // `kernel<<<blocks, l2, stream>>>(args)` is rewritten by the build into
 // `::ptosim::launch(kernel, blocks, l2, stream)(args)`: the call is kept as a pending closure and
 // the Python side runs it once per block inside Device.run (`ptosim test`, testmain.hpp).
-inline std::function<void()> &pending_launch()
+// (a hand-made closure holder, not std::function: <functional> and <map> were a sixth of every
+// kernel unit's compile time, and the library's headers do not include them either)
+struct PendingLaunch {
+    void *closure = nullptr;
+    void (*run)(void *) = nullptr;
+    void (*drop)(void *) = nullptr;
+    explicit operator bool() const { return run != nullptr; }
+    void operator()() const { run(closure); }
+    template <class L>
+    void set(const L &l)
+    {
+        if (drop) drop(closure);
+        closure = new L(l);
+        run = [](void *c) { (*static_cast<L *>(c))(); };
+        drop = [](void *c) { delete static_cast<L *>(c); };
+    }
+};
+inline PendingLaunch &pending_launch()
 {
-    static std::function<void()> f;
+    static PendingLaunch f;
     return f;
 }
 inline std::string symbol_of(const void *fn)
@@ -187,14 +204,25 @@ inline std::string symbol_of(const void *fn)
 // kernel type it launches, a thunk that calls a kernel of that type from the words
 // (ptosim_run_launch in entry.hpp).
 using LaunchThunk = void (*)(void *fn, const uint64_t *words);
-inline std::map<std::string, LaunchThunk> &launch_thunks()
+struct ThunkEntry {
+    const char *key;  // typeid(...).name(): static storage
+    LaunchThunk thunk;
+    ThunkEntry *next;
+};
+inline ThunkEntry *&launch_thunks()
 {
-    static std::map<std::string, LaunchThunk> thunks;
-    return thunks;
+    static ThunkEntry *head = nullptr;
+    return head;
+}
+inline LaunchThunk find_thunk(const char *key)
+{
+    for (ThunkEntry *e = launch_thunks(); e; e = e->next)
+        if (std::strcmp(e->key, key) == 0) return e->thunk;
+    return nullptr;
 }
 inline int register_thunk(const char *key, LaunchThunk thunk)
 {
-    launch_thunks()[key] = thunk;
+    if (!find_thunk(key)) launch_thunks() = new ThunkEntry{key, thunk, launch_thunks()};
     return 0;
 }
 template <class T>
@@ -239,7 +267,7 @@ struct Launcher {
     {
         long long pc = call_site(__builtin_return_address(0));
         F f = fn;
-        pending_launch() = [f, args...]() { f(args...); };
+        pending_launch().set([f, args...]() { f(args...); });
         std::string b;
         jkey(b, "blocks"); jint(b, blocks);
         if (dyn_ubuf > 0) { jkey(b, "dyn_ubuf"); jint(b, dyn_ubuf); }
@@ -357,6 +385,15 @@ enum QuantMode_t : uint64_t {
     VQF322B8_PRE, VQF322F16_PRE, VQF322BF16_PRE, VQF322HIF8_PRE, VQF322FP8_PRE, REQ8, VREQ8, DEQF16,
     VDEQF16, SHIFTS322S16, VSHIFTS322S16,
 };
+inline const char *quant_mode_name(QuantMode_t m)
+{
+    static const char *const names[] = {
+        "NoQuant", "F322F16", "F322BF16", "QF322B8_PRE", "QF322F16_PRE", "QF322BF16_PRE", "QF322HIF8_PRE",
+        "QF322FP8_PRE", "VQF322B8_PRE", "VQF322F16_PRE", "VQF322BF16_PRE", "VQF322HIF8_PRE", "VQF322FP8_PRE",
+        "REQ8", "VREQ8", "DEQF16", "VDEQF16", "SHIFTS322S16", "VSHIFTS322S16",
+    };
+    return static_cast<size_t>(m) < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
 // the fixpipe's ND-parameter register: read only by the raw copies, which stop the run
 inline void set_nd_para(uint64_t) {}
 // raw fixpipe copies (the register-level form of TSTORE / TMOV from Acc): the run stops at the call
@@ -371,6 +408,23 @@ __attribute__((noinline)) void copy_matrix_cc_to_cbuf(A...)
 {
     ptosim::unsupported("copy_matrix_cc_to_cbuf (a raw fixpipe intrinsic; use TMOV(mat, acc))",
                         ptosim::call_site(__builtin_return_address(0)));
+}
+
+// the raw L1 -> GM copy (MTE3): nBurst bursts of lenBurst 32-byte blocks, srcGap / dstGap blocks
+// between bursts in L1 / GM; ptosim runs it as a TSTORE of an L1 tile over those bytes
+template <typename T, typename U>
+__attribute__((noinline)) void copy_cbuf_to_gm(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                               uint16_t srcGap, uint16_t dstGap)
+{
+    std::string b;
+    ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)dst);
+    ptosim::jkey(b, "l1"); ptosim::juint(b, (unsigned long long)((uintptr_t)src - (uintptr_t)ptosim::onchip_base()));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "src_gap"); ptosim::juint(b, srcGap);
+    ptosim::jkey(b, "dst_gap"); ptosim::juint(b, dstGap);
+    ptosim::send("copy_cbuf_to_gm", ptosim::call_site(__builtin_return_address(0)), b);
 }
 
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect

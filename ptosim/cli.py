@@ -606,7 +606,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--device", default="all", help="a device, a comma list, or all (the folder's)")
     t.add_argument("--compiler", help="zig, g++, clang++ or a path (env PTOSIM_CXX)")
     t.add_argument("--filter", default="", help="only the cases whose Suite.name contains this")
-    t.add_argument("--work", help="work folder (default: a new temporary folder)")
+    t.add_argument(
+        "--work",
+        help="work folder, kept after the run (gen_data.py's inputs and goldens, each case's "
+        "outputs); default: a temporary folder, removed after the run",
+    )
     t.add_argument(
         "--case-timeout",
         type=float,

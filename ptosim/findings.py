@@ -220,6 +220,22 @@ GM_READ_PAST_END = FindingCode(
     "instruction site and tensor",
     "size the GM buffer for the whole view, or shrink the view",
 )
+TILE_OUTSIDE_MEMORY = FindingCode(
+    "F111",
+    "tile-outside-memory",
+    "a TASSIGN places a tile (partly) past the end of its memory (UB, L1 ...); only an address is "
+    "set, so the run goes on and the first instruction that reads or writes the tile stops with "
+    "rule `fits-in-memory` (D22); reported once per TASSIGN site",
+    "a TASSIGN address with the whole tile inside the memory (`ptosim devices` lists the sizes)",
+)
+GM_STRIDE_IGNORED = FindingCode(
+    "F112",
+    "gm-stride-ignored",
+    "an a2a3 TLOAD/TSTORE view whose burst-dimension stride (ND stride[4], DN stride[3], NZ "
+    "strides 2-4) is not the contiguous one: the DMA never reads it and moves contiguous bursts "
+    "(D13); reported once per instruction site",
+    "give the view the contiguous stride (DN stride[3] = 1), or pack the data",
+)
 FLAG_UNCONSUMED = FindingCode(
     "F201",
     "flag-unconsumed",

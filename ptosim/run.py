@@ -12,6 +12,7 @@ from .argcheck import check_output_path
 from .checks.causes import group
 from .checks.hazards import analyse
 from .checks.structural import structural_issued
+from .checks.tile_bounds import tile_outside_memory_findings
 from .checks.tiles import live_overlap_findings
 from .config import DeviceConfig
 from .cores import Topology
@@ -193,8 +194,14 @@ def _first_fit(size: int, taken: list[tuple[int, int]], align: int) -> int:
 
 
 def _check_fits(program: Program, config: DeviceConfig, slots, limit: int, simt) -> None:
-    """Raise UbBudgetError naming the slots that end past ``limit`` (bytes)."""
-    over = [s for s in slots if s.placement.address + s.size_bytes > limit]
+    """Raise UbBudgetError naming the slots that end past ``limit`` (bytes). A tile TASSIGNed
+    past the end of its memory is no budget error: its TASSIGN reports finding F111 and its
+    first access stops the run (D22); the SIMT budget still holds every tile."""
+    over = [
+        s
+        for s in slots
+        if s.placement.address + s.size_bytes > limit and (s.placement.auto or limit == simt)
+    ]
     if not over:
         return
     what = "SIMT UB budget" if limit == simt else over[0].space
@@ -468,7 +475,7 @@ def run_blocks(
             program.run_untimed()
             if progress is not None:
                 progress(len(program), len(program))
-        overlaps = [(f, c) for c, p in enumerate(programs) for f in live_overlap_findings(p)]
+        overlaps = [(f, c) for c, p in enumerate(programs) for f in _tile_findings(p)]
         findings: list[Finding] = [f for ctx in ctxs for f in ctx.findings]
         findings += [f for f, _ in overlaps]
         if progress is not None and getattr(progress, "phase", None) is not None:
@@ -506,7 +513,7 @@ def run_blocks(
     if phase is not None:
         phase("analysing")
     # per-block passes that need the whole program: after the run (a session's body ran then)
-    overlaps = [(f, core) for core, p in enumerate(programs) for f in live_overlap_findings(p)]
+    overlaps = [(f, core) for core, p in enumerate(programs) for f in _tile_findings(p)]
     # (finding, reporting core): semantic findings, live tile overlaps, unconsumed posts
     reported: list[tuple[Finding, int | None]] = [
         (f, core) for core, ctx in enumerate(ctxs) for f in ctx.findings
@@ -535,6 +542,11 @@ def run_blocks(
     if sim.deadlock is not None:
         raise stops.deadlock_error(sim, result)
     return result
+
+
+def _tile_findings(program: Program) -> list[Finding]:
+    """The per-program tile passes: TASSIGNs past the end of memory (F111), live overlaps."""
+    return tile_outside_memory_findings(program) + live_overlap_findings(program)
 
 
 def blocks_at_once(programs: list[Program], config: DeviceConfig) -> int:

@@ -26,11 +26,13 @@ _tile_ids = itertools.count()
 
 
 class Placement:
-    """Where a tile binding lives: a byte address set by TASSIGN or later by the allocator."""
+    """Where a tile binding lives: a byte address set by TASSIGN or later by the allocator
+    (``assigned_at``: the TASSIGN's source line, which errors about the placement name)."""
 
     def __init__(self, address: int | None, auto: bool):
         self.address = address
         self.auto = auto
+        self.assigned_at: str | None = None
 
 
 class AliasPlacement(Placement):

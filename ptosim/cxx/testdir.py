@@ -160,7 +160,17 @@ def run_folder(
     sources = sorted(p for p in test_dir.iterdir() if p.suffix in (".cpp", ".cc", ".cxx"))
     if not sources:
         raise KernelError(f"ptosim test: no .cpp files in {test_dir}")
-    work = Path(work or tempfile.mkdtemp(prefix=f"ptosim_test_{test_dir.name}_")).resolve()
+    if work is None:  # a temporary folder, removed after the run (gen_data.py output can be GBs)
+        with tempfile.TemporaryDirectory(prefix=f"ptosim_test_{test_dir.name}_") as tmp:
+            return _run_folder(test_dir, devices, sources, Path(tmp), compiler, case_filter,
+                               case_timeout_seconds, jobs)  # fmt: skip
+    return _run_folder(test_dir, devices, sources, Path(work).resolve(), compiler, case_filter,
+                       case_timeout_seconds, jobs)  # fmt: skip
+
+
+def _run_folder(
+    test_dir, devices, sources, work: Path, compiler, case_filter, case_timeout_seconds, jobs
+) -> FolderRun:
     data = work / "data"
     (data / "bin").mkdir(parents=True, exist_ok=True)
     run_gen_data(test_dir, data, timeout_seconds=case_timeout_seconds)

@@ -14,7 +14,13 @@ import numpy as np
 
 from ..dtypes import DType, names
 from ..enums import Pipe, TileType
-from ..errors import ConstraintError, KernelError, OutOfBoundsError, UnsupportedError
+from ..errors import (
+    ConstraintError,
+    KernelError,
+    MemoryLayoutError,
+    OutOfBoundsError,
+    UnsupportedError,
+)
 from ..findings import GM_READ_PAST_END, Finding, FindingCode
 from ..memory import GM_PAST_END_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
@@ -282,6 +288,7 @@ class ExecContext:
         self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
         self.simulate_launch = None  # the engine's SIMT model, handed to plans by the run
         self._reads_past_end: set[tuple] = set()  # F110 reported for (site, tensor)
+        self._once: set[tuple] = set()  # (finding kind, site) pairs reported once per run
 
     @property
     def target(self) -> str:
@@ -296,14 +303,47 @@ class ExecContext:
         """The memory a tile lives in (the run placed only tiles its core has)."""
         return self.buffers[SPACE_OF_LOC[ref.loc]]
 
+    def first_at_site(self, kind: str) -> bool:
+        """True the first time the current instruction's site (its source line) reports
+        ``kind`` in this run: a loop repeating the line reports it once."""
+        site = (self.instr.source or self.instr.position) if self.instr else None
+        if (kind, site) in self._once:
+            return False
+        self._once.add((kind, site))
+        return True
+
     def tile_storage(self, ref: TileRef) -> np.ndarray:
-        """Writable typed view of the tile's whole storage (Rows*Cols elements)."""
+        """Writable typed view of the tile's whole storage (Rows*Cols elements).
+
+        Raises:
+            MemoryLayoutError: rule ``fits-in-memory`` at the accessing instruction, for a tile
+                a TASSIGN placed (partly) past the end of its memory (D22).
+        """
         mem = self.memory_of(ref)
         address = ref.address
-        what = ""  # the error message's subject, built only for an access that fails
-        if address is None or address < 0 or address + ref.size_bytes > mem.size_bytes:
-            what = f"{self.instr.label if self.instr else ''} tile {ref.name}"
-        return mem.typed(address, ref.dtype, ref.numel, what=what)
+        if address is not None and (address < 0 or address + ref.size_bytes > mem.size_bytes):
+            self._outside_memory(ref, mem)
+        return mem.typed(address, ref.dtype, ref.numel)
+
+    def _outside_memory(self, ref: TileRef, mem: Scratchpad) -> NoReturn:
+        instr = self.instr
+        operand = next(
+            (name for name, r in instr.tile_operands().items() if r is ref), "tile"
+        ) if instr else "tile"  # fmt: skip
+        end = ref.address + ref.size_bytes
+        placement = getattr(ref.placement, "root", ref.placement)
+        at = f" at {placement.assigned_at}" if getattr(placement, "assigned_at", None) else ""
+        raise MemoryLayoutError(
+            instr.opcode if instr else "access",
+            operand,
+            "fits-in-memory",
+            f"address + {ref.size_bytes} bytes <= {mem.name} size {mem.size_bytes}",
+            f"{ref.address:#x} + {ref.size_bytes} = {end:#x}",
+            target=self.arch.target,
+            source=instr.source if instr else None,
+            position=instr.position if instr else None,
+            detail=f"tile {ref.name}, placed by the TASSIGN{at}; this instruction accesses it",
+        )
 
     def memory_from(self, ref: TileRef) -> np.ndarray:
         """Writable typed view from the tile's address to the end of its memory."""

@@ -30,7 +30,7 @@ from ..enums import (
     TileType,
 )
 from ..errors import KernelError, MemoryLayoutError
-from ..findings import DMA_EXTENT, GM_PITCH
+from ..findings import DMA_EXTENT, GM_PITCH, GM_STRIDE_IGNORED
 from ..layout import BLOCK_BYTES, GmGeom
 from ..memory import space_of
 from ..program import current, emit
@@ -406,7 +406,7 @@ class _Transfer(Instruction):
     def _check_dma_view(self, dma: DmaRules) -> None:
         """Reject views the target's DMA cannot express (instead of moving other elements)."""
         g = self.dma_gm(dma)
-        for name, want in _inner_stride_rules(g):
+        for name, want in _inner_stride_rules(g) if dma.reads_burst_strides else ():
             got = g.stride[int(name[-2])]
             if got != want:
                 self.unsupported(
@@ -506,6 +506,22 @@ class _Transfer(Instruction):
                 f"tile's {cv} valid ones (give the GlobalTensor the valid shape)",
             )
 
+    def _ignored_stride_finding(self, dma: DmaRules, ctx: ExecContext) -> None:
+        """F112, once per site: a burst-dimension stride the DMA never reads is not the
+        contiguous one, so the bursts move other GM elements than the view names (D13)."""
+        g = self.dma_gm(dma)
+        wrong = [(n, w) for n, w in _inner_stride_rules(g) if g.stride[int(n[-2])] != w]
+        if not wrong or not ctx.first_at_site("gm-stride-ignored"):
+            return
+        said = ", ".join(f"{n} = {g.stride[int(n[-2])]} (contiguous: {w})" for n, w in wrong)
+        ctx.finding(
+            GM_STRIDE_IGNORED,
+            "gm-stride-ignored",
+            f"operand 'gm' ({g.layout.name} GlobalTensor of shape {list(g.shape)}, strides "
+            f"{list(g.stride)}) has {said}: the a2a3 DMA never reads that stride, each burst "
+            "moves contiguous GM elements from its start (the cpu target follows the stride)",
+        )
+
     def _element_pairs(self, ctx: ExecContext):
         """(GM element offsets, tile storage offsets) of every element moved, GM checked."""
         t, g = self.tile, self.gm
@@ -515,6 +531,8 @@ class _Transfer(Instruction):
             gm_offs, tile_offs, pad = g.offsets(r, c), t.offsets(r, c), None
         else:  # the DMA burst arithmetic (D7, D8)
             self._pitch_finding(dma, ctx)
+            if not dma.reads_burst_strides:
+                self._ignored_stride_finding(dma, ctx)
             gm_offs, tile_offs, pad = _burst_offsets(self.bursts(dma))
         ctx.gm_check(g, gm_offs, "gm", read=self.is_load)  # a load may read past the end (D21)
         return gm_offs, tile_offs, pad
@@ -589,7 +607,14 @@ class TStore(_Transfer):
 
 
 class TAssign(Instruction):
-    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...)."""
+    """TASSIGN(tile, address): bind a tile to a byte address of its buffer (UB, L1, L0A ...).
+
+    A TASSIGN only sets an address: a tile placed (partly) past the end of its memory is
+    accepted with finding F111 (once per site, ``checks/tile_bounds.py``), and the first
+    instruction that reads or writes it stops with rule ``fits-in-memory``
+    (``ExecContext.tile_storage``, D22). The library passes
+    tiles it never touches for some dtypes (TGATHER's tmp for float), so on the device such a
+    placement is harmless until an access."""
 
     opcode = "TASSIGN"
     nominal_pipe = Pipe.PIPE_S
@@ -600,13 +625,15 @@ class TAssign(Instruction):
     def tile_operands(self) -> dict[str, TileRef]:
         return {"tile": self.tile}
 
+    def _extent_bytes(self, arch: Arch) -> int:
+        t = self.tile
+        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
+            return stored(t).size_bytes
+        return t.size_bytes
+
     def validate(self, arch: Arch) -> None:
         t = self.tile
-        mem = space_of(t.loc)
-        cap = arch.size_of(mem)  # None: a buffer this core lacks (the run's rule core-buffer)
-        size = t.size_bytes
-        if arch.spec.cube.addressing is CubeAddressing.FRACTALS:  # a compact tile's extent
-            size = stored(t).size_bytes
+        size = self._extent_bytes(arch)
         if self.address % arch.ub_align_bytes:
             raise MemoryLayoutError(
                 "TASSIGN",
@@ -619,18 +646,25 @@ class TAssign(Instruction):
                 position=self.position,
                 detail=f"tile {t.name}",
             )
-        if self.address < 0 or (cap is not None and self.address + size > cap):
+        if self.address < 0:
             raise MemoryLayoutError(
                 "TASSIGN",
                 "address",
                 "fits-in-memory",
-                f"address + {size} bytes <= {mem} size {cap}",
+                f"address >= 0 in {space_of(t.loc)}",
                 f"{self.address:#x} + {size} = {self.address + size:#x}",
                 target=arch.target,
                 source=self.source,
                 position=self.position,
                 detail=f"tile {t.name}",
             )
+
+    def overflow_bytes(self, arch: Arch) -> tuple[int, int]:
+        """(end byte of the tile, bytes of it past the end of its memory; 0 when it fits or the
+        core lacks that memory, the run's rule core-buffer)."""
+        cap = arch.size_of(space_of(self.tile.loc))
+        end = self.address + self._extent_bytes(arch)
+        return end, (0 if cap is None else max(0, end - cap))
 
     def execute(self, ctx: ExecContext) -> None:
         """Binding happened at record time; nothing moves."""
@@ -652,12 +686,14 @@ class TMov(Instruction):
 
     a5 (``TMovCopy.VALID_ELEMENTS``) copies the valid region element by element through both
     tiles' layouts, so the layouts must match there (rule ``same-layout``) and so must the
-    valid shapes. cpu (``TMovCopy.ANY_TILES``) copies it element by element through any two
-    layouts and between any tile kinds the cube paths do not take (Vec -> Left / Right,
-    Acc -> Vec ...: every tile is host memory there), the valid shapes equal (the CPU simulator
-    asserts it), ``relu`` NormalRelu then zeroing the negative results. a2a3 (``TMovToVec``,
-    ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of the
-    ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any BLayout/SLayout
+    valid shapes; a5 also converts an ND tile into an NZ or ZN one
+    (``DmaRules.tmov_nd_to_fractal``, ``_check_nd_to_fractal``). cpu (``TMovCopy.ANY_TILES``)
+    copies it element by element through any two layouts and between any tile kinds the cube
+    paths do not take (Vec -> Left / Right, Acc -> Vec ...: every tile is host memory there),
+    the valid shapes equal (the CPU simulator asserts it), ``relu`` NormalRelu then zeroing the
+    negative results. a2a3 (``TMovToVec``, ``TMovCopy.UB_BLOCKS``) is a ``copy_ubuf_to_ubuf`` of
+    the ``min(valid)`` region in 32-byte blocks: equal Rows x Cols are required but any
+    BLayout/SLayout
     pair is accepted (the vendor tests run every combination). Between different layouts it is a
     plain storage copy: rows of ``Cols`` storage elements, ``validRow * Cols`` elements at once when
     whole rows are valid, else per row the blocks covering ``validCol`` elements. Between equal
@@ -691,14 +727,38 @@ class TMov(Instruction):
                 f"{s.rows}x{s.cols}",
             )
             return
-        self.require(
-            d.geom.layout_name == s.geom.layout_name,
-            "src",
-            "same-layout",
-            d.geom.layout_name,
-            s.geom.layout_name,
-        )
+        pair = (s.geom.layout_name, d.geom.layout_name)
+        if arch.spec.dma.tmov_nd_to_fractal and pair in (("ND", "NZ"), ("ND", "ZN")):
+            self._check_nd_to_fractal(pair[1])
+        else:
+            self.require(
+                d.geom.layout_name == s.geom.layout_name,
+                "src",
+                "same-layout",
+                d.geom.layout_name,
+                s.geom.layout_name,
+            )
         self.require(d.valid == s.valid, "src", "same-valid-shape", d.valid, s.valid)
+
+    def _check_nd_to_fractal(self, kind: str) -> None:
+        """The a5 ND -> NZ / ND -> ZN forms where the reference's addressing is the tiles'
+        layouts: NZ packs its column blocks ``ceil16(validRow)`` rows apart (so the valid rows
+        must round up to Rows); ZN reads the source rows ``validCol`` apart and numbers the
+        fractals by ``validCol / 16`` (so both valid widths must be Cols, and the valid shape
+        whole fractals). Other shapes are not modelled."""
+        d, s = self.dst, self.src
+        if kind == "NZ":
+            ok = -(-d.valid_row // 16) * 16 == d.rows
+            want = f"dst valid rows rounding up to 16 * ceil(rows/16) = Rows {d.rows}"
+            given = f"valid rows {d.valid_row}"
+        else:
+            k0 = d.dtype.c0
+            ok = d.valid_col == d.cols and s.valid_col == s.cols
+            ok = ok and d.valid_row % k0 == 0 and d.valid_col % 16 == 0
+            want = f"valid columns = Cols on both tiles, valid rows a multiple of {k0}"
+            given = f"dst valid {d.valid}, src valid {s.valid}, Cols {d.cols}/{s.cols}"
+        if not ok:
+            self.unsupported("dst", f"tmov-nd-to-{kind.lower()}", want, given)
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
@@ -783,7 +843,7 @@ def TASSIGN(tile: Tile, address: int) -> None:
         ref.name,
         ref.tile_id,
     )
-    emit(TAssign(ref, int(address)))
+    placement.assigned_at = emit(TAssign(ref, int(address))).source
     tile.placement = placement
 
 

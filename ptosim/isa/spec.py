@@ -161,6 +161,17 @@ class Bitwise(Enum):
     # row), TXOR(S) in four steps through tmp, operands asserted distinct
 
 
+class Remainder(Enum):
+    """TFMOD(S)/TREM(S) lowering (ptosim.isa.vector.mathops, remainder)."""
+
+    IN_DOUBLE = "in-double"  # exact fmod / floor remainder in double, C % for integers
+    UB_CHAIN = "ub-chain"  # float32 vdiv chain on UB per stage; int32 through float32;
+    # TFMODS broadcasts the scalar into dst first; TREMS as TREM
+    VF_REGISTERS = "vf-registers"  # one vector function on registers: half through float32
+    # (result truncated to half), integer vmod / vdiv, 64-bit truncating division, TREMS
+    # without the sign fix-up, HIGH_PRECISION float32 as the scaled reduction
+
+
 class RowReduceOrder(Enum):
     """TROW<OP> accumulation order (reduce_order)."""
 
@@ -333,8 +344,14 @@ class DmaRules:
     burst_count_limit: int | None  # Rows and nBurst below this; every shape dim > 0
     atomic_add_dtypes: DTypes  # TSTORE<AtomicAdd>
     tmov: TMovCopy
+    # Vec TMOV from an ND tile into an NZ or ZN tile converts the layout (VALID_ELEMENTS)
+    tmov_nd_to_fractal: bool = False
     # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
     load_valid_within_view: bool = False
+    # the DMA reads the stride of the burst dimension (ND stride[4], DN stride[3], NZ strides
+    # 2-4), so a strided one is refused (rule gm-inner-stride); False: it never reads them, a
+    # burst is contiguous whatever they say (finding F112, D13)
+    reads_burst_strides: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -394,7 +411,8 @@ class ElementwiseRules:
     axpy_pairs: tuple[tuple[DType, DType], ...]  # TAXPY (dst, src) dtypes besides f32 += f16
     axpy_fused: bool  # TAXPY rounds dst + src*s once (else the product, then the sum)
     int64_zero_divisor_gives_zero: bool  # 64-bit integer TDIV/TDIVS: x / 0 = 0 (else an error)
-    math_vector_sequence: bool  # TFMOD/TREM/TPOW/TPRELU as the NPU vector sequences
+    math_vector_sequence: bool  # TPOW/TPRELU as the NPU vector sequences
+    remainder: Remainder  # TFMOD(S)/TREM(S): which lowering computes them
     math_tmp_checked: bool  # their tmp must hold the lowering's intermediates
     # TPART<OP>: one source has dst's valid shape, the other's valid region fits inside it
     partial_one_source_full: bool
@@ -482,6 +500,9 @@ class LayoutRules:
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False
+    # THISTOGRAM idx: uint16 a DN column (Cols 1), uint32 RowMajor with one row per filter byte
+    # and src's Cols (npu/a5 THistogram.hpp static_asserts); False: any layout
+    histogram_idx_shape: bool = False
     # the same form as one repeated vmrgsort4 (a2a3/TMrgSort.hpp): src's valid columns in whole
     # groups of 4 blocks, blockLen a multiple of 64, 1-255 groups (vector.sort)
     mrgsort_block_len_repeats: bool = False

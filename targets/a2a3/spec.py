@@ -232,6 +232,10 @@ SPEC = S.TargetSpec(
         # TSTORE<AtomicAdd>: the set_atomic_{s8,s16,s32,f16,bf16,f32} types (semantics.md 3.5)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.UB_BLOCKS,  # TMovToVec: copy_ubuf_to_ubuf (D16)
+        tmov_nd_to_fractal=False,  # a plain block copy between any layouts (D16)
+        # the GM <-> UB/L1 copies take only the outer strides (ND 0-3, DN 0-2 and 4, NZ 0-1)
+        # and a burst length: a burst is contiguous whatever the inner stride (D13, F112)
+        reads_burst_strides=False,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.DMA,  # semantics.md 3.1.3, 3.2.3
@@ -270,6 +274,7 @@ SPEC = S.TargetSpec(
         division_via_dup=True,  # vector_dup + vdiv; in-place src/s: vmuls by 1/s (4.7)
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=True,  # vector_isa.md 3.23 (the a2a3 sequences)
+        remainder=S.Remainder.UB_CHAIN,  # vector_isa.md 3.23 (npu/a2a3 TFMod/TRem*.hpp)
         math_tmp_checked=True,
         partial_one_source_full=True,  # the reference's PTO_ASSERT (vector_isa.md 3.22)
         axpy_fused=False,  # assumed like the CPU's two roundings (vaxpy's fusion is not public)

@@ -1,4 +1,5 @@
-"""950 (a5) plans of TSORT32 and TMRGSORT (estimates: the reference gives no a5 body).
+"""950 (a5) plans of TSORT32 and TMRGSORT (estimates: the reference gives no a5 body), and of
+THISTOGRAM (the npu/a5 THistogram.hpp loop, ``plan_histogram``).
 
 One vector function each: TSORT32 loads the scores and indices of every valid row (``vlds``),
 sorts each 32-element block (``vbitsort``) and stores the records (``vsts``); TMRGSORT loads the
@@ -7,7 +8,7 @@ lists, merges them (``vmrgsort4``, one call) and stores the result.
 
 from __future__ import annotations
 
-from ptosim.isa.vector.sort import SORT_BLOCK, TMrgSort, TSort32, record_elems
+from ptosim.isa.vector.sort import SORT_BLOCK, THistogram, TMrgSort, TSort32, record_elems
 
 from ..a2a3.layout import rows_region
 from ..costs import ceil_div, tile_region
@@ -37,4 +38,26 @@ def plan_mrgsort(instr: TMrgSort, ctx) -> list:
     return vf.steps()
 
 
-PLANS = {TSort32: plan_sort32, TMrgSort: plan_mrgsort}
+def plan_histogram(instr: THistogram, ctx) -> list:
+    """npu/a5 THistogram.hpp per row: the filter bytes (``vlds`` broadcast), then per 256
+    elements a deinterleaving load of src (``vlds``, two for uint32 plus two ``vdintlv``), the
+    filter compares (``vcmp_eq``), two ``chistv2`` (bins 0-127, 128-255), four ``vcvt`` and four
+    ``vadd`` into the 32-bit counts; two interleaving stores of the 256 counts."""
+    d, s = instr.dst, instr.src
+    R, C = s.valid
+    vf = VectorFunction(ctx, d.dtype)
+    n = R * ceil_div(C, 256)
+    wide = s.dtype.size_bytes == 4
+    filters = 1 if not wide and instr.byte == 0 else (3 - instr.byte if wide else 0)
+    vf.op("vlds", R * max(filters, 1), "filter bytes", reads=(tile_region(instr.idx),))
+    vf.op("vlds", n * (2 if wide else 1), "src", reads=(rows_region(s, 0, R, 0, C),))
+    vf.op("vdintlv", n * 2 if wide else 0, "bytes")
+    vf.op("vcmp_eq", n * filters, "filters")
+    vf.op("chistv2", n * 2, "bins")
+    vf.op("vcvt", n * 4, "counts to 32 bits")
+    vf.op("vadd", n * 4, "accumulate")
+    vf.op("vsts", R * 2, "bins", writes=(rows_region(d, 0, R, 0, 256),))
+    return vf.steps()
+
+
+PLANS = {TSort32: plan_sort32, TMrgSort: plan_mrgsort, THistogram: plan_histogram}

@@ -125,11 +125,12 @@ DTYPES: dict[str, tuple | None] = {
     "TRELU": (i32,) + F16_F32,
     "TNOT": INTS_124,
     "TRECIP": (i16, u16, i32, u32, i64, u64) + F16_F32,
-    # vector_isa.md 3.23 (choice: the a2a3 model, no a5 lowering in our sources)
-    "TFMOD": (f32,),
-    "TFMODS": (f32,),
-    "TREM": (i32, f32),
-    "TREMS": (i32, f32),
+    # npu/a5 TFMod.hpp / TFModS.hpp (TFModCheck; TFMODS: the 2- and 4-byte types it lowers)
+    "TFMOD": (i16, u16, i32, u32, f16, f32),
+    "TFMODS": (i16, u16, i32, u32, f16, f32),
+    # npu/a5 TRem.hpp / TRemS.hpp (TRemCheck; 64-bit through the Int64Div helpers)
+    "TREM": (i16, u16, i32, u32, i64, u64, f16, f32),
+    "TREMS": (i16, u16, i32, u32, i64, u64, f16, f32),
     "TPOW": INTS_124 + F16_F32,
     "TPOWS": INTS_124 + F16_F32,
     "TPRELU": F16_F32,
@@ -153,10 +154,10 @@ DTYPES: dict[str, tuple | None] = {
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
     "TTRANS": SIZED_124,
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32, i8, u8, i64, u64),
-    "TEXTRACT": SIZED_124,
+    "TEXTRACT": SIZED_124 + (hif8,),  # npu/a5 TExtract.hpp: Vec -> Vec moves hifloat8 bytes
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
-    "THISTOGRAM": None,
+    "THISTOGRAM": (u16, u32),  # npu/a5 THistogram.hpp
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
     **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
@@ -165,7 +166,6 @@ DTYPES: dict[str, tuple | None] = {
 }
 
 REFUSALS = {
-    "THISTOGRAM": S.Refusal("the NPU lowering of THISTOGRAM is not given in the reference"),
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
     **{
         # they feed a TPUSH's FixpipeParams, and the 950 FIFO is not modelled
@@ -177,7 +177,8 @@ REFUSALS = {
 NOTES = {
     "MGATHER": "SIMT launch",
     "MSCATTER": "SIMT launch",
-    **{name: "as a2a3" for name in ("TFMOD", "TFMODS", "TREM", "TREMS", "TPOW", "TPOWS")},
+    **{name: "as a2a3" for name in ("TPOW", "TPOWS")},
+    **{name: "one VF; half via float32" for name in ("TFMOD", "TFMODS", "TREM", "TREMS")},
     "TPRELU": "as a2a3",
     **{
         f"TPART{op}": "one source full-size, the other inside it"
@@ -228,6 +229,7 @@ SPEC = S.TargetSpec(
         # assumed to be a2a3's set_atomic types (the a5 DMA atomics are not in the reference)
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.VALID_ELEMENTS,  # the valid region through both layouts
+        tmov_nd_to_fractal=True,  # npu/a5 TMov.hpp: TMovToVecNd2Nz, TMovNdTo2Zn
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.SIMT,  # semantics.md 3.1.4, 3.2.4
@@ -267,6 +269,7 @@ SPEC = S.TargetSpec(
         division_via_dup=False,  # a5 TDIVS divides (the doc's reciprocal claim is not the code)
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=True,  # choice: the a2a3 model (vector_isa.md 3.23)
+        remainder=S.Remainder.VF_REGISTERS,  # npu/a5 TFMod(S).hpp, TRem(S).hpp, TFmodRemHp.hpp
         math_tmp_checked=False,
         partial_one_source_full=True,  # choice: the NPU shape rule of a2a3 (no a5 TPART body)
         # vaxpy rounds once: the a5 taxpy folder's golden is float64 dst + src*s rounded once, and
@@ -298,7 +301,7 @@ SPEC = S.TargetSpec(
         ctrl_register=True,
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=False,
-        same_float_to_integral=False,  # a copy (a5/TCvt.hpp has no rounding-only form)
+        same_float_to_integral=True,  # npu/a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)
@@ -325,8 +328,9 @@ SPEC = S.TargetSpec(
         gather_bounds=S.GatherBounds.RAW_UB,  # choice: no bounds rule given (semantics.md 3.6)
         gather_offsets_in_tmp=False,
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
-        dequant_row_params=False,
+        dequant_row_params=True,  # npu/a5 TDeQuant.hpp: a BRC_B32 load of [i * RowStride]
         tci_tmp_bytes=None,  # vci; tmp ignored
+        histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,

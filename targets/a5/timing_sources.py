@@ -18,7 +18,8 @@ _LS = ("vf", "vlds", "vsts")
 _L0 = ("load_cbuf_to_ca*", "load_cbuf_to_cb*")  # the cube core's L1 -> L0A / L0B (a2a3 plans)
 _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 _MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor", "vcmps",
-         "vsel", "vexp", "vln", "vabs", "vmuls")  # fmt: skip
+         "vsel", "vexp", "vln", "vabs", "vmuls", "vmod", "vmula", "vmins", "vneg",
+         "vor")  # fmt: skip
 _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
            "PROD": ("vmul",)}  # fmt: skip
 
@@ -83,4 +84,5 @@ USES: dict[str, tuple[str, ...]] = {
     "TTRI": ("vf", "vdup", "vsel", "vsts"),
     "TMRGSORT": (*_LS, "vmrgsort4"),
     "TSORT32": (*_LS, "vbitsort"),
+    "THISTOGRAM": (*_LS, "vdintlv", "vcmp_eq", "chistv2", "vcvt", "vadd"),
 }

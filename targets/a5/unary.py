@@ -9,14 +9,22 @@ VF where the op divides by a constant (TRECIP, TRSQRT: ``1``) or uses a scalar r
 intrinsics, and a ``vsts`` (VLe = 256 B / sizeof(T)); ``vf_drain`` last.
 
 Intrinsics: TEXP ``vexp``, TLOG ``vln``, TSQRT ``vsqrt``, TRSQRT ``vsqrt`` + ``vdiv``, TRECIP
-``vdiv``, TABS ``vabs``, TNEG ``vmuls`` (TMULS by -1), TRELU ``vrelu``, TNOT ``vnot``. The
-math ops are not in our a5 sources: they are planned as the a2a3 arithmetic chain in one VF
-(choice): TFMOD(S) ``vdiv, vtrc, vmul|vmuls, vsub``; TREM(S) ``vdiv, vfloor, vmul, vsub, vmul,
-vcmps_lt, vadd, vsel`` (int32: a ``vcvt`` per source and one back); TPOW(S) floats ``vabs,
-vln, vmul|vmuls, vexp`` plus the special-case fix-ups as ``vcmps`` + ``vsel`` pairs for
-negative, zero and non-finite operands (three pairs), integers ``vmul`` per squaring step
-(bit width of T for TPOW, of the scalar for TPOWS) twice; TPRELU ``vmul, vcmps_gt, vsel``.
-Intrinsics without a cost entry use ``timing.vector.ops.other``.
+``vdiv``, TABS ``vabs``, TNEG ``vmuls`` (TMULS by -1), TRELU ``vrelu``, TNOT ``vnot``.
+
+TFMOD(S)/TREM(S), the ``npu/a5`` bodies per vector (``remainder_ops``): float32 ``vdiv, vtrc,
+vmul|vmuls, vsub`` (TREM adds ``vmul, vcmps_lt, vadd, vsel``); half the same in float32 for the
+even and the odd lanes (a ``vcvt`` per source and one back each) and a ``vor``; 16/32-bit
+integers ``vdiv, vmul|vmuls, vsub`` (FMOD) or ``vmod`` (REM); 64-bit TREM(S) costed as ``vdiv,
+vmul, vsub, vcmp, vsel`` on 64-bit lanes (an estimate: the Int64Div long division is not
+itemised); float32 ``HIGH_PRECISION`` the TFmodRemHP sequence (``hp_ops``, 117 intrinsics for
+FMOD). The S forms broadcast the scalar once (``vdup``).
+
+The other math ops are not in our a5 sources: they are planned as the a2a3 arithmetic chain in
+one VF (choice): TPOW(S) floats ``vabs, vln, vmul|vmuls, vexp`` plus the special-case fix-ups
+as ``vcmps`` + ``vsel`` pairs for negative, zero and non-finite operands (three pairs),
+integers ``vmul`` per squaring step (bit width of T for TPOW, of the scalar for TPOWS) twice;
+TPRELU ``vmul, vcmps_gt, vsel``. Intrinsics without a cost entry use
+``timing.vector.ops.other``.
 """
 
 from __future__ import annotations
@@ -89,14 +97,48 @@ def plan_recip(instr: TRecip, ctx) -> list[Step]:
     return elementwise_vf(ctx, instr.dst, [instr.src], ("vdiv",), scalars=1)
 
 
+_SIGN_BIT = ("vdup", "vshrs", "vand", "vcvt")  # GetSignBit
+_SIGN_FIX = ("vmul", "vcmps_lt", "vadd", "vsel")  # TREM: add b where b * r < 0
+
+
+def hp_ops(fmod: bool) -> tuple[str, ...]:
+    """The intrinsics of TFmodRemHP per vector (npu/a5/custom/TFmodRemHp.hpp)."""
+    ops = ["vdup", "vabs", "vabs"]
+    for step in range(11, 1, -1):  # SolveScale: two scalings above step 5
+        ops += ["vmuls"] * (2 if step > 5 else 1) + ["vdiv", "vtrc", "vmins", "vneg", "vmula"]
+    ops += ["vcmps_le", "vmuls", "vsel", "vmuls", "vsel", "vdiv", "vtrc", "vneg", "vmula"]
+    ops += [*_SIGN_BIT, "vmul", "vadd"]  # step 1's signbit fix
+    ops += [*_SIGN_BIT, "vmuls", "vadds", "vmul"]  # a's sign
+    ops += ["vcmps_le", "vmuls", "vsel", "vmuls", "vsel"]  # undo the subnormal scaling
+    ops += ["vcmps_eq", "vsel"] * 2 + ["vcmps_eq"] * 2 + ["por"] * 2 + ["pand", "vsel"]
+    ops += ["vcmps_eq"] * 2 + ["por", "vcmps_ne", "vcmps_ne", "vcmp_ne", "pnot", "por"]
+    ops += ["pand", "pand", "vsel"]  # SolveExceptionScenarios
+    return tuple(ops) + (() if fmod else _SIGN_FIX)
+
+
+def remainder_ops(instr: TMathBinary) -> tuple[str, ...]:
+    """The intrinsics per vector of a5 TFMOD(S)/TREM(S) (module docstring)."""
+    mul = "vmuls" if instr.src1 is None else "vmul"
+    fmod, dt = instr.base == "FMOD", instr.dst.dtype
+    fix = () if fmod or instr.src1 is None else _SIGN_FIX
+    if dt.is_int:
+        if fmod:
+            return ("vdiv", mul, "vsub")
+        return ("vdiv", "vmul", "vsub", "vcmp", "vsel") if dt.size_bytes == 8 else ("vmod",)
+    if instr.algorithm == "HIGH_PRECISION" and dt.size_bytes == 4:
+        return hp_ops(fmod)
+    chain = ("vdiv", "vtrc", mul, "vsub")
+    if dt.size_bytes == 4:
+        return chain + fix
+    part = ("vcvt", "vcvt") + chain + ("vcvt",)  # one half of the lanes in float32
+    return part + part + ("vor",) + fix
+
+
 def _math_ops(instr: TMathBinary) -> tuple[str, ...]:
     mul = "vmuls" if instr.src1 is None else "vmul"
     base, dt = instr.base, instr.dst.dtype
-    if base == "FMOD":
-        return ("vdiv", "vtrc", mul, "vsub")
-    if base == "REM":
-        core = ("vdiv", "vfloor", mul, "vsub", mul, "vcmps_lt", "vadd", "vsel")
-        return ("vcvt",) * 2 + core + ("vcvt",) if dt.is_int else core
+    if base in ("FMOD", "REM"):
+        return remainder_ops(instr)
     if base == "POW":
         if dt.is_int:
             return ("vmul",) * (2 * instr.int_exponent_steps())

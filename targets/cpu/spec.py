@@ -165,6 +165,7 @@ SPEC = S.TargetSpec(
         # cpu/TMov.hpp: SetElement(r, c, GetElement(r, c)) over src's valid region, whatever
         # the layouts and tile kinds (Vec -> Left / Right, Acc -> Vec ...; D16)
         tmov=S.TMovCopy.ANY_TILES,
+        tmov_nd_to_fractal=False,  # any layouts are copied element by element (ANY_TILES)
         # its TLOAD assert (valid == the view) is compiled out in the Release build the library's
         # test runners make (tests/run_cpu.py); its tpow test loads 63x63 from a 64x64 view (D7)
         load_valid_within_view=True,
@@ -204,6 +205,7 @@ SPEC = S.TargetSpec(
         division_via_dup=False,
         axpy_pairs=AXPY_PAIRS,
         math_vector_sequence=False,  # cpu/ElementOp.h in double
+        remainder=S.Remainder.IN_DOUBLE,  # cpu/ElementOp.h: fmod / % in double or T
         math_tmp_checked=False,
         partial_one_source_full=False,  # any valid shapes (cpu/TPartOp.hpp)
         axpy_fused=False,  # the CPU simulator's volatile product, then the sum

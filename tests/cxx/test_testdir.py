@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 
 from ptosim.cli import main
 from ptosim.cxx.testdir import folder_devices, run_test_dir
@@ -50,3 +51,13 @@ def test_device_all_follows_the_folders_target(tmp_path):
     assert folder_devices(tmp_path / "npu" / "a5" / "x") == ["950pr", "950dt"]
     assert folder_devices(tmp_path / "cpu" / "x") == ["cpu"]
     assert "cpu" in folder_devices(tmp_path / "x") and "a2" in folder_devices(tmp_path / "x")
+
+
+def test_without_work_the_temporary_folder_is_removed(tmp_path, monkeypatch):
+    # gen_data.py output can be gigabytes (the library's tload_gm2mat writes 3 GB per run)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    reports = run_test_dir(FOLDER, ["a2"], case_filter="case_16x16")
+    assert [(r.case, r.verdict) for r in reports] == [("VaddTest.case_16x16", "pass")]
+    assert list(scratch.iterdir()) == []

@@ -294,8 +294,9 @@ def test_tassign_alignment_and_capacity():
     @pto.kernel
     def overflow():
         pto.TASSIGN(t, 192 * 1024 - 8 * 1024)
+        pto.TEXPANDS(t, 1.0)
 
-    with pytest.raises(pto.MemoryLayoutError) as e:
+    with pytest.raises(pto.MemoryLayoutError) as e:  # at the TEXPANDS (D22)
         dev.run(overflow)
     assert e.value.rule == "fits-in-memory" and "196608" in str(e.value)
     pto.Device("950pr").run(overflow)  # 248 KiB usable UB: fits
@@ -482,8 +483,12 @@ def _load_run(devname, host, tile, shape, stride=None, layout="ND"):
         ("NZ", (1, 2, 1, 16, 8), (512, 256, 256, 16, 1), "stride[3]"),
     ],
 )
-def test_strided_burst_dimension_is_exact_on_cpu_and_rejected_on_npus(layout, shape, stride, bad):
-    """D13: a non-unit step along the DMA burst is honoured on cpu, an error on a2a3/a5."""
+def test_strided_burst_dimension_is_exact_on_cpu_ignored_on_a2a3_rejected_on_a5(
+    layout, shape, stride, bad
+):
+    """D13: a non-unit step along the DMA burst is honoured on cpu, an error on a5; the a2a3
+    DMA never reads that stride (its GM <-> UB copies take only the outer strides and a burst
+    length), so it moves contiguous bursts, with finding F112."""
     host = np.arange(1024, dtype=np.float32)
     s0, s1, s2, s3, s4 = shape
     blayout, slayout = {"ND": ("RowMajor", "NoneBox"), "DN": ("ColMajor", "NoneBox")}.get(
@@ -492,23 +497,51 @@ def test_strided_burst_dimension_is_exact_on_cpu_and_rejected_on_npus(layout, sh
     rows, cols = {"ND": (s3, s4), "DN": (s3, s4), "NZ": (s2 * s3, s1 * s4)}[layout]
     tile = pto.Tile("Vec", "float32", rows, cols, blayout, slayout=slayout)
     r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    if layout == "NZ":  # i1 = c // C0, i3 = r, i4 = c % C0
-        offs = (c // s4) * stride[1] + r * stride[3] + (c % s4) * stride[4]
-    else:
-        offs = r * stride[3] + c * stride[4]
+
+    def offsets(st):
+        if layout == "NZ":  # i1 = c // C0, i3 = r, i4 = c % C0
+            return (c // s4) * st[1] + r * st[3] + (c % s4) * st[4]
+        return r * st[3] + c * st[4]
+
     run = _load_run("cpu", host, tile, shape, stride, layout)
-    assert np.array_equal(run.tile(tile), host[offs])
-    for devname in ("a2", "950pr"):
-        with pytest.raises(pto.UnsupportedError) as e:
-            _load_run(devname, host, tile, shape, stride, layout)
-        err = e.value
-        assert (err.code, err.rule, err.instruction, err.operand) == (
-            "PTO102",
-            "gm-inner-stride",
-            "TLOAD",
-            "gm",
-        )
-        assert bad in str(err.expected) and str(list(stride)) in str(err.given)
+    assert np.array_equal(run.tile(tile), host[offsets(stride)])
+    # a2: the burst-dimension strides as if contiguous (ND stride[4] = 1, DN stride[3] = 1,
+    # NZ stride[4] = 1 and stride[3] = C0); the outer strides as given
+    contiguous = {"ND": (*stride[:4], 1), "DN": (*stride[:3], 1, stride[4])}.get(
+        layout, (*stride[:3], s4, 1)
+    )
+    run = _load_run("a2", host, tile, shape, stride, layout)
+    assert np.array_equal(run.tile(tile), host[offsets(contiguous)])
+    f112 = [f for f in run.findings if f.code == "F112"]
+    assert len(f112) == 1 and bad in f112[0].message and str(list(stride)) in f112[0].message
+    with pytest.raises(pto.UnsupportedError) as e:
+        _load_run("950pr", host, tile, shape, stride, layout)
+    err = e.value
+    assert (err.code, err.rule, err.instruction, err.operand) == (
+        "PTO102",
+        "gm-inner-stride",
+        "TLOAD",
+        "gm",
+    )
+    assert bad in str(err.expected) and str(list(stride)) in str(err.given)
+
+
+def test_a2a3_ignored_burst_stride_is_reported_once_per_site():
+    """The library's TGATHER compare-form test loads its k column through a DN view whose
+    stride[3] is the row pitch of the source: the a2a3 DMA reads 16 contiguous values."""
+    host = np.arange(16 * 64, dtype=np.float32)
+    dev = pto.Device("a2")
+    src = dev.gm_array(host)
+    tile = pto.Tile("Vec", "float32", 16, 1, "ColMajor")
+
+    @pto.kernel
+    def k(src):
+        for _ in range(2):
+            pto.TLOAD(tile, pto.GlobalTensor(src, (1, 1, 1, 16, 1), (1, 1, 1, 64, 1), "DN"))
+
+    run = dev.run(k, src)
+    assert np.array_equal(run.tile(tile).reshape(-1), host[:16])  # not host[::64][:16]
+    assert [f.code for f in run.findings] == ["F112"]
 
 
 def test_a2a3_gm_gap_must_not_be_negative():

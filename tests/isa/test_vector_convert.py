@@ -20,7 +20,7 @@ from ptosim import dtypes as D
 from ptosim.errors import ConstraintError, UnsupportedError
 from ptosim.isa.vector.convert import Conversion
 from ptosim.targets import spec_of
-from tests.helpers.kernels import vec
+from tests.helpers.kernels import run_kernel, vec
 
 DEV = {"cpu": "cpu", "a2a3": "a2", "a5": "950pr"}
 MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
@@ -320,21 +320,23 @@ def test_a2a3_f32_to_f16_every_mode(mode):
     np.testing.assert_array_equal(bits(out), bits(f16_ref(F32_SAMPLES.astype(np.float64), mode)))
 
 
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
 @pytest.mark.parametrize("mode", MODES)
-def test_a2a3_f32_to_f32_rounds_to_an_integral_value(mode):
-    # vconv_f322f32<m> (vector_isa.md 3.7): "rounding only", the result stays float32
+def test_npu_f32_to_f32_rounds_to_an_integral_value(devname, mode):
+    # a2a3 vconv_f322f32<m> (vector_isa.md 3.7): "rounding only", the result stays float32;
+    # a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode (the a5 tcvt folder's golden is np.rint)
     x = np.array([-80.49, 52.5, -50.5, 2.5, -0.4, 0.6, 1e9 + 0.5, 7.0, np.inf, -np.inf], np.float32)
-    _, out = cvt("a2", "float32", "float32", x, mode)
+    _, out = cvt(devname, "float32", "float32", x, mode)
     want = round_int_ref(x.astype(np.float64), mode).astype(np.float32)
     np.testing.assert_array_equal(bits(out), bits(want))
-    _, nan = cvt("a2", "float32", "float32", np.array([np.nan], np.float32), mode)
+    _, nan = cvt(devname, "float32", "float32", np.array([np.nan], np.float32), mode)
     assert np.isnan(nan[0])
 
 
-def test_a5_f32_to_f32_is_a_copy():
-    x = np.array([-80.49, 52.5, 0.25], np.float32)
-    _, out = cvt("950pr", "float32", "float32", x, "CAST_FLOOR")
-    np.testing.assert_array_equal(bits(out), bits(x))
+def test_a5_f32_to_f32_without_a_mode_rounds_to_nearest_even():
+    x = np.array([-80.49, 52.5, 0.25, 3.5], np.float32)
+    _, out = cvt("950pr", "float32", "float32", x, "CAST_NONE")
+    np.testing.assert_array_equal(out.ravel()[:4], np.array([-80.0, 52.0, 0.0, 4.0], np.float32))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -639,6 +641,30 @@ def test_tdequant(devname, sdt):
         [dst],
     )
     want = (x.astype(np.float32) - off[:, :1]) * sc[:, :1]
+    np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
+
+
+@pytest.mark.parametrize("devname", ["a2", "950pr"])
+def test_npu_tdequant_reads_column_0_of_parameter_tiles_of_any_layout(devname):
+    # a2a3 and a5 read scale/offset [i * RowStride] per row; the library's a5 tdequant test
+    # passes ColMajor R x 1 parameter tiles (only dst and src must be row-major)
+    R, C = 5, 64
+    x = (np.arange(R * C).reshape(R, C) % 200 - 100).astype(np.int8)
+    sc = np.array([0.1, 3.0, -0.5, 7.25, 1e-3], np.float32).reshape(R, 1)
+    off = np.array([1.0, -2.5, 100.0, 0.5, -7.0], np.float32).reshape(R, 1)
+    src, dst = vec("int8", R, C), vec("float32", R, C)
+    s_t = vec("float32", 8, 1, layout="ColMajor", valid=(R, 1))
+    o_t = vec("float32", 8, 1, layout="ColMajor", valid=(R, 1))
+    loads = [(src, x), (s_t, sc), (o_t, off)]  # the ColMajor tiles from DN views
+    r = run_kernel(devname, [src, s_t, o_t, dst], loads, lambda: pto.TDEQUANT(dst, src, s_t, o_t))
+    want = (x.astype(np.float32) - off) * sc
+    np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
+    # two valid parameter columns: the NPU still reads column 0 (cpu would take column j)
+    s2, o2 = vec("float32", R, 8, valid=(R, 2)), vec("float32", R, 8, valid=(R, 2))
+    sc2, off2 = np.hstack([sc, sc * 2]), np.hstack([off, off + 1])
+    r = run_tiles(
+        devname, [(src, x), (s2, sc2), (o2, off2)], lambda: pto.TDEQUANT(dst, src, s2, o2), [dst]
+    )
     np.testing.assert_array_equal(bits(r.tile(dst)), bits(want.astype(np.float32)))
 
 

@@ -4,10 +4,10 @@
 // buffered row scaling of a 384 x 64 float32 activation with 192 rows per step: two input and
 // two output buffers of 48 KiB fill 192 KiB, and the two [192, 1] scale columns are TASSIGNed
 // after them, at 192 KiB and up. On 950pr/950dt `buggy` is exact and finding-free; on a2/a3
-// the TASSIGN of the first scale tile stops the run:
-//   [PTO200] TASSIGN (ub_overflow.cpp:LINE) on target a2a3: operand 'address' violates rule
+// the first TLOAD of a scale tile (a TASSIGN only sets an address) stops the run:
+//   [PTO200] TLOAD #12 (ub_overflow.cpp:52) on target a2a3: operand 'tile' violates rule
 //   'fits-in-memory': expected address + 768 bytes <= UB size 196608, given 0x30000 + 768 =
-//   0x30300
+//   0x30300 (tile ..., placed by the TASSIGN at ub_overflow.cpp:38; this instruction accesses it)
 // (MemoryLayoutError; `ptosim run` exits 2). `fixed` uses 96 rows per step: 97.5 KiB of UB in
 // all, on every device. A kernel meant for several chips must fit the smallest UB.
 //

@@ -146,8 +146,14 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     d, s = dst.ref(), src.ref()
     r = as_int(index_row, f"{opcode} index_row")
     c = as_int(index_col, f"{opcode} index_col")
-    if opcode == "TMOV" and TileType.Vec in (d.loc, s.loc) and _tmov_any_tiles():
-        return False  # cpu: a TMOV to or from a Vec tile is the plain element copy (data.TMov)
+    # cpu: a TMOV to or from a Vec tile, or from Acc into a tile the fixpipe does not write
+    # (Acc -> Left / Right: the library's cpu MLA demo), is the plain element copy (data.TMov;
+    # cpu/TMov.hpp copies element (r, c) whatever the tiles)
+    plain = TileType.Vec in (d.loc, s.loc) or (
+        s.loc is TileType.Acc and d.loc not in (TileType.Mat, TileType.Acc)
+    )
+    if opcode == "TMOV" and plain and _tmov_any_tiles():
+        return False
     if s.loc is TileType.Acc:
         _fixpipe_phase(phase, f"{opcode} phase")
         relu_mode = ReluPreMode.parse(relu, f"{opcode} relu")

@@ -17,8 +17,11 @@ cpu (the CPU simulator, ``cpu/ElementOp.h``):
 - Integer zero divisors (FMOD, REM) raise ExecutionError before anything is written (the CPU
   asserts vanish in release; C++ would trap). Float zero divisors give the IEEE NaN.
 
-NPU (a2a3; a5 follows the same model, a choice: the a5 lowering of these ops is not in our
-sources; ``ElementwiseRules.math_vector_sequence``), every intrinsic rounds to T:
+a5 TFMOD(S)/TREM(S) (``Remainder.VF_REGISTERS``): the a5 vector functions, half and integer
+forms and the HIGH_PRECISION algorithm included: ``remainder.py``. a2a3 ignores ``algorithm``.
+
+NPU (a2a3 ``Remainder.UB_CHAIN``; a5 TPOW(S)/TPRELU follow the same model, a choice: their a5
+lowering is not modelled; ``ElementwiseRules.math_vector_sequence``), every intrinsic rounds to T:
 - FMOD/FMODS (float32): ``a - trunc(a/b) * b`` as the chain ``vdiv``, ``vconv_f322f32z``,
   ``vmul``/``vmuls``, ``vsub`` with each intermediate rounded (not the exact fmod). The stages
   run on the memory in order (the quotient is written to dst first), so an aliased dst gives
@@ -53,7 +56,10 @@ from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
+from ..spec import Remainder
+from .binary import zero_divisor_checked
 from .common import host_cast_to_int, read_valid, round_to
+from .remainder import vf_fmod, vf_rem
 from .unary import (
     ElementwiseInstruction,
     check_algorithm,
@@ -156,9 +162,22 @@ class TMathBinary(ElementwiseInstruction):
             return
         dt = d.dtype
         a, b = read_valid(ctx, self.src0), self._b(ctx)
-        if self.base in ("FMOD", "REM") and dt.is_int and np.any(b == 0):
+        rules = ctx.spec.elementwise
+        remainder = self.base in ("FMOD", "REM")
+        if remainder and dt.is_int and np.any(b == 0) and zero_divisor_checked(rules, dt):
             raise zero_divisor_error(self, "src1" if self.src1 is not None else "scalar", b)
-        if not ctx.spec.elementwise.math_vector_sequence:
+        if remainder and rules.remainder is Remainder.VF_REGISTERS:
+            hp = self.algorithm == "HIGH_PRECISION"
+            if self.base == "FMOD":
+                ctx.tile_write(d, vf_fmod(a, b, dt, hp=hp))
+            else:
+                ctx.tile_write(d, vf_rem(a, b, dt, hp=hp, scalar=self.src1 is None))
+            return
+        if remainder:
+            host = rules.remainder is Remainder.IN_DOUBLE
+        else:
+            host = not rules.math_vector_sequence
+        if host:
             out, undefined = self._cpu(a, b, dt)
             ctx.tile_write(d, out)
             if undefined:

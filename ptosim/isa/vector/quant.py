@@ -19,9 +19,12 @@ reference describes them only in outline (OCP/NV group algorithms, NPU parity un
 
 TDEQUANT(dst, src, scale, offset): dst f32, src i8/i16, scale/offset f32 of one tile type;
 ``dst[i, j] = (f32(src[i, j]) - offset[i, p]) * scale[i, p]`` with
-``p = min(j, max(1, scale.valid_col) - 1)``, each step rounded to f32 (cpu, a5). a2a3
-(``LayoutRules.dequant_row_params``) reads one scalar offset/scale per row (``[i, 0]``:
-``vadds``/``vmuls`` with scalars), which is the same for the usual one-column parameters.
+``p = min(j, max(1, scale.valid_col) - 1)``, each step rounded to f32 (cpu). a2a3 and a5
+(``LayoutRules.dequant_row_params``) read one offset/scale per row, element ``[i, 0]`` through
+the parameter tile's layout (``i * RowStride``: a2a3 scalars for ``vadds``/``vmuls``, a5 a
+broadcast load), which is the same for the usual one-column parameters; the parameter tiles
+may have any layout there (the library's a5 test passes ColMajor ``R x 1`` tiles), only dst
+and src must be row-major.
 
 TCI(dst, start, tmp=None, *, descending=False): 1-row tiles (static Rows == 1):
 ``dst[0, j] = start + j`` (``start - j`` descending) for j < valid_col, in T (integers wrap).
@@ -133,8 +136,8 @@ class TDequant(VectorInstruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)
-        for name in ("dst", "src", "scale", "offset"):
-            self.require_vec(name, getattr(self, name), arch)
+        for name in ("dst", "src", "scale", "offset"):  # only dst and src must be row-major
+            self.require_vec(name, getattr(self, name), arch, row_major=name in ("dst", "src"))
         self.require_dtype("dst", self.dst.dtype, (D.float32,))
         self.require_dtype("src", self.src.dtype, (D.int8, D.int16))
         self.require_dtype("scale", self.scale.dtype, (D.float32,))

@@ -40,7 +40,9 @@ src's valid columns, which must be 1-255 whole groups, ``L`` a multiple of 64 (t
 PTO_ASSERTs: rules ``block-len``, ``block-groups``, ``repeat-range``); the merged groups land
 from dst's start whatever dst's size. a5 refuses the form.
 
-THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu only (the NPU lowerings are not described).
+THISTOGRAM(dst, src, idx, *, byte="BYTE_0"): cpu and a5 (npu/a5 THistogram.hpp: ``chistv2``
+counts accumulated per row; the library's a5 goldens are the same prefix sums; a5 also fixes
+the idx shape, ``LayoutRules.histogram_idx_shape``); a2a3 has no lowering in the reference.
 src uint16 or uint32, dst uint32 with >= 256 columns, idx uint8. Per valid row of src: count
 byte ``b`` of each valid element among the elements whose higher bytes match the filter (uint32:
 byte 3 == idx[0, 0], byte 2 == idx[1, 0], byte 1 == idx[2, 0], as far as they are above b;
@@ -361,7 +363,9 @@ class THistogram(VectorInstruction):
         self.require_defined(arch)
         d, s, x = self.dst, self.src, self.idx
         for name, ref in (("dst", d), ("src", s), ("idx", x)):
-            self.require_vec(name, ref, arch)
+            self.require_vec(name, ref, arch, row_major=name != "idx")
+        if arch.spec.layout.histogram_idx_shape:
+            self._check_idx_shape()
         self.require_element_dtype("src", s, arch)
         self.require_dtype("dst", d.dtype, (D.uint32,))
         self.require_dtype("idx", x.dtype, (D.uint8,), "index-dtype")
@@ -375,6 +379,21 @@ class THistogram(VectorInstruction):
             need = 0
         self.require(x.valid_row >= need, "idx", "index-valid-shape",
                      f">= {need} valid rows (filter bytes)", x.valid_row)  # fmt: skip
+
+    def _check_idx_shape(self) -> None:
+        """``LayoutRules.histogram_idx_shape``: uint16 idx one DN column (a filter byte per
+        row at storage byte ``row``); uint32 below BYTE_3 a RowMajor idx of ``3 - byte`` rows
+        and src's Cols (filter k at ``k * Cols``)."""
+        s, x = self.src, self.idx
+        if s.dtype is D.uint16:
+            ok = x.geom.layout_name == "DN" and x.cols == 1
+            self.require(ok, "idx", "index-layout", "a DN tile of one column", x.geom.layout_name
+                         + f" {x.rows}x{x.cols}")  # fmt: skip
+        elif self.byte < 3:
+            want = (3 - self.byte, s.cols)
+            ok = x.geom.is_nd and (x.rows, x.cols) == want
+            self.require(ok, "idx", "index-layout", f"a RowMajor {want[0]}x{want[1]} tile",
+                         f"{x.geom.layout_name} {x.rows}x{x.cols}")  # fmt: skip
 
     def execute(self, ctx: ExecContext) -> None:
         d, s, x = self.dst, self.src, self.idx

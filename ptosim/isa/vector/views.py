@@ -10,13 +10,16 @@ becomes an alias of the source's UB bytes.
 - ``TSUBVIEW(dst, src, row_idx, col_idx)``: dst starts at element
   ``row_idx*src.RowStride + col_idx*src.ColStride`` of src (the unboxed formula; RowStride =
   Cols, ColStride = 1 for RowMajor; 1 and Rows for ColMajor). Checks: same TileType, row_idx and
-  col_idx are uint16 (rule ``index-range``); choice: ``src.valid >= dst.valid`` and the same
-  BLayout (the reference checks these in auto mode only; ptosim always does), and the view's
-  valid elements lie inside src (rule ``view-within-src``: a view cannot silently reach another
-  tile; its padding may run past src, as a full-width window declaration does);
-  a boxed src is rejected (rule ``unboxed``: the reference only has
-  the unboxed formula). The view is a true window only when dst has src's row stride; nothing
-  enforces that (as in the reference).
+  col_idx are uint16 (rule ``index-range``); an element type of src's size (rule
+  ``same-dtype``: the reference casts the pointer, the library's a5 tests view int8 tiles as
+  float8); choice: ``src.valid >= dst.valid`` and the same BLayout (the reference checks these
+  in auto mode only; ptosim always does), and the view's valid elements lie inside src (rule
+  ``view-within-src``: a view cannot silently reach another tile; its padding may run past src,
+  as a full-width window declaration does); a boxed src is rejected (rule ``unboxed``: the
+  reference only has the unboxed formula) except from element (0, 0), where the formula is 0
+  whatever the strides (a view with a smaller valid region, the library's a5 textract_vec test;
+  dst then needs src's boxes). The view is a true window only when dst has src's row stride;
+  nothing enforces that (as in the reference).
 
 The view's placement is an ``AliasPlacement`` of src's: the view follows src's address (also
 when src is placed automatically), the allocator does not give it bytes of its own, and the
@@ -120,9 +123,22 @@ class TSubView(_View):
             self.require(
                 0 <= v <= _UINT16_MAX, name, "index-range", "0 <= index <= 65535 (uint16)", v
             )
+        origin = self.row_idx == 0 and self.col_idx == 0
         self.require(
-            not s.geom.is_boxed, "src", "unboxed", "an unboxed (NoneBox) tile", s.geom.layout_name
+            not s.geom.is_boxed or origin,
+            "src",
+            "unboxed",
+            "an unboxed (NoneBox) tile, or a view from element (0, 0)",
+            f"{s.geom.layout_name} from ({self.row_idx}, {self.col_idx})",
         )
+        if s.geom.is_boxed:  # the same storage: the same boxes
+            self.require(
+                (d.geom.slayout, d.geom.fractal) == (s.geom.slayout, s.geom.fractal),
+                "dst",
+                "same-layout",
+                f"{s.geom.layout_name} with {s.geom.fractal}-byte fractals (src's)",
+                f"{d.geom.layout_name} with {d.geom.fractal}-byte fractals",
+            )
         self.require(
             d.geom.blayout is s.geom.blayout,
             "dst",
@@ -131,7 +147,11 @@ class TSubView(_View):
             f"BLayout::{d.geom.blayout.name}",
         )
         self.require(
-            d.dtype is s.dtype, "dst", "same-dtype", f"{s.dtype.name} (src's)", d.dtype.name
+            d.dtype.size_bytes == s.dtype.size_bytes,
+            "dst",
+            "same-dtype",
+            f"{s.dtype.name} or another {s.dtype.size_bytes}-byte type (src's element size)",
+            d.dtype.name,
         )
         self.require(
             d.valid_row <= s.valid_row and d.valid_col <= s.valid_col,

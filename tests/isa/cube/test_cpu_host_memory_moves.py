@@ -139,3 +139,35 @@ def test_cpu_tinsert_refuses_a_narrowing_conversion():
     with pytest.raises(pto.ConstraintError) as e:
         pto.Device("cpu").run(k)
     assert e.value.rule == "insert-dtype"
+
+
+def test_cpu_tmov_acc_to_left_feeds_a_second_matmul():
+    # the library's cpu MLA demo: (A @ B) moved straight from Acc into Left, then @ C
+    rng = np.random.default_rng(11)
+    a, b, c = (rng.integers(-4, 4, (16, 16)).astype(np.float32) for _ in range(3))
+
+    @pto.kernel
+    def k(ga, gb, gc, out):
+        va, vb, vc, vo = (pto.Tile("Vec", "float32", 16, 16) for _ in range(4))
+        left = pto.Tile("Left", "float32", 16, 16, "ColMajor", slayout="RowMajor")
+        left2 = pto.Tile("Left", "float32", 16, 16, "ColMajor", slayout="RowMajor")
+        right = pto.Tile("Right", "float32", 16, 16, "RowMajor", slayout="ColMajor")
+        right2 = pto.Tile("Right", "float32", 16, 16, "RowMajor", slayout="ColMajor")
+        acc = pto.Tile("Acc", "float32", 16, 16, "ColMajor", slayout="RowMajor")
+        acc2 = pto.Tile("Acc", "float32", 16, 16, "ColMajor", slayout="RowMajor")
+        for v, g in ((va, ga), (vb, gb), (vc, gc)):
+            pto.TLOAD(v, pto.GlobalTensor(g, (16, 16)))
+        pto.TMOV(left, va)
+        pto.TMOV(right, vb)
+        pto.TMOV(right2, vc)
+        pto.TMATMUL(acc, left, right)
+        pto.TMOV(left2, acc)  # Acc -> Left: an element copy on cpu
+        pto.TMATMUL(acc2, left2, right2)
+        pto.TMOV(vo, acc2)
+        pto.TSTORE(pto.GlobalTensor(out, (16, 16)), vo)
+
+    dev = pto.Device("cpu")
+    out = dev.gm_zeros((16, 16), "float32")
+    dev.run(k, *(dev.gm_array(x) for x in (a, b, c)), out)
+    i64 = [x.astype(np.int64) for x in (a, b, c)]
+    assert np.array_equal(out.numpy(), (i64[0] @ i64[1] @ i64[2]).astype(np.float32))

@@ -5,12 +5,13 @@ The Python twin of ``examples/cxx/bugs/ub_overflow.cpp``. A double-buffered row 
 rows per step: two input and two output buffers of 48 KiB each fill 192 KiB, and the two
 [192, 1] scale columns are TASSIGNed after them, at 192 KiB and up. That fits the 248 KiB
 usable UB of 950pr/950dt, where ``buggy`` is exact and finding-free, but on a2/a3 the scale
-tiles lie past the end of UB: the TASSIGN stops the run with ``MemoryLayoutError`` (PTO200),
-naming the tile, its address and the UB size::
+tiles lie past the end of UB. A TASSIGN only sets an address: the first TLOAD of a scale tile
+stops the run with ``MemoryLayoutError`` (PTO200), naming the tile, its address, the UB size
+and the TASSIGN that placed it::
 
-    [PTO200] TASSIGN #2 (ub_overflow.py:...) on target a2a3: operand 'address' violates rule
+    [PTO200] TLOAD #12 (ub_overflow.py:52) on target a2a3: operand 'tile' violates rule
     'fits-in-memory': expected address + 768 bytes <= UB size 196608, given 0x30000 + 768 =
-    0x30300 (tile s0)
+    0x30300 (tile s0, placed by the TASSIGN at ub_overflow.py:41; this instruction accesses it)
 
 ``fixed`` uses 96 rows per step (four steps instead of two): 24 KiB buffers, 97.5 KiB in
 all, on every device. The tile sizes of a kernel meant for several chips must fit the smallest

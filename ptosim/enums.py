@@ -95,6 +95,14 @@ class Layout(PtoEnum):
     ND = 0
     DN = 1
     NZ = 2
+    # the convolution layouts a 950 fixpipe store writes (TSTORE from an Acc tile only)
+    NHWC = 3
+    NCHW = 4
+    NCDHW = 5
+
+
+# the layouts every GM <-> tile transfer takes (the others are fixpipe outputs)
+MATRIX_LAYOUTS = (Layout.ND, Layout.DN, Layout.NZ)
 
 
 class PadValue(PtoEnum):

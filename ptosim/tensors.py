@@ -272,7 +272,8 @@ class GlobalTensor:
         buffer: a GmBuffer from ``Device.gm_array`` / ``gm_zeros``.
         shape: up to 5 dims (left-padded with 1s to 5), in elements.
         stride: same length as shape, in elements; None means packed for the layout.
-        layout: ``"ND"``, ``"DN"`` or ``"NZ"``.
+        layout: ``"ND"``, ``"DN"`` or ``"NZ"``; on the 950 also ``"NHWC"``, ``"NCHW"`` or
+            ``"NCDHW"``, which only a TSTORE from an Acc tile writes.
         offset: element offset of the view inside the buffer.
         dtype: element type of the view (default: the buffer's).
 

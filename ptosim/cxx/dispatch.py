@@ -23,6 +23,7 @@ from ..dtypes import dtype as as_dtype
 from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
+from ..isa.cube.fifo import require_fifo_target
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
 from .l1_copies import (
@@ -294,6 +295,8 @@ class Dispatcher:
             self.instruction(op, t, raw)
 
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
+        if t.get("acc_to_vec"):
+            raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
         if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
             conv_load(self, raw)
             return
@@ -308,8 +311,6 @@ class Dispatcher:
             # preQuantScalar word (scalar quantisation)
             relu = t.get("relu", "NoRelu")
             quant = int(t["prequant"]) if "prequant" in t else None
-            if t.get("acc_to_vec"):
-                raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
             phase = t.get("phase", "Unspecified")
             if op == "TSTORE":
                 pto.TSTORE(
@@ -387,6 +388,7 @@ class Dispatcher:
         TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
+            require_fifo_target()  # before the GM ring: the 950's FIFO has none
             buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,

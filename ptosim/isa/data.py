@@ -19,7 +19,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import dtypes as D
-from ..enums import AtomicType, Layout, PadValue, Pipe, ReluPreMode, ScatterAtomicOp, TileType
+from ..enums import (
+    MATRIX_LAYOUTS,
+    AtomicType,
+    Layout,
+    PadValue,
+    Pipe,
+    ReluPreMode,
+    ScatterAtomicOp,
+    TileType,
+)
 from ..errors import KernelError, MemoryLayoutError
 from ..findings import DMA_EXTENT, GM_PITCH, GM_STRIDE_IGNORED
 from ..layout import BLOCK_BYTES, GmGeom
@@ -284,6 +293,11 @@ class _Transfer(Instruction):
                 dtype, g.geom.shape, g.geom.stride, g.geom.layout)  # fmt: skip
 
     def validate(self, arch: Arch) -> None:
+        if self.gm.layout not in MATRIX_LAYOUTS:  # NHWC ...: a fixpipe (Acc) output only
+            self.unsupported(
+                "gm", "layout", "ND, DN or NZ", self.gm.layout.name,
+                "a convolution layout is written only by TSTORE from an Acc tile",
+            )  # fmt: skip
         t, g = self.tile, self.dma_gm(arch.spec.dma)
         dma = arch.spec.dma
         # the CPU simulator copies element by element into any tile (its tests load a bias row
@@ -861,8 +875,9 @@ def TSTORE(
         relu: ``ReluPreMode`` of an Acc store (``"NoRelu"``, ``"NormalRelu"``).
         phase: the ``STPhase`` of an Acc store: ``"Final"`` waits for the unit flag of the
             TMATMUL with ``phase="Final"`` (the hardware's M -> FIX handshake).
-        quant: the fixpipe's quantisation of an Acc store (Atlas A2/A3): an int, the C++
-            ``preQuantScalar`` word, or a Scaling tile of one word per column (C++ ``TSTORE_FP``).
+        quant: the fixpipe's quantisation of an Acc store (on the targets that model it, see
+            docs/guide-cube.md): an int, the C++ ``preQuantScalar`` word, or a Scaling tile of
+            one word per column (C++ ``TSTORE_FP``).
     """
     if cube_store(gm, tile, atomic, relu, quant, phase):
         return

@@ -549,9 +549,16 @@ class CubeRules:
     # a raw element access (C++ tile.data()[i]) reaches the cube buffers' tiles too (Mat, Left,
     # Right, Acc); False: Vec tiles only, as GetValue / SetValue (no scalar path to L1 / L0)
     raw_access_cube_tiles: bool = False
+    # TMATMUL (Left dtype, Right dtype) pairs of two different types the mad takes (a5: the
+    # fp8 mixes e4m3 x e5m2 and e5m2 x e4m3); the other pairs need one type
+    mad_mixed_inputs: frozenset[tuple[DType, DType]] = frozenset()
     # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
     # dtypes; empty: not modelled on this target (the form stops the run naming it)
     quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
+    # the quantised forms of the fixpipe copies into L1 (TMOV / TEXTRACT / TINSERT from Acc)
+    # follow ``quant_pairs`` too; False: only the quantised TSTORE is modelled (950), the
+    # copies stop naming the form
+    quant_moves: bool = True
     # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
     nd2nz_zero_c0_tail: bool = False
     # every core has every buffer (cpu: tiles are host memory, and code using Vec and cube

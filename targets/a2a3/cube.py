@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ptosim.enums import Pipe, TileType
+from ptosim.enums import MATRIX_LAYOUTS, Pipe, TileType
 from ptosim.footprint import gm_regions, merged_runs
 from ptosim.isa.cube.fixpipe import AccStore, AccToMat
 from ptosim.isa.cube.load import MatFillPad, MatLoad
@@ -114,7 +114,9 @@ def plan_acc_store(instr: AccStore, ctx) -> list[Step]:
     r = np.arange(vr)
     starts = g.buffer.address + g.offsets(r, np.zeros_like(r)) * sz
     run = vc * sz if g.layout.name == "ND" else g.shape[4] * sz
-    if g.layout.name != "ND":
+    if g.layout not in MATRIX_LAYOUTS:  # the 950's convolution layouts: element by element
+        starts, run = g.buffer.address + np.unique(instr.gm_offsets()) * sz, sz
+    elif g.layout.name != "ND":
         rr, cc = np.meshgrid(r, np.arange(0, vc, g.shape[4]), indexing="ij")
         starts = g.buffer.address + g.offsets(rr, cc).reshape(-1) * sz
     gm = gm_regions(merged_runs(starts, run))

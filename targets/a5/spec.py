@@ -165,9 +165,8 @@ DTYPES: dict[str, tuple | None] = {
     "TINSERT": SIZED_124,
     "TSORT32": (f32, f16),
     "THISTOGRAM": (u16, u32),  # npu/a5 THistogram.hpp
-    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4; fp8 and hifloat8
-    # inputs are not modelled)
-    **{name: (i8, f16, bf16, f32) for name in _MATMULS},
+    # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
+    **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
     **{name: None for name in FIFO_OPS},
     "SET_QUANT_SCALAR": None,
     "SET_QUANT_VECTOR": None,
@@ -176,7 +175,8 @@ DTYPES: dict[str, tuple | None] = {
 REFUSALS = {
     **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
     **{
-        name: S.Refusal("the quantised fixpipe is modelled on Atlas A2/A3 only")
+        # they feed a TPUSH's FixpipeParams, and the 950 FIFO is not modelled
+        name: S.Refusal("the 950 cube <-> vector FIFO's quant registers are not modelled yet")
         for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
     },
 }
@@ -351,7 +351,8 @@ SPEC = S.TargetSpec(
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
         left_any_blayout=False,
-        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32},  # (+ fp8 / hifloat8, not modelled)
+        mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32, e4m3: f32, e5m2: f32, hif8: f32},
+        mad_mixed_inputs=frozenset({(e4m3, e5m2), (e5m2, e4m3)}),  # a5 CheckMadValid
         m1_as_16=False,  # gemvCtrl disables GEMV for TMATMUL (cube_isa.md 3.4)
         acc_input=S.AccInput.IN_PLACE,
         bias_order=S.BiasOrder.INITIAL_VALUE,
@@ -365,7 +366,15 @@ SPEC = S.TargetSpec(
         bias_align_dst=True,
         acc_to_mat={f32: (f16, bf16, f32), i32: (i32,)},  # a5 CheckTMovAccValid
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
-        acc_store_layouts=frozenset({"ND", "NZ"}),
+        # a5 GetScalarPreQuantModeGm / GetVectorPreQuantModeGm (cube_isa.md 3.5): float -> int8
+        # / uint8 (QF322B8_PRE), half, bfloat16, fp8 e4m3, float, hifloat8; int32 -> int8 /
+        # uint8 (REQ8), half (DEQF16), bfloat16 (QS322BF16_PRE)
+        quant_pairs={f32: (i8, u8, f16, bf16, e4m3, f32, hif8), i32: (i8, u8, f16, bf16)},
+        # the quantised TMOV / TEXTRACT / TINSERT into L1: not yet checked against the 950
+        # folders (tmov_acc2mat has quantised cases), so they stop naming the form
+        quant_moves=False,
+        # a5 CheckStaticAcc: ND, NZ and the convolution layouts (no DN)
+        acc_store_layouts=frozenset({"ND", "NZ", "NHWC", "NCHW", "NCDHW"}),
         acc_store_nd_rows=None,
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
         tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)

@@ -30,7 +30,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
-    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_matrix_cc_to_cbuf"),
+    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf"),
     **{name: ("control",) for name in _SYNC},
     # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
     **{name: ("mad",) for name in _MATMULS},

@@ -26,6 +26,10 @@ using VAcc = TileAcc<float, 16, N, 1, N>;
 using XGm = GlobalTensor<half, Shape<1, 1, 1, 1, KV>, Stride<KV, KV, KV, KV, 1>>;
 using VGm = GlobalTensor<half, Shape<1, 1, 1, KV, N>, Stride<KV * N, KV * N, KV * N, N, 1>>;
 using YGm = GlobalTensor<float, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
+// the MX scale-tile aliases and GetScaleAddr a 950 TMATMUL_MX kernel names compile
+static_assert(TileLeftScale<float8_e8m0_t, 16, 2>::Loc == TileType::ScaleLeft, "TileLeftScale");
+static_assert(TileRightScaleCompact<float8_e8m0_t, 2, 16>::Loc == TileType::ScaleRight, "TileRightScale");
+static_assert(sizeof(GetScaleAddr(static_cast<float *>(nullptr))) == 8, "GetScaleAddr");
 } // namespace
 
 // c = a @ b + a @ b (TMATMUL, then TMATMUL_ACC), d = bias + a @ b (TMATMUL_BIAS)
@@ -112,40 +116,26 @@ extern "C" __global__ AICORE void gemvs(__gm__ half *x, __gm__ half *v, __gm__ f
     TSTORE(zGm, acc2);
 }
 
-// The quantised Acc -> Mat forms as kernels write them (explicit tile types, a pre-quant scalar
-// or a Scaling tile, the compiler's QuantMode_t names): each stops the run naming its form.
-// the fixpipe's quantised forms: q8 = TSTORE(acc = a @ b, preQuantScalar word) as int8, q16 =
-// TSTORE_FP<..., NormalRelu>(acc, the Scaling tile of words) as half; conv = acc stored into an
-// NDC1HWC0 view (N 1, D 1, C1 2 of 3, H 4 of 5, W 4; float C0 = 8)
-extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *words,
-                                            __gm__ int8_t *q8, __gm__ half *q16, __gm__ float *conv)
+namespace {
+using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
+// acc = a @ b (L0C at 0) and the quant words w in L1 (wMat at 0x2000), with the flags up to
+// M -> FIX: what the quantised fixpipe kernels below do before their stores
+AICORE void gemm_and_words(Acc &acc, WMat &wMat, __gm__ half *a, __gm__ half *b, __gm__ uint64_t *w)
 {
-    using ConvGm = GlobalTensor<float, Shape<1, 1, 2, 4, 4>, Stride<480, 480, 160, 32, 8>, Layout::NDC1HWC0>;
-    ConvGm convGm(conv);
-    using WMat = Tile<TileType::Mat, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
-    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
-    using WGm = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
-    using Q8Gm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
-    using Q16Gm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
     AMat aMat;
     BMat bMat;
-    WMat wMat;
     TileLeft<half, M, K> left;
     TileRight<half, K, N> right;
-    Acc acc;
-    Fb fb;
     TASSIGN(aMat, 0x0);
     TASSIGN(bMat, 0x1000);
     TASSIGN(wMat, 0x2000);
     TASSIGN(left, 0x0);
     TASSIGN(right, 0x0);
     TASSIGN(acc, 0x0);
-    TASSIGN(fb, 0x0);
     AGm aGm(a);
     BGm bGm(b);
-    WGm wGm(words);
-    Q8Gm q8Gm(q8);
-    Q16Gm q16Gm(q16);
+    WGm wGm(w);
     TLOAD(aMat, aGm);
     TLOAD(bMat, bGm);
     TLOAD(wMat, wGm);
@@ -158,6 +148,27 @@ extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm
     TMATMUL(acc, left, right);
     set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
     wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+}
+} // namespace
+
+// the fixpipe's quantised forms: q8 = TSTORE(acc = a @ b, preQuantScalar word) as int8, q16 =
+// TSTORE_FP<..., NormalRelu>(acc, the Scaling tile of words) as half; conv = acc stored into an
+// NDC1HWC0 view (N 1, D 1, C1 2 of 3, H 4 of 5, W 4; float C0 = 8)
+extern "C" __global__ AICORE void acc_quant(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *words,
+                                            __gm__ int8_t *q8, __gm__ half *q16, __gm__ float *conv)
+{
+    using ConvGm = GlobalTensor<float, Shape<1, 1, 2, 4, 4>, Stride<480, 480, 160, 32, 8>, Layout::NDC1HWC0>;
+    ConvGm convGm(conv);
+    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+    using Q8Gm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    using Q16Gm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    WMat wMat;
+    Acc acc;
+    Fb fb;
+    TASSIGN(fb, 0x0);
+    Q8Gm q8Gm(q8);
+    Q16Gm q16Gm(q16);
+    gemm_and_words(acc, wMat, a, b, words);
     float half_scale = 0.5f;
     uint64_t preQuantScalar = static_cast<uint64_t>(*reinterpret_cast<uint32_t *>(&half_scale)) |
                               (static_cast<uint64_t>(1) << 46);  // signed int8 output
@@ -188,4 +199,60 @@ extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, 
     wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
     copy_cbuf_to_gm(out, t.data(), 0, 1, VN * VC1 * VH * VW, 0, 0);
     copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
+}
+
+// TEXTRACT with a preQuantScalar and int indices (template constants of the kernel), and
+// TEXTRACT / TINSERT into a Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each
+// entry stops at its first (950 models no quantised copy into L1, no Acc -> Vec)
+namespace {
+using Vec = Tile<TileType::Vec, float, M, N>;
+using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+using Dst = Tile<TileType::Mat, half, M, N, BLayout::ColMajor, M, N, SLayout::RowMajor>;
+template <int Row, int Col>
+AICORE void acc_prequant_int_indices()
+{
+    Acc acc;
+    Dst dst;
+    uint64_t preQuantScalar = 0x3f800000;
+    TEXTRACT<Dst, Acc, ReluPreMode::NormalRelu>(dst, acc, preQuantScalar, Row, Col);
+}
+template <int Row, int Col>
+AICORE void acc_to_vec_forms()
+{
+    Acc acc;
+    Vec vec;
+    Fb fb;
+    uint64_t preQuantScalar = 0x3f800000;
+    TEXTRACT<Vec, Acc, AccToVecMode::DualModeSplitM, ReluPreMode::NormalRelu>(vec, acc, Row, Col);
+    TINSERT<Vec, Acc, Fb, AccToVecMode::DualModeSplitN>(vec, acc, fb, Row, Col);
+    TINSERT<Vec, Acc, AccToVecMode::SingleModeVec1>(vec, acc, preQuantScalar, Row, Col);
+}
+} // namespace
+extern "C" __global__ AICORE void acc_prequant_int(__gm__ float *c)
+{
+    acc_prequant_int_indices<0, 0>();
+}
+extern "C" __global__ AICORE void acc_to_vec(__gm__ float *c)
+{
+    acc_to_vec_forms<0, 0>();
+}
+
+// 950 quantised fixpipe stores: q = quantise(a @ b) with the preQuantScalar word s (int8, ReLU),
+// h = quantise(a @ b) per column with the words in w (TSTORE_FP through a Scaling tile, half)
+extern "C" __global__ AICORE void quant_stores(__gm__ half *a, __gm__ half *b, __gm__ uint64_t *w,
+                                               __gm__ int8_t *q, __gm__ half *h, uint64_t s)
+{
+    using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;
+    using QGm = GlobalTensor<int8_t, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    using HGm = GlobalTensor<half, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>>;
+    WMat wMat;
+    Fb fb;
+    Acc acc;
+    TASSIGN(fb, 0x0);
+    QGm qGm(q);
+    HGm hGm(h);
+    gemm_and_words(acc, wMat, a, b, w);
+    TSTORE<Acc, QGm, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(qGm, acc, s);
+    TMOV(fb, wMat);
+    TSTORE_FP<Acc, HGm, Fb>(hGm, acc, fb);
 }

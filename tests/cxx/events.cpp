@@ -8,6 +8,13 @@ using T = Tile<TileType::Vec, float, 8, 8>;
 using G = GlobalTensor<float, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 8, 1>>;
 }
 
+// the pipe of each Op as the library's event table gives it: staging quantisation words into
+// the fixpipe buffer (Mat -> Scaling) and UB -> L1 run on the fixpipe (PIPE_FIX)
+static_assert(Event<Op::TMATMUL, Op::TMOV_M2S>::dst == PIPE_FIX, "TMOV_M2S is on PIPE_FIX");
+static_assert(Event<Op::TMOV_V2M, Op::TMATMUL>::src == PIPE_FIX, "TMOV_V2M is on PIPE_FIX");
+static_assert(Event<Op::TEXTRACT_V2M, Op::TMATMUL>::src == PIPE_FIX, "TEXTRACT_V2M: PIPE_FIX");
+static_assert(Event<Op::TMOV_M2B, Op::TMATMUL>::src == PIPE_MTE1, "TMOV_M2B is on PIPE_MTE1");
+
 // two events of one pipe pair in flight, one of another pair
 extern "C" __global__ AICORE void ev_pairs(__gm__ float *out, __gm__ float *a)
 {

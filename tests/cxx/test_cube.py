@@ -52,6 +52,40 @@ def test_tgemv_forms_from_cxx(prog, devname):
     assert np.array_equal(z.numpy(), (2 * p + bias.astype(np.int64)).astype(np.float32))
 
 
+@pytest.mark.parametrize(
+    "entry, device, names",
+    [
+        # 950 models the quantised TSTORE only; the int indices compile
+        ("acc_prequant_int", "950pr", ("TEXTRACT", "preQuantScalar")),
+        ("acc_to_vec", "a2", ("TEXTRACT", "AccToVecMode")),
+    ],
+)
+def test_unmodelled_acc_forms_stop_naming_the_form(prog, entry, device, names):
+    dev = pto.Device(device)
+    with pytest.raises(pto.PtoSimError) as e:
+        dev.run(prog.entry(entry), dev.gm_zeros((16, 16), "float32"))
+    text = str(e.value)
+    assert all(n in text for n in names) and "cube.cpp:" in text, text
+
+
+def test_quantised_stores_from_cxx_on_950(prog):
+    """TSTORE(gm, acc, preQuantScalar) passes its word; TSTORE_FP reads a Scaling tile staged
+    by TMOV (tests/isa/cube/test_fixpipe_quant_950.py has the arithmetic)."""
+    rng = np.random.default_rng(6)
+    a, b = _ints(rng, (16, 32)), _ints(rng, (32, 16))
+    p = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+    word = int(np.array(0.5, np.float32).view(np.uint32)) | (1 << 46)  # x 0.5, signed int8
+    scales = np.arange(1, 17, dtype=np.float32) / 4  # exact in 10 mantissa bits
+    dev = pto.Device("950pr")
+    q, h = dev.gm_zeros((16, 16), "int8"), dev.gm_zeros((16, 16), "float16")
+    w = dev.gm_array(scales.view(np.uint32).astype(np.uint64))
+    run = dev.run(prog.entry("quant_stores"), dev.gm_array(a), dev.gm_array(b), w, q, h, word)
+    assert run.findings == [], [str(f) for f in run.findings]
+    want_q = np.maximum(np.clip(np.rint(np.clip(p * 0.5, -256, 255)), -128, 127), 0)
+    assert np.array_equal(q.numpy(), want_q.astype(np.int8))
+    assert np.array_equal(h.numpy(), (p * scales).astype(np.float16))
+
+
 def test_quantised_fixpipe_forms_from_cxx(prog):
     """The preQuantScalar word and the TSTORE_FP Scaling tile reach the fixpipe (a2): int8 =
     round(p * 0.5) ties to even, saturated; half = relu(p) * the column's scale (bits [31:13]).

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.errors",
             "ptosim.enums",
             "ptosim.dtypes",
+            "ptosim.hifloat8",
             "ptosim.argcheck",
             "ptosim.cores",
             "ptosim.layout",

@@ -92,6 +92,7 @@ class TPipe:
         v2c_consumer_buf=0, *, local_slot_num=2, no_split=False, offset_bytes=0,
         unit_flag=False,
     ):  # fmt: skip
+        require_fifo_target()
         self.flag_id = as_int(flag_id, "TPipe flag_id", lo=0, hi=FFTS_FLAGS - 1)
         self.direction = Direction.parse(direction, "TPipe direction")
         self.slot_size = as_int(slot_size, "TPipe slot_size (bytes)", lo=1)
@@ -237,6 +238,25 @@ class TPipe:
             f"TPipe(flag {self.flag_id}, {self.direction.name}, {self.slot_num} x "
             f"{self.slot_size} B, buffer #{self.buffer.buffer_id})"
         )
+
+
+class FifoDefined(Instruction):
+    """A TPipe's construction on a target: one that does not model the FIFO (the 950's on-chip
+    FIFO) stops here, at the TPipe line, with the target's refusal (TPUSH's entry)."""
+
+    opcode = "TPipe"
+    dtype_key = "TPUSH"
+
+    def validate(self, arch: Arch) -> None:
+        self.require_defined(arch)
+
+    def execute(self, ctx) -> None:
+        """No data effect (never recorded)."""
+
+
+def require_fifo_target() -> None:
+    """Stop at the TPipe's line on a target that does not model the FIFO."""
+    current().validate(FifoDefined())
 
 
 class FifoCheck(Instruction):

@@ -5,8 +5,10 @@ on PIPE_FIX, with ReLU, a type conversion and, for TSTORE, an atomic add into GM
 Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion to the
 destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
 ``static_cast`` and the library's numpy goldens do) or the quantisation (``quant``: a
-``preQuantScalar`` word, or a Scaling tile of one word per column: ``quant.py``; Atlas A2/A3
-only, elsewhere the form stops the run naming it), then the store or the atomic add.
+``preQuantScalar`` word, or a Scaling tile of one word per column: ``quant.py``; on the
+targets whose ``CubeRules.quant_pairs`` list the type pair: Atlas A2/A3 for every fixpipe copy,
+950 for TSTORE only; elsewhere the form stops the run naming it), then the store or the atomic
+add. On 950 TSTORE also writes the convolution layouts NHWC / NCHW / NCDHW.
 """
 
 from __future__ import annotations
@@ -14,12 +16,20 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import DType, names
-from ...enums import AtomicType, Layout, Pipe, ReluPreMode, ScatterAtomicOp, TileType
+from ...enums import (
+    MATRIX_LAYOUTS,
+    AtomicType,
+    Layout,
+    Pipe,
+    ReluPreMode,
+    ScatterAtomicOp,
+    TileType,
+)
 from ...tensors import GmRef, TileRef
 from ..atomic import atomic_update
 from ..base import Arch, ExecContext
 from ..spec import ExtractBounds
-from .common import NZ, CubeInstruction, read_block, write_block
+from .common import NZ, CubeInstruction, geom_of, read_block, storage, write_block
 from .geometry import ceil_to
 from .quant import FB_ADDRESS_UNIT_BYTES, quantise
 
@@ -34,6 +44,15 @@ def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
     if np.issubdtype(dst_np, np.integer) and not np.issubdtype(values.dtype, np.integer):
         values = np.trunc(values)  # static_cast<int>: toward zero (CPU simulator)
     return values.astype(dst_np)
+
+
+# per convolution layout: (validRow's product, its value, validCol's dim, its value) of a
+# GlobalTensor shape (s0 .. s4), as a5 TStoreAccNHWC / TStoreAccNCHW assert them
+CONV_SHAPES = {
+    Layout.NHWC: lambda s0, s1, s2, s3, s4: ("shape1*shape2*shape3", s1 * s2 * s3, "shape4", s4),
+    Layout.NCHW: lambda s0, s1, s2, s3, s4: ("shape1*shape3*shape4", s1 * s3 * s4, "shape2", s2),
+    Layout.NCDHW: lambda s0, s1, s2, s3, s4: ("shape0*shape3*shape4", s0 * s3 * s4, "shape1", s1),
+}
 
 
 class _Fixpipe(CubeInstruction):
@@ -55,7 +74,13 @@ class _Fixpipe(CubeInstruction):
         if not pairs:
             self.unsupported(
                 "quant", "quantised-form", "a fixpipe form without quantisation on this target",
-                self.quant_form, "the quantised fixpipe is modelled on Atlas A2/A3 only",
+                self.quant_form, "the quantised fixpipe is not modelled on this target",
+            )  # fmt: skip
+        if self.opcode != "TSTORE" and not arch.spec.cube.quant_moves:
+            self.unsupported(
+                "quant", "quantised-form", "a fixpipe copy to L1 without quantisation",
+                f"{self.opcode} with {self.quant_form}",
+                "on this target ptosim models the quantised TSTORE only",
             )  # fmt: skip
         self.require(
             src.dtype in pairs and dst in pairs[src.dtype], "dst", "quant-dtype-pair",
@@ -100,7 +125,8 @@ class _Fixpipe(CubeInstruction):
 
 
 class AccStore(_Fixpipe):
-    """TSTORE(gm, acc): the valid region of the accumulator to GM in ND or NZ."""
+    """TSTORE(gm, acc): the valid region of the accumulator to GM (ND, NZ; 950 also NHWC,
+    NCHW, NCDHW)."""
 
     opcode = "TSTORE"
     reads = ("tile",)
@@ -151,6 +177,9 @@ class AccStore(_Fixpipe):
         self.require(
             g.layout.name in layouts, "gm", "layout", " or ".join(sorted(layouts)), g.layout.name
         )
+        if g.layout not in MATRIX_LAYOUTS:
+            self.validate_conv()
+            return
         vr, vc = t.valid
         rows, cols = g.geom.logical_shape
         s0, s1, s2, s3, s4 = g.shape
@@ -181,20 +210,70 @@ class AccStore(_Fixpipe):
                 "AtomicType::AtomicAdd",
             )  # fmt: skip
 
-    def execute(self, ctx: ExecContext) -> None:
+    def validate_conv(self) -> None:
+        """NHWC / NCHW / NCDHW (a5 TStoreAccNHWC / TStoreAccNCHW): the valid rows are the
+        spatial positions and the valid columns the channels, each a product of GM dims."""
         t, g = self.tile, self.gm
         vr, vc = t.valid
-        vals = self.convert(ctx, read_block(ctx, t, vr, vc), g.dtype)
+        s0, s1, s2, s3, s4 = g.shape
+        rows_text, rows, cols_text, cols = CONV_SHAPES[g.layout](s0, s1, s2, s3, s4)
+        self.require(
+            (vr, vc) == (rows, cols), "gm", "conv-shape",
+            f"validRow == {rows_text} ({rows}) and validCol == {cols_text} ({cols})",
+            f"valid {vr}x{vc}",
+        )  # fmt: skip
+        self.require(1 <= t.rows <= 65535, "tile", "rows-range", "1 <= Rows <= 65535", t.rows)
+        self.require(t.cols % 16 == 0, "tile", "conv-cols", "Cols % 16 == 0", t.cols)
+
+    def gm_offsets(self) -> np.ndarray:
+        """GM element offsets the store writes, one per element of ``source_rows``' result
+        (row-major). NHWC: one nz2nd copy per shape[0] (the loop3 repeat, the destination
+        advancing stride[0]), rows stride[3] apart; NCHW / NCDHW: one nz2dn copy, each
+        channel's column of positions contiguous, channels stride[2] (NCDHW: stride[1])
+        apart; ND / NZ: the GlobalTensor's own mapping."""
+        t, g = self.tile, self.gm
+        vr, vc = t.valid
         r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
-        offs = g.offsets(r, c).reshape(-1)
+        st = g.stride
+        if g.layout in MATRIX_LAYOUTS:
+            return g.offsets(r, c).reshape(-1)
+        if g.layout is not Layout.NHWC:
+            step = st[1] if g.layout is Layout.NCDHW else st[2]
+            return g.offset + (r + c * step).reshape(-1)
+        per_repeat = [(b * st[0] + r * st[3] + c).reshape(-1) for b in range(g.shape[0])]
+        return g.offset + np.concatenate(per_repeat)
+
+    def source_rows(self, ctx: ExecContext) -> np.ndarray:
+        """The accumulator values stored, (repeats x validRow) x validCol: an NHWC store
+        repeats shape[0] times, the source advancing srcStride * shape[4] elements each time
+        (the next shape[4] columns when shape[4] is a multiple of 16)."""
+        t, g = self.tile, self.gm
+        vr, vc = t.valid
+        if g.layout is not Layout.NHWC or g.shape[0] == 1:
+            return read_block(ctx, t, vr, vc)
+        geom = geom_of(ctx, t)
+        src, shift = storage(ctx, t), geom.rows * g.shape[4]
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        base = geom.offsets(r, c)
+        last = int(base.max()) + (g.shape[0] - 1) * shift
+        if last >= src.size:
+            self.fail(
+                "gm", "conv-batch", f"shape[0] repeats inside the Acc tile's {src.size} elements",
+                f"repeat {g.shape[0] - 1} reaching element {last}",
+            )  # fmt: skip
+        return np.concatenate([src[base + b * shift] for b in range(g.shape[0])])
+
+    def execute(self, ctx: ExecContext) -> None:
+        g = self.gm
+        raw = self.source_rows(ctx)
+        vals = self.convert(ctx, raw, g.dtype).reshape(-1)
+        offs = self.gm_offsets()
         ctx.gm_check(g, offs, "gm")
         store = g.storage()
         if self.atomic is AtomicType.AtomicNone:
-            store[offs] = vals.reshape(-1)
+            store[offs] = vals
             return
-        atomic_update(
-            store, offs, vals.reshape(-1), ScatterAtomicOp.Add, g.dtype, ctx.spec.numerics.maxmin
-        )
+        atomic_update(store, offs, vals, ScatterAtomicOp.Add, g.dtype, ctx.spec.numerics.maxmin)
 
 
 class AccToMat(_Fixpipe):
@@ -216,6 +295,11 @@ class AccToMat(_Fixpipe):
         d, s = self.dst, self.src
         cube = arch.spec.cube
         self.require_kind("src", s, TileType.Acc)
+        if d.loc is TileType.Vec:
+            self.unsupported(
+                "dst", "form", "Acc -> Mat", "Acc -> Vec (the 950 fixpipe into a vector core's UB)",
+                "not modelled yet (docs/guide-cube.md)",
+            )  # fmt: skip
         self.require_kind("dst", d, TileType.Mat)
         if not self.validate_quant(arch, s, d.dtype, self.extent(cube.extract_bounds)[1]):
             pairs = cube.acc_to_mat

@@ -48,9 +48,12 @@ def _unit_flag(kind, src=Pipe.PIPE_M, dst=Pipe.PIPE_FIX) -> None:
     emit(kind(src, dst, UNIT_FLAG_EVENT)).via = "unit flag"
 
 
-def _final(phase, what: str) -> bool:
-    """Whether a fixpipe copy's STPhase is Final (same values as AccPhase)."""
-    return AccPhase.parse(phase, what) is AccPhase.Final
+def _fixpipe_phase(phase, what: str) -> None:
+    """A fixpipe copy with STPhase Final (same values as AccPhase) waits for the unit flag of
+    the mad with AccPhase::Final and releases L0C to the next unit-flag mad."""
+    if AccPhase.parse(phase, what) is AccPhase.Final:
+        _unit_flag(UnitFlagWait)
+        current().l0c_released = True
 
 
 def _acc_args(dst, c_in, a, b) -> tuple:
@@ -125,9 +128,7 @@ def cube_store(gm, tile, atomic, relu, quant=None, phase="Unspecified") -> bool:
     """Emit TSTORE from an Acc tile (the fixpipe) and return True, else False."""
     if not isinstance(tile, Tile) or tile.ref().loc is not TileType.Acc:
         return False
-    if _final(phase, "TSTORE phase"):
-        _unit_flag(UnitFlagWait)
-        current().l0c_released = True
+    _fixpipe_phase(phase, "TSTORE phase")
     emit(
         AccStore(
             gm_arg(gm, "TSTORE gm"), tile.ref(), AtomicType.parse(atomic, "TSTORE atomic"),
@@ -154,9 +155,7 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     if opcode == "TMOV" and plain and _tmov_any_tiles():
         return False
     if s.loc is TileType.Acc:
-        if _final(phase, f"{opcode} phase"):
-            _unit_flag(UnitFlagWait)
-            current().l0c_released = True
+        _fixpipe_phase(phase, f"{opcode} phase")
         relu_mode = ReluPreMode.parse(relu, f"{opcode} relu")
         emit(AccToMat(opcode, d, s, r, c, relu_mode, _quant(quant, opcode)))
     elif d.loc is TileType.Scaling and opcode == "TMOV":

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes as D
+from ... import hifloat8
 from ...dtypes import names
 from ...enums import Pipe, TileType
 from ...tensors import TileRef
@@ -68,7 +70,9 @@ class MatMul(CubeInstruction):
         self.require_kind("a", a, TileType.Left)
         self.require_kind("b", b, TileType.Right)
         self.require_element_dtype("a", a, arch)
-        self.require_same_dtype("a", a, "b", b)
+        self.require_element_dtype("b", b, arch)
+        if (a.dtype, b.dtype) not in cube.mad_mixed_inputs:
+            self.require_same_dtype("a", a, "b", b)
         want = cube.mad_pairs[a.dtype]
         self.require(
             d.dtype is want, "dst", "dtype-pair", f"{want.name} for {a.dtype.name} inputs",
@@ -129,6 +133,7 @@ class MatMul(CubeInstruction):
         else:
             a = read_block(ctx, self.a, rows, k)
         b = read_block(ctx, self.b, k, n)
+        a, b = _values(a, self.a.dtype), _values(b, self.b.dtype)
         tf32 = self.a.mad_tf32 or self.b.mad_tf32
         bits = cube.tf32_mantissa_bits
         if tf32 and bits is not None and a.dtype == np.float32:
@@ -151,6 +156,12 @@ class MatMul(CubeInstruction):
                 init = bias
         sequential = cube.addressing is CubeAddressing.LOGICAL
         write_block(ctx, d, mad_sum(a, b, d.dtype, init, after, sequential=sequential))
+
+
+def _values(x: np.ndarray, dt) -> np.ndarray:
+    """The numbers a mad input holds: hifloat8 bytes decoded (the other types are numpy
+    types already, float8 through ml_dtypes)."""
+    return hifloat8.decode(x) if dt is D.hifloat8 else x
 
 
 def dtype_text(dts) -> str:

@@ -87,7 +87,7 @@ class MatToL0(CubeInstruction):
             self._fractal_rules()
         if cube.extract_bounds is ExtractBounds.STATIC:
             lim, what = (s.rows, s.cols), f"src Rows x Cols {s.rows}x{s.cols}"
-            ext = (d.rows, d.cols)
+            ext = self.static_extent()
         else:
             lim, what = s.valid, f"src valid {s.valid_row}x{s.valid_col}"
             ext = d.valid
@@ -131,15 +131,20 @@ class MatToL0(CubeInstruction):
                 v,
             )  # fmt: skip
 
-    def region(self, ctx: ExecContext) -> tuple[int, int]:
-        """(rows, cols) of the destination the copy writes."""
+    def static_extent(self) -> tuple[int, int]:
+        """(rows, cols) the NPU copies: the destination's Rows x Cols, or for a compact
+        destination its valid extent in whole fractals (the mad-aligned m / k / n)."""
         d = self.dst
-        if ctx.spec.cube.extract_bounds is ExtractBounds.VALID:
-            return d.valid
         if d.geom.compact is CompactMode.Normal:
-            g = stored(d)  # the valid extent in whole fractals
+            g = stored(d)
             return g.rows, g.cols
         return d.rows, d.cols
+
+    def region(self, ctx: ExecContext) -> tuple[int, int]:
+        """(rows, cols) of the destination the copy writes."""
+        if ctx.spec.cube.extract_bounds is ExtractBounds.VALID:
+            return self.dst.valid
+        return self.static_extent()
 
     def execute(self, ctx: ExecContext) -> None:
         if self.is_vector and ctx.spec.cube.addressing is CubeAddressing.FRACTALS:

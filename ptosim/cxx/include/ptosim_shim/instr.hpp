@@ -118,7 +118,8 @@ PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, WaitEvents &.
 }
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
-PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t preQuantScalar, WaitEvents &...events)
+PTOSIM_NOINLINE RecordEvent TSTORE(GlobalData &dst, TileData &src, uint64_t preQuantScalar,
+                                   WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
@@ -222,18 +223,20 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
     return {};
 }
 
-// TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation; ptosim stops naming
-// the form). Kernels name the tile types explicitly, which the generic overloads cannot take.
+// TEXTRACT / TINSERT Acc -> Mat with a preQuantScalar (scalar quantisation). Kernels name the
+// tile types explicitly, which the generic overloads cannot take; the word and index types are
+// deduced (a kernel's int indices must not make the generic entry, which takes them without a
+// conversion, the better match).
 #define PTOSIM_ACC_PREQUANT(NAME)                                                                      \
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,  \
-              typename... WaitEvents>                                                                  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar,      \
-                                     uint16_t indexRow, uint16_t indexCol, WaitEvents &...events)      \
+              typename Q, typename R, typename C, typename... WaitEvents>                              \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q preQuantScalar, R indexRow, \
+                                     C indexCol, WaitEvents &...events)                                \
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
         std::string t;                                                                                 \
-        ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));                                 \
+        ::ptosim::targ(t, "prequant", std::to_string(static_cast<uint64_t>(preQuantScalar)));          \
         ::ptosim::targ(t, "relu", ::ptosim::name(reluMode));                                           \
         ::ptosim::record(#NAME, pc, t, dst, src, indexRow, indexCol);                                  \
         return {};                                                                                     \
@@ -259,6 +262,50 @@ PTOSIM_ACC_PREQUANT(TINSERT)
 PTOSIM_ACC_FP(TEXTRACT_FP)
 PTOSIM_ACC_FP(TINSERT_FP)
 #undef PTOSIM_ACC_FP
+// TEXTRACT / TINSERT<Dst, Acc[, Fp], AccToVecMode[, relu]>(dst, acc[, fp | preQuantScalar], row, col):
+// Acc -> Vec through the 950 fixpipe into a vector core's UB (not modelled: ptosim stops naming
+// the form). The index types are deduced so that no conversion makes the generic entry a better
+// match.
+namespace detail {
+template <typename DstTileData, typename SrcTileData>
+RecordEvent acc_to_vec(const char *name, long long pc, DstTileData &dst, SrcTileData &src)
+{
+    std::string t;
+    ::ptosim::targ(t, "acc_to_vec", "yes");
+    ::ptosim::record(name, pc, t, dst, src);
+    return {};
+}
+} // namespace detail
+#define PTOSIM_ACC_TO_VEC(NAME)                                                                        \
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, R, C, WaitEvents &...events)  \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename Q, typename R, typename C,          \
+              typename... WaitEvents>                                                                  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q, R, C, WaitEvents &...events) \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,      \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, FpTileData &, R, C,          \
+                                     WaitEvents &...events)                                            \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
+    }
+PTOSIM_ACC_TO_VEC(TEXTRACT)
+PTOSIM_ACC_TO_VEC(TINSERT)
+#undef PTOSIM_ACC_TO_VEC
 
 template <typename TileData, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TEXPANDS(TileData &dst, typename TileData::DType scalar, WaitEvents &...events)

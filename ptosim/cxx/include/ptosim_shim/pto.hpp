@@ -404,6 +404,26 @@ using TileRightCompact = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, C
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileAccCompact = Tile<TileType::Acc, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor,
                             TileConfig::fractalCSize, PadValue::Null, CompactMode::Normal>;
+// the MX scale tiles of TMATMUL_MX (950): declared as the library declares them so that a kernel
+// compiles; ptosim stops where such a tile is first used (ScaleLeft / ScaleRight not modelled).
+// GetScaleAddr: the a5 helper kernels TASSIGN a scale tile with (its data address >> 4)
+template <typename T>
+inline uint64_t GetScaleAddr(T *dst)
+{
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dst)) >> 4;
+}
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileLeftScale = Tile<TileType::ScaleLeft, E, R, C, BLayout::RowMajor, RV, CV, SLayout::RowMajor,
+                           TileConfig::fractalMxSize>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileLeftScaleCompact = Tile<TileType::ScaleLeft, E, R, C, BLayout::RowMajor, RV, CV, SLayout::RowMajor,
+                                  TileConfig::fractalMxSize, PadValue::Null, CompactMode::Normal>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileRightScale = Tile<TileType::ScaleRight, E, R, C, BLayout::ColMajor, RV, CV, SLayout::ColMajor,
+                            TileConfig::fractalMxSize>;
+template <typename E, const int R, const int C, const int RV = R, const int CV = C>
+using TileRightScaleCompact = Tile<TileType::ScaleRight, E, R, C, BLayout::ColMajor, RV, CV, SLayout::ColMajor,
+                                   TileConfig::fractalMxSize, PadValue::Null, CompactMode::Normal>;
 
 // 2-D shapes / strides of a GlobalTensor for ND, DN and NZ data (the other layouts: not modelled)
 template <typename T, int64_t rows = DYNAMIC, int64_t cols = DYNAMIC, Layout L = Layout::ND>
@@ -513,10 +533,12 @@ constexpr pipe_t op_pipe(Op op)
         case Op::TLOAD: return PIPE_MTE2;
         case Op::TSTORE_VEC: case Op::TSTORE_MAT: return PIPE_MTE3;
         case Op::SCALAR: return PIPE_S;
-        case Op::TMOV_M2B: case Op::TMOV_M2L: case Op::TMOV_M2R: case Op::TMOV_M2S: case Op::TEXTRACT_M2LR:
+        case Op::TMOV_M2B: case Op::TMOV_M2L: case Op::TMOV_M2R: case Op::TEXTRACT_M2LR:
             return PIPE_MTE1;
         case Op::TMATMUL: case Op::TGEMV: case Op::TMATMUL_MX: return PIPE_M;
+        // the fixpipe: out of L0C, and into L1 from UB or into the fixpipe buffer (Mat -> Scaling)
         case Op::TMOV_A2V: case Op::TMOV_A2M: case Op::TSTORE_ACC: case Op::TEXTRACT_A2M: case Op::TINSERT_A2M:
+        case Op::TMOV_M2S: case Op::TMOV_V2M: case Op::TEXTRACT_V2M:
             return PIPE_FIX;
         default: return PIPE_V;
     }

@@ -10,6 +10,7 @@ import pytest
 
 import ptosim as pto
 from ptosim.errors import ConstraintError, UnsupportedError
+from tests.helpers.cube import multiply_into_acc
 
 M, N = 16, 32
 
@@ -184,21 +185,7 @@ def test_tpush_through_the_fixpipe_converts_or_quantises(mode, setup, out_dt, ex
     def kern(a, eye, words, out, fifo):
         with pto.TPipe(0, "DIR_C2V", rows * cols * size, 1, fifo) as pipe:
             if pto.is_cube():
-                am, im = pto.TileMatNZ("float16", rows, cols), pto.TileMatNZ("float16", cols, cols)
-                left = pto.TileLeft("float16", rows, cols)
-                right = pto.TileRight("float16", cols, cols)
-                acc = pto.TileAcc("float32", rows, cols)
-                pto.TLOAD(am, pto.GlobalTensor(a, (rows, cols)))
-                pto.TLOAD(im, pto.GlobalTensor(eye, (cols, cols)))
-                pto.set_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-                pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_MTE1, 0)
-                pto.TMOV(left, am)
-                pto.TMOV(right, im)
-                pto.set_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-                pto.wait_flag(pto.PIPE_MTE1, pto.PIPE_M, 0)
-                pto.TMATMUL(acc, left, right)
-                pto.set_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
-                pto.wait_flag(pto.PIPE_M, pto.PIPE_FIX, 0)
+                acc = multiply_into_acc(a, eye, rows, cols, cols)
                 if setup == "vector":  # one word per column, staged L1 -> the fixpipe buffer
                     wm = pto.Tile("Mat", "uint64", 1, cols, blayout="RowMajor", slayout="NoneBox")
                     fb = pto.Tile("Scaling", "uint64", 1, cols, blayout="RowMajor",

@@ -24,6 +24,13 @@ PTOSIM_ENUM(PadValue, uint64_t, Null, Zero, Max, Min, CustomBase = 0x100000000)
 PTOSIM_ENUM(CompactMode, int, Null, Normal, RowPlusOne, RowAlignedPadding)
 PTOSIM_ENUM(Layout, int, ND, DN, NZ, SCALE, MX_A_ND, MX_A_DN, MX_A_ZZ, MX_B_ND, MX_B_DN, MX_B_NN, NC1HWC0, NCHW, NHWC, NDC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_S16S8, FRACTAL_Z_3D, MAX,)
 PTOSIM_ENUM(MaskPattern, uint8_t, P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7)
+// how many source elements a mask pattern keeps one of (every one, every 2nd, every 4th): kernels
+// size their dst tiles with it, as the library's common constants let them
+template <MaskPattern mask>
+constexpr int GetTimesByMask()
+{
+    return mask == MaskPattern::P1111 ? 1 : (mask == MaskPattern::P1010 || mask == MaskPattern::P0101) ? 2 : 4;
+}
 PTOSIM_ENUM(ScatterAxis, uint8_t, SCATTER_ROW = 0, SCATTER_COL = 1)
 PTOSIM_ENUM(CmpMode, uint8_t, EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5)
 PTOSIM_ENUM(STPhase, uint8_t, Unspecified = 0x0, Partial = 0x2, Final = 0x3)

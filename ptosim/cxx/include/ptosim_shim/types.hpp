@@ -48,6 +48,12 @@
 #define __CCE_AICORE__ 220
 #endif
 
+// The 950 library's sort header leaks a round-up-to-a-multiple macro that a5 kernels use
+// (tsort32's kernel sizes its scratch tile with it); the other targets' headers do not have it.
+#if __CCE_AICORE__ == 310 && !defined(PTO_CEIL)
+#define PTO_CEIL(value, multiple) ((((value) + (multiple)-1) / (multiple)) * (multiple))
+#endif
+
 // ---- scalar element types -------------------------------------------------------------------
 typedef _Float16 half;
 // The device compiler (clang-based) also spells the IEEE half `__fp16` (the library's trowprod

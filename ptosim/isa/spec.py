@@ -269,6 +269,13 @@ class Sort32Pitch(Enum):
     TWICE_COLUMNS = "twice-columns"  # element 2*32*b whatever the size (2-byte blocks overlap)
 
 
+class Sort32TmpLimit(Enum):
+    """The unit of TSORT32's whole-row-through-tmp limit (32 * 255 of it)."""
+
+    ELEMENTS = "elements"  # valid columns
+    BYTES = "bytes"  # valid columns times the element size
+
+
 # -- the rule groups ----------------------------------------------------------------------------
 class CubeAddressing(Enum):
     """How the cube instructions address L1 / L0 tiles (ptosim/isa/cube)."""
@@ -423,6 +430,10 @@ class ElementwiseRules:
     # TPART<OP>: one source has dst's valid shape, the other's valid region fits inside it
     partial_one_source_full: bool
     partial_copy_then_op: bool  # TPART<OP>: copy the full source, then op the small one
+    # TPOW(S) of a float type as one vector function on float32 registers: half widened, the
+    # HIGH_PRECISION form the extended log/exp (vector.pow_vf); False: the NPU chain rounding
+    # every intrinsic to T (math_vector_sequence) or the host's pow
+    pow_float32_registers: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -503,6 +514,10 @@ class LayoutRules:
     # TSORT32 with tmp and such a tail: the a2a3 4-operand lowering (the row or the tail block
     # copied to tmp, padded to 32 with -NaN, sorted whole; vector.sort)
     sort32_tail_via_tmp: bool = False
+    # that lowering's whole-row path takes rows up to 32 * 255 of this unit; longer rows sort
+    # their whole blocks from src and only the tail block through tmp (a2a3: elements, a5:
+    # bytes, npu/a5/TSort32.hpp compares validCol * sizeof(T))
+    sort32_tmp_row_limit_unit: Sort32TmpLimit = Sort32TmpLimit.ELEMENTS
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False

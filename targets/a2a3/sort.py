@@ -9,7 +9,7 @@ THISTOGRAM has no a2a3 form (UnsupportedError at record time).
 
 from __future__ import annotations
 
-from ptosim.isa.vector.sort import MAX_UB_TMP_ELEMS, SORT_BLOCK, TMrgSort, TSort32, record_elems
+from ptosim.isa.vector.sort import SORT_BLOCK, TMrgSort, TSort32, record_elems
 from ptosim.plan import Region
 
 from ..costs import tile_region
@@ -28,7 +28,7 @@ def _plan_sort32_padded(instr: TSort32, ctx) -> list:
     vs = VecStream(ctx, d.dtype)
     rec, sz = record_elems(d.dtype), d.dtype.size_bytes
     n = C // SORT_BLOCK
-    first = 0 if C <= MAX_UB_TMP_ELEMS else n
+    first = instr.first_block_via_tmp(ctx.arch)
     copied_blocks = -(-(C - first * SORT_BLOCK) * sz // 32)
     tmp = Region("UB", t.address, t.address + (n + 1 - first) * SORT_BLOCK * sz)
     sort = rows_chunk(n + 1 - first, SORT_BLOCK, SORT_BLOCK, count_mode=False)

@@ -1,4 +1,4 @@
-"""950 (a5) plans of TSORT32 and TMRGSORT (estimates: the reference gives no a5 body), and of
+"""950 (a5) plans of TSORT32 and TMRGSORT (estimates), and of
 THISTOGRAM (the npu/a5 THistogram.hpp loop, ``plan_histogram``).
 
 One vector function each: TSORT32 loads the scores and indices of every valid row (``vlds``),
@@ -10,14 +10,43 @@ from __future__ import annotations
 
 from ptosim.isa.vector.sort import SORT_BLOCK, THistogram, TMrgSort, TSort32, record_elems
 
-from ..a2a3.layout import rows_region
+from ..a2a3.layout import rows_region, ub_copy_step
 from ..costs import ceil_div, tile_region
 from .vf import VectorFunction
+
+
+def _plan_sort32_padded(instr: TSort32, ctx) -> list:
+    """npu/a5/TSort32.hpp, 4 operands, a partial last block: per row ``copy_ubuf_to_ubuf`` of
+    the row (or of its tail block, rows over 8160 bytes) into tmp, a vector function padding
+    the last block (``vlds``, ``vdup``, ``vsts``), ``vbitsort`` of the blocks (estimates)."""
+    d, s, x, t = instr.dst, instr.src, instr.idx, instr.tmp
+    R, C = s.valid
+    sz = s.dtype.size_bytes
+    first = instr.first_block_via_tmp(ctx.arch)
+    blocks = ceil_div(C, SORT_BLOCK)
+    tmp = rows_region(t, 0, 1, 0, (blocks - first) * SORT_BLOCK)
+    steps = []
+    for i in range(R):
+        copied = (C - first * SORT_BLOCK) * sz
+        src = rows_region(s, i, 1, first * SORT_BLOCK, C)
+        steps.append(ub_copy_step(ctx, copied, "TSORT32", (src,), (tmp,)))
+        vf = VectorFunction(ctx, d.dtype)
+        vf.op("vlds", 1, "last block", reads=(tmp,))
+        vf.op("vdup", 1, "pads")
+        vf.op("vsts", 1, "padded block", writes=(tmp,))
+        steps += vf.steps()
+    records = rows_region(d, 0, R, 0, blocks * SORT_BLOCK * record_elems(d.dtype))
+    vf = VectorFunction(ctx, d.dtype)
+    vf.op("vbitsort", R * blocks, "blocks", reads=(tmp, rows_region(x, 0, R, 0, C)),
+          writes=(records,))  # fmt: skip
+    return steps + vf.steps()
 
 
 def plan_sort32(instr: TSort32, ctx) -> list:
     d, s, x = instr.dst, instr.src, instr.idx
     R, C = s.valid
+    if instr.padded_tail(ctx.arch):
+        return _plan_sort32_padded(instr, ctx)
     vf = VectorFunction(ctx, d.dtype)
     sz = s.dtype.size_bytes
     loads = R * (ceil_div(C * sz, vf.vl) + ceil_div(C * 4, vf.vl))

@@ -184,7 +184,7 @@ REFUSALS = {
 NOTES = {
     "MGATHER": "SIMT launch",
     "MSCATTER": "SIMT launch",
-    **{name: "as a2a3" for name in ("TPOW", "TPOWS")},
+    **{name: "one VF; half via float32" for name in ("TPOW", "TPOWS")},
     **{name: "one VF; half via float32" for name in ("TFMOD", "TFMODS", "TREM", "TREMS")},
     "TPRELU": "as a2a3",
     **{
@@ -237,6 +237,10 @@ SPEC = S.TargetSpec(
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.VALID_ELEMENTS,  # the valid region through both layouts
         tmov_nd_to_fractal=True,  # npu/a5 TMov.hpp: TMovToVecNd2Nz, TMovNdTo2Zn
+        # npu/a5 TLoad.hpp / TStore.hpp and the register-arch tload_common.hpp: the vector
+        # copies take the burst pitch and outer strides only (ND stride 3, DN stride 4, NZ
+        # stride 1; loops over strides 0-2), never the burst dimension's (D13, F112)
+        reads_burst_strides=False,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.SIMT,  # semantics.md 3.1.4, 3.2.4
@@ -277,7 +281,8 @@ SPEC = S.TargetSpec(
         tsubs_negates_through_float=False,  # a5 TSUBS negates in T
         division_via_dup=False,  # a5 TDIVS divides (the doc's reciprocal claim is not the code)
         axpy_pairs=AXPY_PAIRS,
-        math_vector_sequence=True,  # choice: the a2a3 model (vector_isa.md 3.23)
+        math_vector_sequence=True,  # TPRELU: the a2a3 model (choice, vector_isa.md 3.23)
+        pow_float32_registers=True,  # npu/a5/TPow.hpp (integers: the a2a3 squaring's values)
         remainder=S.Remainder.VF_REGISTERS,  # npu/a5 TFMod(S).hpp, TRem(S).hpp, TFmodRemHp.hpp
         math_tmp_checked=False,
         partial_one_source_full=True,  # choice: the NPU shape rule of a2a3 (no a5 TPART body)
@@ -346,6 +351,10 @@ SPEC = S.TargetSpec(
         dequant_row_params=True,  # npu/a5 TDeQuant.hpp: a BRC_B32 load of [i * RowStride]
         tci_tmp_bytes=None,  # vci; tmp ignored
         histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
+        # npu/a5/TSort32.hpp, the 4-operand form: the a2a3 padded tail, the whole-row path
+        # limited by the row's bytes
+        sort32_tail_via_tmp=True,
+        sort32_tmp_row_limit_unit=S.Sort32TmpLimit.BYTES,
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         addressing=S.CubeAddressing.FRACTALS,

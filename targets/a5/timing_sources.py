@@ -83,6 +83,6 @@ USES: dict[str, tuple[str, ...]] = {
     "TTRANS": (*_LS, "vgather2"),
     "TTRI": ("vf", "vdup", "vsel", "vsts"),
     "TMRGSORT": (*_LS, "vmrgsort4"),
-    "TSORT32": (*_LS, "vbitsort"),
+    "TSORT32": (*_LS, "vbitsort", "copy_ubuf_to_ubuf", "vdup"),
     "THISTOGRAM": (*_LS, "vdintlv", "vcmp_eq", "chistv2", "vcvt", "vadd"),
 }

@@ -19,12 +19,12 @@ vmul, vsub, vcmp, vsel`` on 64-bit lanes (an estimate: the Int64Div long divisio
 itemised); float32 ``HIGH_PRECISION`` the TFmodRemHP sequence (``hp_ops``, 117 intrinsics for
 FMOD). The S forms broadcast the scalar once (``vdup``).
 
-The other math ops are not in our a5 sources: they are planned as the a2a3 arithmetic chain in
-one VF (choice): TPOW(S) floats ``vabs, vln, vmul|vmuls, vexp`` plus the special-case fix-ups
-as ``vcmps`` + ``vsel`` pairs for negative, zero and non-finite operands (three pairs),
-integers ``vmul`` per squaring step (bit width of T for TPOW, of the scalar for TPOWS) twice;
-TPRELU ``vmul, vcmps_gt, vsel``. Intrinsics without a cost entry use
-``timing.vector.ops.other``.
+TPOW(S) (npu/a5/TPow.hpp, ``pow_ops``): floats ``vabs, vln, vmul, vexp`` (HIGH_PRECISION: the
+49 intrinsics of its extended log and exp) plus the 36 of the special-case pass, half with a
+``vcvt`` in and a ``vcvt`` + ``vpack`` out; integers six intrinsics per squaring step, as many
+steps as the bits of T widened to at least 16 (TPOWS too), and the 0/1 fix-up. TPRELU is not in
+our a5 sources: planned as the a2a3 chain in one VF (choice), ``vmul, vcmps_gt, vsel``.
+Intrinsics without a cost entry use ``timing.vector.ops.other``.
 """
 
 from __future__ import annotations
@@ -134,15 +134,45 @@ def remainder_ops(instr: TMathBinary) -> tuple[str, ...]:
     return part + part + ("vor",) + fix
 
 
+# npu/a5/TPow.hpp per vector: ProcessFloatSpecialCase, the high-precision log (steps one and
+# two) and exp, and one squaring step of the integer loop (its count: the bits of the widened T)
+_POW_SPECIAL = (
+    ("vcmps_eq", "vcmps_eq", "por", "vdup", "pnot", "vcmp_ne", "vcmp_ne", "por", "vdup", "pxor")
+    + ("vand", "vcmps_eq", "vcmps_eq", "por", "vcmps_lt", "vxor", "vsel", "vand")
+    + ("vmuls", "vtrc", "vmadd", "vcmps_eq", "vsel", "vsel", "pxor", "vneg", "vsel", "vtrc")
+    + ("vcmp_ne", "vdup", "vcmps_lt", "vsel", "vand", "vcmps_eq", "vcmps_eq", "vdup")
+)  # fmt: skip
+_POW_HP_LOG = (
+    ("vabs", "vcmps_lt", "vmuls", "vsel", "vsub", "vand", "vsub", "vcvt", "vaxpy", "vadds")
+    + ("vadds", "vdiv", "vmul", "vmuls", "vadd", "vneg", "vmadd", "vmul", "vmul", "vaxpy")
+    + ("vmadd", "vmadd", "vmul", "vadd", "vadd", "vmuls", "vadd", "vaxpy", "vsub", "vmadd")
+    + ("vmuls", "vmula", "vaxpy", "vadd", "vadd", "vsub", "vadd")
+)  # fmt: skip
+_POW_HP_EXP = ("vmul", "vneg", "vmula", "vmula", "vexp", "vmula", "vcmps_ge", "vdup")
+_POW_HP_EXP += ("vcmps_ge", "vcmps_lt", "por", "vsel")
+_POW_INT_STEP = ("vand", "vcmps_eq", "vmul", "vsel", "vshrs", "vmul")
+
+
+def pow_ops(instr: TMathBinary) -> tuple[str, ...]:
+    """The intrinsics per vector of a5 TPOW(S) (npu/a5/TPow.hpp)."""
+    dt = instr.dst.dtype
+    if dt.is_int:
+        widened_bits = 8 * max(2, dt.size_bytes)
+        return _POW_INT_STEP * widened_bits + ("vcmps_eq", "vcmps_eq", "por", "vsel")
+    cvt = ("vcvt", "vcvt", "vpack") if dt.size_bytes == 2 else ()  # half in and out
+    if instr.algorithm == "HIGH_PRECISION":
+        core = _POW_HP_LOG + _POW_HP_EXP
+    else:
+        core = ("vabs", "vln", "vmul", "vexp")
+    return cvt + core + _POW_SPECIAL
+
+
 def _math_ops(instr: TMathBinary) -> tuple[str, ...]:
-    mul = "vmuls" if instr.src1 is None else "vmul"
-    base, dt = instr.base, instr.dst.dtype
+    base = instr.base
     if base in ("FMOD", "REM"):
         return remainder_ops(instr)
     if base == "POW":
-        if dt.is_int:
-            return ("vmul",) * (2 * instr.int_exponent_steps())
-        return ("vabs", "vln", mul, "vexp") + ("vcmps", "vsel") * 3
+        return pow_ops(instr)
     return ("vmul", "vcmps_gt", "vsel")  # PRELU
 
 

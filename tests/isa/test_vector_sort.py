@@ -78,8 +78,8 @@ def test_tmrgsort_two_and_three_lists(device):
 
 @pytest.mark.parametrize("device", ["a2", "950pr"])
 def test_npu_tsort32_partial_block_rejected_without_tmp(device):
-    # a2a3 sorts a NaN-padded tail through tmp (the 4-operand form); a5's is not modelled;
-    # cpu sorts the tail's pairs
+    # a2a3 and a5 sort a NaN-padded tail through tmp (the 4-operand form); cpu sorts the
+    # tail's pairs
     k = Kern(device, [np.zeros((1, 32), np.float32), np.zeros((1, 32), np.uint32)])
 
     def body(k, src, idx):
@@ -89,14 +89,17 @@ def test_npu_tsort32_partial_block_rejected_without_tmp(device):
     with pytest.raises(ConstraintError) as e:
         k.run(body)
     assert e.value.rule == "sort-block"
-    assert ("tmp tile" in str(e.value)) == (device == "a2")
+    assert "tmp tile" in str(e.value)
 
 
-@pytest.mark.parametrize("C", [13, 8170])  # the whole row through tmp; only the last block
-def test_a2a3_tsort32_pads_the_last_block_through_tmp(C):
-    """a2a3/TSort32.hpp, 4 operands: the last block is sorted whole, its C % 32 valid pairs
-    first (descending), then 32 - C % 32 pads of -(0.0/0.0) (float bits 0xFFC00000) with the
-    idx elements past column C. tmp ends holding the copied row (or tail block) and the pads."""
+@pytest.mark.parametrize("device", ["a2", "950pr"])
+@pytest.mark.parametrize("C", [13, 2050, 8170])
+def test_npu_tsort32_pads_the_last_block_through_tmp(device, C):
+    """a2a3 and a5 TSort32.hpp, 4 operands: the last block is sorted whole, its C % 32 valid
+    pairs first (descending), then 32 - C % 32 pads of -(0.0/0.0) (float bits 0xFFC00000) with
+    the idx elements past column C. tmp ends holding the copied row, or only the tail block
+    where the row is over 32 * 255 elements (a2a3) or bytes (a5: float rows over 2040)."""
+    whole_row = C <= 8160 if device == "a2" else C * 4 <= 8160
     n, tail = divmod(C, 32)
     cols = (n + 1) * 32
     rng = np.random.default_rng(C)
@@ -104,12 +107,12 @@ def test_a2a3_tsort32_pads_the_last_block_through_tmp(C):
     src_store = np.zeros((1, cols), np.float32)
     src_store[0, :C] = scores[0]
     index = (np.arange(cols, dtype=np.uint32) * 7 + 3).reshape(1, cols)
-    k = Kern("a2", [src_store, index])
+    k = Kern(device, [src_store, index])
 
     def body(k, src, idx):
         src.set_valid(1, C)
         k.dst = k.place(vec("float32", 1, 2 * cols))
-        k.tmp = k.place(vec("float32", 1, 32 if C > 8160 else cols))
+        k.tmp = k.place(vec("float32", 1, cols if whole_row else 32))
         pto.TSORT32(k.dst, src, idx, k.tmp)
 
     k.run(body)
@@ -122,7 +125,7 @@ def test_a2a3_tsort32_pads_the_last_block_through_tmp(C):
     assert np.all(last[tail:, 0] == 0xFFC00000)
     assert sorted(last[tail:, 1].tolist()) == index[0, C:].tolist()
     tmp = k.storage(k.tmp)[0]
-    start = 0 if C <= 8160 else n * 32
+    start = 0 if whole_row else n * 32
     np.testing.assert_array_equal(tmp[: C - start], src_store[0, start:C])
     assert np.all(tmp[C - start : cols - start].view(np.uint32) == 0xFFC00000)
 

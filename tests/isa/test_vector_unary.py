@@ -523,6 +523,8 @@ def test_tpow_float(devname, dt, form):
     for x, y in zip(a.ravel().tolist(), ee.ravel().tolist()):
         if TARGET_OF[devname] == "cpu":
             want.append(T(float(np.power(np.float64(x), np.float64(y)))))
+        elif TARGET_OF[devname] == "a5":  # the chain in float32 registers, one round to T
+            want.append(T(npu_pow(x, y, np.float32)))
         else:
             want.append(npu_pow(x, y, T))
     assert_same_values(run.tile(dst), np.array(want, dtype=T).reshape(a.shape))

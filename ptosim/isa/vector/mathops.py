@@ -18,10 +18,12 @@ cpu (the CPU simulator, ``cpu/ElementOp.h``):
   asserts vanish in release; C++ would trap). Float zero divisors give the IEEE NaN.
 
 a5 TFMOD(S)/TREM(S) (``Remainder.VF_REGISTERS``): the a5 vector functions, half and integer
-forms and the HIGH_PRECISION algorithm included: ``remainder.py``. a2a3 ignores ``algorithm``.
+forms and the HIGH_PRECISION algorithm included: ``remainder.py``. a5 TPOW(S) of a float type
+(``ElementwiseRules.pow_float32_registers``): the a5 vector function in float32 registers, its
+HIGH_PRECISION form included: ``pow_vf.py``. a2a3 ignores ``algorithm``.
 
-NPU (a2a3 ``Remainder.UB_CHAIN``; a5 TPOW(S)/TPRELU follow the same model, a choice: their a5
-lowering is not modelled; ``ElementwiseRules.math_vector_sequence``), every intrinsic rounds to T:
+NPU (a2a3 ``Remainder.UB_CHAIN``; a5 integer TPOW(S) and TPRELU follow the same model: their
+values are the same; ``ElementwiseRules.math_vector_sequence``), every intrinsic rounds to T:
 - FMOD/FMODS (float32): ``a - trunc(a/b) * b`` as the chain ``vdiv``, ``vconv_f322f32z``,
   ``vmul``/``vmuls``, ``vsub`` with each intermediate rounded (not the exact fmod). The stages
   run on the memory in order (the quotient is written to dst first), so an aliased dst gives
@@ -59,6 +61,7 @@ from ..registry import instruction
 from ..spec import Remainder
 from .binary import zero_divisor_checked
 from .common import host_cast_to_int, read_valid, round_to
+from .pow_vf import vf_pow
 from .remainder import vf_fmod, vf_rem
 from .unary import (
     ElementwiseInstruction,
@@ -188,6 +191,9 @@ class TMathBinary(ElementwiseInstruction):
                     "pow(double, double) T cannot hold is undefined behaviour in C++ (ptosim "
                     "gives the x86-64 result)",
                 )
+            return
+        if self.base == "POW" and dt.is_float and rules.pow_float32_registers:
+            ctx.tile_write(d, vf_pow(a, b, dt, hp=self.algorithm == "HIGH_PRECISION"))
             return
         getattr(self, f"_npu_{self.base.lower()}")(ctx, a, b, dt)
 

@@ -10,8 +10,9 @@ columns, the pairs (src[i, j], idx[i, j]) sorted by score descending, ties by in
 Where block ``b`` lands is the target's ``LayoutRules.sort32_pitch``: after the previous
 block's records (NPU, tsort32.md), or at column 2*32*b whatever the record size (cpu: 2-byte
 blocks overlap and the later one wins). A last block of fewer than 32 valid columns: cpu sorts
-its pairs only (``sort32_partial_block``). a2a3 (``sort32_tail_via_tmp``, ``a2a3/TSort32.hpp``)
-needs the 4-operand form and sorts the block whole, padded: per row, when C <= 8160, the row's
+its pairs only (``sort32_partial_block``). a2a3 and a5 (``sort32_tail_via_tmp``, their
+``TSort32.hpp``) need the 4-operand form and sort the block whole, padded: per row, when C <= 8160
+(a2a3) or C*size <= 8160 bytes (a5, ``sort32_tmp_row_limit_unit``), the row's
 ``ceil(C*size/32)`` blocks are copied to tmp (``copy_ubuf_to_ubuf``), elements ``C`` up to the
 next multiple of 32 of tmp set to ``-(0.0/0.0)`` (a negative quiet NaN: float 0xFFC00000, half
 0xFE00; ``vector_dup``) and the ``ceil(C/32)`` blocks sorted from tmp; for longer rows the whole
@@ -62,14 +63,14 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
-from ..spec import Sort32Pitch
+from ..spec import Sort32Pitch, Sort32TmpLimit
 from .common import VectorInstruction
 
 __all__ = ["THISTOGRAM", "TMRGSORT", "TSORT32"]
 
 SORT_BLOCK = 32
 BLOCK_BYTES = 32
-MAX_UB_TMP_ELEMS = 32 * 255  # a2a3/TSort32.hpp: rows up to this many elements go through tmp
+MAX_UB_TMP_UNITS = 32 * 255  # rows up to this many elements (a2a3) or bytes (a5) go through tmp
 PAD_BITS = {4: 0xFFC00000, 2: 0xFE00}  # -(0.0/0.0): a negative quiet NaN in T
 
 
@@ -106,12 +107,19 @@ class TSort32(VectorInstruction):
             self.writes = ("dst", "tmp")
 
     def padded_tail(self, arch: Arch) -> bool:
-        """The a2a3 4-operand lowering of a partial last block (module docstring)."""
+        """The NPU 4-operand lowering of a partial last block (module docstring)."""
         return (
             self.src.valid_col % SORT_BLOCK != 0
             and arch.spec.layout.sort32_tail_via_tmp
             and self.tmp is not None
         )
+
+    def first_block_via_tmp(self, arch: Arch) -> int:
+        """With ``padded_tail``: the first block of a row that is sorted from tmp (0: the whole
+        row goes through tmp; else the last, the whole blocks before it sorting from src)."""
+        C, sz = self.src.valid_col, self.src.dtype.size_bytes
+        in_bytes = arch.spec.layout.sort32_tmp_row_limit_unit is Sort32TmpLimit.BYTES
+        return 0 if (C * sz if in_bytes else C) <= MAX_UB_TMP_UNITS else C // SORT_BLOCK
 
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
@@ -185,25 +193,24 @@ class TSort32(VectorInstruction):
                 out[at : at + data.size] = data
 
     def _execute_padded(self, ctx: ExecContext) -> None:
-        """a2a3/TSort32.hpp, 4 operands, C % 32 != 0 (module docstring), row by row on the
+        """a2a3 and a5 TSort32.hpp, 4 operands, C % 32 != 0 (module docstring), row by row on the
         memory: the copy to tmp, the -NaN pads, the sorts."""
         d, s, x, t = self.dst, self.src, self.idx, self.tmp
         R, C = s.valid
         dt, sz = d.dtype, d.dtype.size_bytes
         n = C // SORT_BLOCK  # whole blocks; block n is the padded one
         smem, xmem = ctx.memory_from(s), ctx.memory_from(x)
+        ctx.tile_storage(t)  # rule fits-in-memory for a tmp placed past the end of UB
         tmem, dmem = ctx.memory_from(t), ctx.memory_from(d)
         idx_stride = 0 if x.valid_row == 1 else x.cols
         pad = np.array([PAD_BITS[sz]], dtype=f"u{sz}").view(dt.np)[0]
+        first = self.first_block_via_tmp(ctx.arch)
         for i in range(R):
             row = i * s.cols
-            if C <= MAX_UB_TMP_ELEMS:  # the whole row through tmp
-                first, src_block = 0, 0
-            else:  # the whole blocks from src, the last one through tmp
-                first, src_block = n, n
+            if first:  # the whole blocks from src, the last one through tmp
                 self._sort_blocks(dmem, smem[row:], xmem, i, idx_stride, 0, n)
             copied = -(-(C - first * SORT_BLOCK) * sz // BLOCK_BYTES) * BLOCK_BYTES // sz
-            base = src_block * SORT_BLOCK
+            base = first * SORT_BLOCK
             tmem[:copied] = smem[row + base : row + base + copied].copy()
             tail = C - base  # valid elements of tmp
             tmem[tail : -(-tail // SORT_BLOCK) * SORT_BLOCK] = pad

@@ -530,6 +530,11 @@ class LayoutRules:
     # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
     # vector.tgather); False: UnsupportedError
     gather_compare: bool = False
+    # TGATHER mask form, GATHER_ROW, of a 64-bit type: per src row the first
+    # min(validCol // times, 64) kept elements (one 64-lane gather of each 32-bit half), stored
+    # at dst row pitch Cols // times; dst's valid width is free (npu/a5 Int64GatherPattern).
+    # False: every row's kept elements packed densely one after another
+    gather_mask_b64_row_pitch: bool = False
 
 
 @dataclass(frozen=True, eq=False)

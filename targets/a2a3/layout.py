@@ -357,7 +357,7 @@ def plan_gather_mask(instr: TGatherMask, ctx) -> list[Step]:
     vs = VecStream(ctx, d.dtype)
     if instr.axis == "GATHER_ROW":
         R, C = s.valid
-        n_out = instr.row_count()
+        n_out = instr.row_count(ctx.arch)
         for r0 in range(0, R, REPEAT_MAX):
             n = min(REPEAT_MAX, R - r0)
             first = r0 * n_out

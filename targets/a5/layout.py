@@ -129,7 +129,7 @@ def plan_gather_mask(instr: TGatherMask, ctx) -> list:
     if instr.axis == "GATHER_ROW":
         R, C = s.valid
         n_in = R * _vecs(C, sz, vf.vl)
-        n_out = _vecs(R * instr.row_count(), sz, vf.vl)
+        n_out = _vecs(R * instr.row_count(ctx.arch), sz, vf.vl)
         vf.op("vlds", n_in, "src rows", reads=(rows_region(s, 0, R, 0, C),))
         vf.op("vsqz", n_in, "compact")
         vf.op("vsts", n_out, "dst", writes=(tile_region(d),))

@@ -354,6 +354,7 @@ SPEC = S.TargetSpec(
         # npu/a5/TSort32.hpp, the 4-operand form: the a2a3 padded tail, the whole-row path
         # limited by the row's bytes
         sort32_tail_via_tmp=True,
+        gather_mask_b64_row_pitch=True,  # npu/a5 Int64Rearrange.hpp, Int64GatherPattern
         sort32_tmp_row_limit_unit=S.Sort32TmpLimit.BYTES,
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(

@@ -15,6 +15,7 @@ NP = {
     "uint8": np.uint8,
     "int8": np.int8,
     "uint32": np.uint32,
+    "int64": np.int64,
 }
 
 

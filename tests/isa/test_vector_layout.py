@@ -436,6 +436,30 @@ def test_tgather_mask(device, mask):
     np.testing.assert_array_equal(k.storage(k.col)[:, :13], src_h[pos::times, :13])
 
 
+@pytest.mark.parametrize("mask", ["P1010", "P0001"])
+def test_a5_b64_tgather_mask_rows_keep_their_pitch(mask):
+    """npu/a5 Int64GatherPattern: per src row the first validCol // times kept elements (the
+    element at lane * times + pos), written from dst element row * (Cols // times); the rest
+    of dst keeps its contents. Here 3 valid rows of 15 columns, dst 4 x 24 with 3 x 7 valid
+    (the library's dynamic-shape case; a dense packing would give 8 elements a row for P1010)."""
+    times, pos = {"P1010": (2, 1), "P0001": (4, 0)}[mask]
+    src_h = (np.arange(4 * 24, dtype=np.int64) * 1000003 - (1 << 40)).reshape(4, 24)
+    k = Kern("950pr", [src_h])
+
+    def body(k, src):
+        src.set_valid(3, 15)
+        k.dst = k.place(vec("int64", 4, 24, valid=(3, 15 // times)))
+        pto.TEXPANDS(k.dst, -1)
+        pto.TGATHER(k.dst, src, mask=mask, axis="GATHER_ROW")
+
+    k.run(body)
+    want = np.full(4 * 24, -1, np.int64)
+    count, pitch = 15 // times, 24 // times
+    for r in range(3):
+        want[r * pitch : r * pitch + count] = src_h[r, pos : pos + times * count : times]
+    np.testing.assert_array_equal(k.storage(k.dst).reshape(-1), want)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_tgather_mask_between_types_of_one_size_copies_bits(device):
     """float32 src -> int32 dst (the CPU system test's xtype case): the kept elements' bits, not

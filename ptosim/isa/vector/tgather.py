@@ -19,7 +19,9 @@ Mask form ``TGATHER(dst, src, mask="P0101", axis="GATHER_ROW")`` (inverse of TSC
 mode; times/pos of the pattern): ROW: from each of src's valid rows keep the valid columns j
 with ``j % times == pos`` and write them densely, row after row, into dst's storage (dst's
 valid width must equal its Cols, rule ``dst-valid-cols``; the output must fit dst, rule
-``dst-capacity``). COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid region (rules
+``dst-capacity``). a5, 64-bit types (``LayoutRules.gather_mask_b64_row_pitch``): per row the
+first ``min(validCol // times, 64)`` kept elements, row i from dst element ``i * (Cols //
+times)``, any dst valid width. COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid region (rules
 ``src-rows``, ``src-cols``). dst and src may differ in type if not in size (rule ``same-size``):
 the elements are copied bit for bit (float32 -> int32 keeps the float's bits), as every
 target's TGATHER does. Same values on every target.
@@ -156,9 +158,17 @@ class TGatherMask(VectorInstruction):
     def __init__(self, dst: TileRef, src: TileRef, mask: MaskPattern, axis: str):
         self.dst, self.src, self.mask, self.axis = dst, src, mask, axis
 
-    def row_count(self) -> int:
+    def row_pitch(self, arch: Arch) -> int | None:
+        """ROW: dst elements between the starts of two src rows' outputs (None: dense)."""
+        if self.src.dtype.size_bytes == 8 and arch.spec.layout.gather_mask_b64_row_pitch:
+            return self.dst.cols // self.mask.times
+        return None
+
+    def row_count(self, arch: Arch) -> int:
         """ROW: elements kept per src row."""
         t, p, C = self.mask.times, self.mask.pos, self.src.valid_col
+        if self.row_pitch(arch) is not None:
+            return min(C // t, B64_GATHER_LANES)
         return len(range(p, C, t))
 
     def src_row(self, i: int) -> int:
@@ -179,19 +189,21 @@ class TGatherMask(VectorInstruction):
             f"{s.dtype.name} ({s.dtype.size_bytes} bytes)",
         )
         if self.axis == "GATHER_ROW":
-            self.require(
-                d.valid_col == d.cols,
-                "dst",
-                "dst-valid-cols",
-                f"ValidCol == Cols {d.cols} (the output is dense)",
-                d.valid_col,
-            )
-            need = s.valid_row * self.row_count()
+            pitch, count = self.row_pitch(arch), self.row_count(arch)
+            if pitch is None:
+                self.require(
+                    d.valid_col == d.cols,
+                    "dst",
+                    "dst-valid-cols",
+                    f"ValidCol == Cols {d.cols} (the output is dense)",
+                    d.valid_col,
+                )
+            need = s.valid_row * count if pitch is None else (s.valid_row - 1) * pitch + count
             self.require(
                 need <= d.numel,
                 "dst",
                 "dst-capacity",
-                f">= {need} elements ({s.valid_row} rows x {self.row_count()} kept)",
+                f">= {need} elements ({s.valid_row} rows x {count} kept)",
                 d.numel,
             )
         else:
@@ -210,12 +222,14 @@ class TGatherMask(VectorInstruction):
         t, p = self.mask.times, self.mask.pos
         if self.axis == "GATHER_ROW":
             R = s.valid_row
-            cols = np.arange(p, s.valid_col, t)
+            cols = p + t * np.arange(self.row_count(ctx.arch))
             if R == 0 or cols.size == 0:
                 return
             r = np.arange(R)[:, None]
-            vals = ctx.tile_storage(s)[s.offsets(r, cols[None, :])].reshape(-1).copy()
-            ctx.tile_storage(d)[: vals.size] = vals.view(d.dtype.np)
+            vals = ctx.tile_storage(s)[s.offsets(r, cols[None, :])].copy()
+            pitch = self.row_pitch(ctx.arch)
+            at = (r * (cols.size if pitch is None else pitch) + np.arange(cols.size)).reshape(-1)
+            ctx.tile_storage(d)[at] = vals.reshape(-1).view(d.dtype.np)
             return
         R, C = d.valid
         if R == 0 or C == 0:
@@ -289,6 +303,7 @@ def _axis(value) -> str:
 
 
 CMP_MODES = ("GT", "EQ")
+B64_GATHER_LANES = 64  # 32-bit lanes of one 256-byte vector: a5 gathers a b64 row's halves once
 
 
 class TGatherCmp(VectorInstruction):

@@ -757,4 +757,18 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, 
     return {};
 }
 
+// TQUANT's MX forms: TQUANT<Q[, Dst, Src, Exp, Max, Scaling, QuantScaleAlg]>(dst, src, &exp, &max,
+// &scaling), the shared-exponent, group-max and scaling tiles by pointer. Recorded with the
+// QuantType, so the run stops at the call's line naming the form ptosim does not model.
+template <QuantType Q, typename D, typename S, typename E, typename M, typename Sc,
+          QuantScaleAlg Alg = QuantScaleAlg::OCP, typename... WaitEvents>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<E>, RecordEvent> TQUANT(D &dst, S &src, E *exp, M *max,
+                                                                        Sc *scaling, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, *exp, *max, *scaling);
+    return {};
+}
+
 } // namespace pto

@@ -100,7 +100,10 @@ PTOSIM_ENUM(RemAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(FmodSAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(RemSAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(HistByte, uint8_t, BYTE_0, BYTE_1, BYTE_2, BYTE_3)
-PTOSIM_ENUM(QuantType, uint8_t, INT8_SYM, INT8_ASYM)
+// the library's values: the MX forms first (recorded by name; ptosim stops at an MX form)
+PTOSIM_ENUM(QuantType, uint8_t, MXFP8 = 0, MXFP4_E2M1 = 1, INT8_SYM = 2, INT8_ASYM = 3)
+PTOSIM_ENUM(QuantScaleAlg, uint8_t, OCP = 0, NV = 1)
+PTOSIM_ENUM(MxQuantAlg, uint8_t, OcpMxFp8E4M3 = 0, NvMxFp8E4M3 = 1, OcpMxFp4E2M1 = 2, NvMxFp4E2M1 = 3, Hif4 = 4)
 PTOSIM_ENUM(GatherAxis, uint8_t, GATHER_ROW, GATHER_COL)
 
 // the operations an Event<SrcOp, DstOp> names (the library's Op names, and ptosim's older

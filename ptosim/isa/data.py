@@ -518,8 +518,9 @@ class _Transfer(Instruction):
             GM_STRIDE_IGNORED,
             "gm-stride-ignored",
             f"operand 'gm' ({g.layout.name} GlobalTensor of shape {list(g.shape)}, strides "
-            f"{list(g.stride)}) has {said}: the {ctx.arch.target} DMA never reads that stride, each burst "
-            "moves contiguous GM elements from its start (the cpu target follows the stride)",
+            f"{list(g.stride)}) has {said}: the {ctx.arch.target} DMA never reads that stride, "
+            "each burst moves contiguous GM elements from its start (the cpu target follows the "
+            "stride)",
         )
 
     def _element_pairs(self, ctx: ExecContext):

@@ -530,6 +530,10 @@ class LayoutRules:
     # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
     # vector.tgather); False: UnsupportedError
     gather_compare: bool = False
+    # that form as npu/a5 TGather.hpp's vector functions: per row the lanes compared in 64-lane
+    # groups (converted to 32 bits), the selected lanes' indices squeezed into dst's row (vector.
+    # tgather_squeeze); False with gather_compare: the a2a3 mask-and-reduce form
+    gather_compare_squeeze: bool = False
     # TGATHER mask form, GATHER_ROW, of a 64-bit type: per src row the first
     # min(validCol // times, 64) kept elements (one 64-lane gather of each 32-bit half), stored
     # at dst row pitch Cols // times; dst's valid width is free (npu/a5 Int64GatherPattern).

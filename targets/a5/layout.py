@@ -22,9 +22,11 @@ are the natural VF forms (estimates where marked):
 
 from __future__ import annotations
 
+from ptosim import dtypes as D
 from ptosim.enums import Pipe
 from ptosim.isa.vector.layout import TExtract, TFillPad, TInsert, TTrans, TTri, _is_nd
-from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherMask
+from ptosim.isa.vector.tgather import TGather, TGatherB, TGatherCmp, TGatherMask
+from ptosim.isa.vector.tgather_squeeze import group_width
 from ptosim.isa.vector.views import TReshape, TSubView
 
 from ..a2a3.layout import plan_view, rows_region, scalar_copy_cycles, ub_copy_step
@@ -152,6 +154,26 @@ def plan_gatherb(instr: TGatherB, ctx) -> list:
     return vf.steps()
 
 
+def plan_gather_cmp(instr: TGatherCmp, ctx) -> list:
+    """npu/a5 TGather.hpp, compare form: one vector function; per row and 64-lane group a
+    load (with a ``vcvt`` or an unpack for non-32-bit sources), the compare, ``vsqz``,
+    ``vstur`` and the index ``vadd``; per row ``vstar`` and the count's ``sprsts``."""
+    d, s, c = instr.dst, instr.src0, instr.cdst
+    R, C = s.valid
+    vf = VectorFunction(ctx, s.dtype)
+    groups = R * ceil_div(C, group_width(s.dtype)) * (group_width(s.dtype) // 64)
+    vf.op("vci", 1, "index ramp")
+    vf.op("vlds", groups, "scores", reads=(rows_region(s, 0, R, 0, C), tile_region(instr.k_value)))
+    vf.op("vcvt", groups if s.dtype is not D.uint32 and s.dtype is not D.int32 else 0, "to 32 bits")
+    vf.op("vcmp", groups, instr.cmp_mode)
+    vf.op("vsqz", groups, "indices")
+    vf.op("vstur", groups, "packed", writes=(tile_region(d),))
+    vf.op("vadd", groups, "next indices")
+    vf.op("vstar", R, "row tails", writes=(tile_region(d),))
+    vf.op("sprsts", R, "counts", writes=(tile_region(c),))
+    return vf.steps()
+
+
 PLANS = {
     TReshape: plan_view,
     TSubView: plan_view,
@@ -161,6 +183,7 @@ PLANS = {
     TExtract: plan_extract,
     TInsert: plan_insert,
     TGather: plan_gather,
+    TGatherCmp: plan_gather_cmp,
     TGatherMask: plan_gather_mask,
     TGatherB: plan_gatherb,
 }

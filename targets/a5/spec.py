@@ -355,6 +355,8 @@ SPEC = S.TargetSpec(
         # limited by the row's bytes
         sort32_tail_via_tmp=True,
         gather_mask_b64_row_pitch=True,  # npu/a5 Int64Rearrange.hpp, Int64GatherPattern
+        gather_compare=True,  # npu/a5 TGather.hpp, TGATHER<..., CmpMode>: vcmp + vsqz
+        gather_compare_squeeze=True,
         sort32_tmp_row_limit_unit=S.Sort32TmpLimit.BYTES,
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(

@@ -36,7 +36,8 @@ USES: dict[str, tuple[str, ...]] = {
     **{name: ("mad",) for name in _MATMULS},
     "MGATHER": ("simt", "scalar"),
     "MSCATTER": ("simt", "scalar"),
-    "TGATHER": (*_LS, "vgather2", "vsqz"),
+    "TGATHER": (*_LS, "vgather2", "vsqz", "vci", "vcvt", "vcmp", "vstur", "vadd", "vstar")
+    + ("sprsts",),
     "TGATHERB": (*_LS, "vgatherb"),
     "TSCATTER": (*_LS, "vdup", "vscatter", "vintlv", "vadd"),
     "TROWEXPAND": ("vf", "vbr", "vsts"),

@@ -483,9 +483,7 @@ def _load_run(devname, host, tile, shape, stride=None, layout="ND"):
         ("NZ", (1, 2, 1, 16, 8), (512, 256, 256, 16, 1), "stride[3]"),
     ],
 )
-def test_strided_burst_dimension_is_exact_on_cpu_ignored_on_the_npus(
-    layout, shape, stride, bad
-):
+def test_strided_burst_dimension_is_exact_on_cpu_ignored_on_the_npus(layout, shape, stride, bad):
     """D13: a non-unit step along the DMA burst is honoured on cpu; the a2a3 and a5 DMAs never
     read that stride (their GM <-> UB copies take only the outer strides and a burst length),
     so they move contiguous bursts, with finding F112."""

@@ -21,10 +21,10 @@ with ``j % times == pos`` and write them densely, row after row, into dst's stor
 valid width must equal its Cols, rule ``dst-valid-cols``; the output must fit dst, rule
 ``dst-capacity``). a5, 64-bit types (``LayoutRules.gather_mask_b64_row_pitch``): per row the
 first ``min(validCol // times, 64)`` kept elements, row i from dst element ``i * (Cols //
-times)``, any dst valid width. COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid region (rules
-``src-rows``, ``src-cols``). dst and src may differ in type if not in size (rule ``same-size``):
-the elements are copied bit for bit (float32 -> int32 keeps the float's bits), as every
-target's TGATHER does. Same values on every target.
+times)``, any dst valid width. COL: ``dst[i, j] = src[i*times + pos, j]`` over dst's valid
+region (rules ``src-rows``, ``src-cols``). dst and src may differ in type if not in size (rule
+``same-size``): the elements are copied bit for bit (float32 -> int32 keeps the float's bits),
+as every target's TGATHER does. Same values on every target.
 
 TGATHERB(dst, src, offset): for each dst row r and 32-byte block c < C*sizeof(T)/32, the 32
 bytes at src byte offset ``offset[r, c]`` (uint32) go to block c of dst row r. cpu skips a block
@@ -33,8 +33,9 @@ read the UB bytes at that offset. dst's valid width must be whole 32-byte blocks
 ``dst-valid-32B``).
 
 Compare form ``TGATHER(dst, src0, k_value, tmp, cmp_mode="GT"|"EQ", cdst=c, offset=o)`` (C++
-``TGATHER<Dst, Src, K, Cdst, Tmp, CmpMode>(dst, src0, kValue, cdst, tmp, offset)``), a2a3 only
-(``LayoutRules.gather_compare``; elsewhere UnsupportedError), as ``a2a3/TGather.hpp`` runs it on
+``TGATHER<Dst, Src, K, Cdst, Tmp, CmpMode>(dst, src0, kValue, cdst, tmp, offset)``), on a2a3
+and a5 (``LayoutRules.gather_compare``; cpu: UnsupportedError). a5 runs its vector functions
+(``gather_compare_squeeze``, ``tgather_squeeze.py``). a2a3 as ``a2a3/TGather.hpp`` runs it on
 the memory. For src0's R x C valid region, with S = src0's Rows x Cols and tmp's Rows x Cols
 bytes of compare masks at its start:
 - the index ramp ``offset + n`` (dst's type, wrapping) for every n < S, after the masks in tmp;
@@ -66,6 +67,7 @@ from ..data import _tile
 from ..registry import instruction
 from ..spec import GatherBounds
 from .common import VectorInstruction
+from .tgather_squeeze import squeeze_gather
 
 __all__ = ["TGATHER", "TGATHERB"]
 
@@ -329,6 +331,12 @@ class TGatherCmp(VectorInstruction):
         for name in ("k_value", "cdst"):  # read and written flat: any layout ([R, 1] columns)
             self.require_loc(name, getattr(self, name))
         self.require_dtype("dst", d.dtype, (D.int32, D.uint32))
+        if arch.spec.layout.gather_compare_squeeze:  # npu/a5 TGATHER_IMPL's static_asserts
+            ints = (D.int8, D.uint8, D.int16, D.uint16, D.int32, D.uint32)
+            self.require_dtype("src0", s.dtype, (D.float32, D.half, *ints))
+            want = D.uint32 if s.dtype.size_bytes == 4 else D.uint16
+            self.require_dtype("k_value", k.dtype, (want,), "k-dtype")
+            return
         srcs = (D.float32, D.half) + ((D.int32,) if self.cmp_mode == "EQ" else ())
         self.require_dtype("src0", s.dtype, srcs)
         self.require(
@@ -338,6 +346,9 @@ class TGatherCmp(VectorInstruction):
         self.require_dtype("tmp", self.tmp.dtype, (D.uint8,), "tmp-dtype")
 
     def execute(self, ctx: ExecContext) -> None:
+        if ctx.arch.spec.layout.gather_compare_squeeze:
+            squeeze_gather(self, ctx)
+            return
         d, s, k, c, t = self.dst, self.src0, self.k_value, self.cdst, self.tmp
         R, C = s.valid
         tin, tout = s.dtype, d.dtype

@@ -695,14 +695,14 @@ def test_cxx_custom_pad_fills_with_its_value(prog, device, entry, dt, pad):
 @pytest.mark.parametrize("device", DEVICES)
 def test_cxx_tgather_compare_form_reaches_its_rules_at_its_line(prog, device):
     """TGATHER<Dst, Src, CmpMode>(dst, src0, kValue, cdst, tmp, offset) is the compare form:
-    a2 checks it (this call's float kValue is refused: k-dtype), the other targets refuse the
-    form; either way one error naming the rule and the C++ line."""
+    a2 and 950 check it (this call's float kValue is refused: k-dtype), cpu refuses the form;
+    either way one error naming the rule and the C++ line."""
     dev = pto.Device(device)
-    cls = pto.ConstraintError if device == "a2" else pto.UnsupportedError
+    cls = pto.UnsupportedError if device == "cpu" else pto.ConstraintError
     with pytest.raises(cls) as err:
         dev.run(prog.entry("TGATHER_cmp_f32"), *(dev.gm_zeros((1, 8), "int32") for _ in range(4)))
     assert "layoutsort.cpp:" in str(err.value)
-    assert err.value.rule == ("k-dtype" if device == "a2" else "unsupported-mode")
+    assert err.value.rule == ("unsupported-mode" if device == "cpu" else "k-dtype")
 
 
 @pytest.mark.parametrize(

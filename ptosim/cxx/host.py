@@ -31,6 +31,7 @@ from ..program import Kernel
 from . import build as _build
 from .dispatch import Dispatcher, _located
 from .hostmem import GM_WRITERS, HostMemory  # GM_WRITERS: a raw host read of GM waits for them
+from .kept_tiles import KeptTiles
 from .kernel import _CALLBACK, _fault_error, _Loaded
 from .raw import ONCHIP_SPAN_BYTES, PAGE_BYTES, element_writes, parse_log
 
@@ -61,6 +62,8 @@ class Host:
         # a plain-called kernel's raw tile reads: its requests so far simulated once, the
         # on-chip memories after them (raw writes since applied), for len(implicit) requests
         self._seen: tuple[int, dict, Dispatcher] | None = None
+        # cpu: the storage of the tiles the plain calls used, as the last run left it
+        self.kept = KeptTiles() if dev.target == "cpu" else None
 
     # -- a kernel called as a plain function writing tile storage (tile.data()[i] = v,
     # std::fill): kept with its other requests as the SetValues of the elements it wrote (the
@@ -274,7 +277,10 @@ class Host:
         reqs, self.implicit = self.implicit, []
         self._seen = None
         if reqs:
-            self.runs.append(self._simulate(reqs)[0])
+            res, disp = self._simulate(reqs)
+            self.runs.append(res)
+            if self.kept is not None:
+                self.kept.save(disp.tiles, res.blocks[0].buffers)
 
     def _onchip(self, addr: int) -> bool:
         return 0 <= addr - self.loaded.onchip_base < ONCHIP_SPAN_BYTES
@@ -288,6 +294,8 @@ class Host:
             rec = _program.current()
             disp = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
             disps.append(disp)
+            if host.kept is not None:
+                host.kept.restore(reqs, disp)
             for req, site in reqs:
                 rec.source = site
                 try:

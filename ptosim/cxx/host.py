@@ -62,6 +62,10 @@ class Host:
         # a plain-called kernel's raw tile reads: its requests so far simulated once, the
         # on-chip memories after them (raw writes since applied), for len(implicit) requests
         self._seen: tuple[int, dict, Dispatcher] | None = None
+        # the last flushed run and its Dispatcher: what a read of tile storage right after a
+        # flush sees (a plain-called kernel copying a loaded tile into GM element by element:
+        # its first GM write flushes the calls before it)
+        self._flushed: tuple | None = None
         # cpu: the storage of the tiles the plain calls used, as the last run left it
         self.kept = KeptTiles() if dev.target == "cpu" else None
 
@@ -108,7 +112,10 @@ class Host:
         served from the on-chip memory of the addressed tile. The read itself is not an
         instruction: the plain call is replayed as one run at the next runtime call."""
         if self._seen is None or self._seen[0] != len(self.implicit):
-            res, disp = self._simulate(list(self.implicit))
+            if not self.implicit and self._flushed is not None:
+                res, disp = self._flushed  # the memories as the last run left them
+            else:
+                res, disp = self._simulate(list(self.implicit))
             mems = {k: m.data.copy() for k, m in res.blocks[0].buffers.items()}
             self._seen = (len(self.implicit), mems, disp)
         _, mems, disp = self._seen
@@ -279,6 +286,7 @@ class Host:
         if reqs:
             res, disp = self._simulate(reqs)
             self.runs.append(res)
+            self._flushed = (res, disp)
             if self.kept is not None:
                 self.kept.save(disp.tiles, res.blocks[0].buffers)
 

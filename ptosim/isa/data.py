@@ -244,6 +244,22 @@ def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
     return out + ([("stride[2]", s3 * s4)] if s2 > 1 else [])
 
 
+def _cpu_load_flat(t: TileRef, g: GmRef) -> bool:
+    """Whether a cpu TLOAD of an ND or DN GlobalTensor has one of the two valid shapes the CPU
+    simulator's load check accepts whatever the GlobalTensor's layout (cpu/TLoad.hpp
+    CheckTileData): a row-major tile whose validRow is the product of shape[0..3] and validCol
+    shape[4], or a column-major one whose validCol is the product of shape[0..2] and shape[4]
+    and validRow shape[3]. The elements then move through the layout's own (r, c) -> offset
+    map (``GmGeom.offsets``), which runs past shape[3] (DN rows) or shape[4] (ND columns)."""
+    if g.layout not in (Layout.ND, Layout.DN):
+        return False
+    s0, s1, s2, s3, s4 = g.shape
+    vr, vc = t.valid
+    if t.geom.is_row_major:
+        return (vr, vc) == (s0 * s1 * s2 * s3, s4)
+    return (vr, vc) == (s3, s0 * s1 * s2 * s4)
+
+
 class _Transfer(Instruction):
     """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor).
 
@@ -381,6 +397,12 @@ class _Transfer(Instruction):
 
     def _check_valid_shape(self, dma: DmaRules) -> None:
         g = self.dma_gm(dma)
+        if (
+            self.is_load
+            and dma.transfer is DmaTransfer.EXACT_ELEMENTS
+            and _cpu_load_flat(self.tile, g)
+        ):
+            return
         burst, count = self._dims(dma)
         nz = g.layout is Layout.NZ
         # cpu asserts both dims; a5 and NZ need the burst count; a2a3 ND/DN need neither.

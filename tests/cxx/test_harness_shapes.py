@@ -22,6 +22,7 @@ SHAPES_CASES = [
     "ShapesTest.plain_16x16",
     "ShapesTest.host_fill_16x16",
     "ShapesTest.plain_copy_16x16",
+    "ShapesTest.plain_out_16x16",
     "ShapesTest.suite_set_up_ran",
     "ShapesTest.skipped",
     "AddTyped/0.adds",

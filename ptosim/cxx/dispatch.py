@@ -389,6 +389,12 @@ class Dispatcher:
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
             require_fifo_target()  # before the GM ring: the 950's FIFO has none
+            if not req["gm"]:
+                raise CxxError(
+                    "TPipe with a null GM slot buffer (a FIFO through the consumer's local "
+                    "buffer only, as the CPU simulator runs it) is not supported by ptosim: its "
+                    "FIFO is a GM ring (give the TPipe a GM buffer of slot_num * slot_size bytes)"
+                )
             buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,

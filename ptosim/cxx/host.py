@@ -215,6 +215,8 @@ class Host:
             elif req["op"] == "launch" or req["op"].startswith("acl."):
                 self.flush()
                 self.host(req, out)
+            elif req["op"] == "__unsupported__":  # at once: host threads may follow it
+                raise CxxError(f"{req['what']} is not supported by ptosim")
             elif req["op"].endswith("GetValue"):  # (a SetValue is kept like an instruction)
                 raise CxxError(
                     "scalar read in a kernel called without <<<...>>>: its data is only known "

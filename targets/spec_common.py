@@ -15,6 +15,7 @@ i8, u8, i16, u16, i32, u32, i64, u64 = (
 )  # fmt: skip
 f16, bf16, f32 = D.half, D.bfloat16, D.float32
 e4m3, e5m2, hif8 = D.float8_e4m3, D.float8_e5m2, D.hifloat8
+s4 = D.int4  # int4b_t, packed (listed by name where a target handles it)
 
 ALL = D.ALL
 NON_OPAQUE = tuple(d for d in ALL if d.kind != "opaque")  # every type with a numeric encoding

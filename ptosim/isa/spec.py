@@ -299,6 +299,13 @@ class ExtractBounds(Enum):
     STATIC = "static"  # index + dst Rows/Cols <= src Rows/Cols (the NPU's check)
 
 
+class Nibbles(Enum):
+    """Where a packed 4-bit tile's elements sit in its bytes (ptosim/nibbles.py)."""
+
+    ROW_PITCH = "row-pitch"  # row r at byte r * Cols, its elements in the first Cols / 2 bytes
+    NONE = "none"  # the target has no packed 4-bit tiles
+
+
 @dataclass(frozen=True, eq=False)
 class Refusal:
     """A form the target declines with UnsupportedError (rule ``target``)."""
@@ -515,6 +522,8 @@ class LayoutRules:
     # TGATHER's compare form (a2a3/TGather.hpp: vcmpvs, then vreducev2 of an index ramp in tmp;
     # vector.tgather); False: UnsupportedError
     gather_compare: bool = False
+    # packed 4-bit tiles (int4b_t): where each element's nibble sits
+    nibbles: Nibbles = Nibbles.NONE
 
 
 @dataclass(frozen=True, eq=False)

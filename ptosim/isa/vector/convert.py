@@ -53,7 +53,13 @@ Without tmp these pairs use the plain intrinsic with bit 59 = 1. a5 ignores tmp.
 
 hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
 (ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
-fp4/int4 pairs have no ptosim dtype.
+
+int4b_t (a2a3 f16 <-> s4, packed two per byte as ``ptosim/nibbles.py`` places them): the value
+is computed as for an integer destination and clamped to [-8, 7] (sat ON: the pair is not one
+of the six narrowing pairs), then stored as its low four bits; an int4 source reads each nibble
+as a two's complement value. Nibbles of the iterated region only are written: with an odd valid
+column count the last byte's high nibble keeps its value (choice: the vector mask covers the
+elements, not whole bytes). fp4 pairs have no ptosim dtype.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ import ml_dtypes
 import numpy as np
 
 from ... import dtypes as D
+from ... import nibbles
 from ...findings import CONVERSION_UNDEFINED
 from ...program import emit
 from ...tensors import Tile, TileRef
@@ -238,6 +245,9 @@ class Conversion:
             self.sat = (sat or ("OFF" if narrow_off else "ON")) == "ON"
         self.two_step = tmp is not None and not self.sat and (s, d) in rules.tmp_two_step_pairs
         self.how = self._how()
+        # int4 is computed as int8 (its values fit), then narrowed to 4 bits (module doc)
+        self.packed_src, self.packed_dst = s.packed, d.packed
+        self.s, self.d = _numeric(s), _numeric(d)
 
     def _how(self) -> str:
         s, d, mode = self.s, self.d, self.mode
@@ -260,8 +270,18 @@ class Conversion:
         return _HOW[_SUFFIX[mode]]
 
     def convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
-        """``v`` (source dtype) converted; also the count of elements whose result the
-        reference leaves undefined (host UB, NaN/inf -> int on the NPU)."""
+        """``v`` (source dtype; 4-bit fields for a packed source) converted (4-bit fields for a
+        packed destination); also the count of elements whose result the reference leaves
+        undefined (host UB, NaN/inf -> int on the NPU)."""
+        if self.packed_src:
+            v = nibbles.int4_values(v)
+        out, undefined = self._convert(v)
+        if self.packed_dst:
+            wide = out.astype(np.int16)
+            out = nibbles.int4_fields(np.clip(wide, -8, 7) if self.sat else wide)
+        return out, undefined
+
+    def _convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
         s, d = self.s, self.d
         if self.rules.rounding is ConvertRounding.HOST_CAST:
             return self._host(v)
@@ -316,6 +336,11 @@ class Conversion:
             ), 0
         out, ub = host_cast_to_int(integral(x, self.how), d)
         return out, int(np.count_nonzero(ub))
+
+
+def _numeric(dt: D.DType) -> D.DType:
+    """The dtype a conversion computes ``dt``'s values in: int8 for int4, else ``dt``."""
+    return i8 if dt.packed else dt
 
 
 def _limits(dt: D.DType) -> tuple[float, float]:
@@ -418,14 +443,20 @@ class TCvt(VectorInstruction):
             return
         d, s = self.dst, self.src
         r, c = s.geom.grid(R, C)
-        v = ctx.tile_storage(s)[s.offsets(r, c)]
+        if s.dtype.packed:
+            v = nibbles.read(ctx.tile_storage(s), s, r, c)
+        else:
+            v = ctx.tile_storage(s)[s.offsets(r, c)]
         out, undefined = conv.convert(v)
         if conv.two_step:  # the int32 intermediate lands in tmp (module doc)
             wide = Conversion(rules, s.dtype, i32, self.mode, "ON", None).convert(v)[0]
             n = min(R * C, self.tmp.size_bytes // 4)
             t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
             t[:] = wide.ravel()[:n]
-        ctx.tile_storage(d)[d.offsets(r, c)] = out
+        if d.dtype.packed:
+            nibbles.write(ctx.tile_storage(d), d, r, c, out)
+        else:
+            ctx.tile_storage(d)[d.offsets(r, c)] = out
         if undefined:
             what = (
                 "out-of-range or NaN/inf float -> integer conversion is undefined behaviour "

@@ -51,8 +51,11 @@ first, so +inf gives the low bits of INT32_MAX (-1 for i8/i16) and -inf those of
 address, as many as fit in tmp (choice: the chunk layout of the reference is not public).
 Without tmp these pairs use the plain intrinsic with bit 59 = 1. a5 ignores tmp.
 
-hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
-(ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
+hifloat8 (a5 f32/f16 -> hif8, hif8 -> f32; ``ptosim/hifloat8.py`` is the format): the a5
+code converts to hifloat8 with ROUND_A whatever the mode (npu/a5 TCvt.hpp passes ROUND_A to
+every hif8 vcvt): nearest, ties away from zero. With sat ON (the default) a value beyond the
+largest finite hifloat8 (2^15) becomes +-2^15, as every narrowing float conversion on a5 does;
+with sat OFF it becomes the infinity pattern. NaN -> 0x80. hif8 -> f32 is exact.
 
 int4b_t (a2a3 f16 <-> s4, packed two per byte as ``ptosim/nibbles.py`` places them): the value
 is computed as for an integer destination and clamped to [-8, 7] (sat ON: the pair is not one
@@ -68,7 +71,7 @@ import ml_dtypes
 import numpy as np
 
 from ... import dtypes as D
-from ... import nibbles
+from ... import hifloat8, nibbles
 from ...findings import CONVERSION_UNDEFINED
 from ...program import emit
 from ...tensors import Tile, TileRef
@@ -245,8 +248,10 @@ class Conversion:
             self.sat = (sat or ("OFF" if narrow_off else "ON")) == "ON"
         self.two_step = tmp is not None and not self.sat and (s, d) in rules.tmp_two_step_pairs
         self.how = self._how()
-        # int4 is computed as int8 (its values fit), then narrowed to 4 bits (module doc)
+        # int4 is computed as int8 (its values fit), then narrowed to 4 bits; hifloat8 has its
+        # own codec (module doc)
         self.packed_src, self.packed_dst = s.packed, d.packed
+        self.hif8_src, self.hif8_dst = s is hif8, d is hif8
         self.s, self.d = _numeric(s), _numeric(d)
 
     def _how(self) -> str:
@@ -275,6 +280,14 @@ class Conversion:
         undefined (host UB, NaN/inf -> int on the NPU)."""
         if self.packed_src:
             v = nibbles.int4_values(v)
+        if self.hif8_src:  # every hifloat8 value is a float32
+            return hifloat8.decode(v).astype(self.d.np), 0
+        if self.hif8_dst:
+            x = to_f64(v, self.s)
+            if self.sat and self.rules.saturate_narrowing_floats:
+                big = float(hifloat8.MAX_FINITE)
+                x = np.where(np.isnan(x), x, np.clip(x, -big, big))
+            return hifloat8.encode(x), 0
         out, undefined = self._convert(v)
         if self.packed_dst:
             wide = out.astype(np.int16)
@@ -389,14 +402,6 @@ class TCvt(VectorInstruction):
         self.require(
             self.sat is None or self.sat in SAT_MODES, "sat", "sat-mode", SAT_MODES, self.sat
         )
-        if hif8 in (s.dtype, d.dtype):
-            self.unsupported(
-                "dst" if d.dtype is hif8 else "src",
-                "hifloat8-encoding",
-                "a conversion whose encoding the reference defines (hifloat8 has none in "
-                "vector_isa.md; ptosim stores it as opaque bytes)",
-                f"{s.dtype.name} -> {d.dtype.name}",
-            )
         self.require_vec("dst", d, arch)
         self.require_vec("src", s, arch)
         if self.tmp is not None:

@@ -1,4 +1,4 @@
-"""Packed 4-bit elements in a tile's bytes, and the values of int4 nibbles.
+"""Packed 4-bit elements in a tile's bytes, and the values of int4 and fp4 nibbles.
 
 A packed dtype (``DType.bits == 4``) holds two elements per byte: the element of even column
 ``2k`` in the low nibble, ``2k + 1`` in the high nibble (pto/common/type.hpp keeps an int4b_t in
@@ -11,8 +11,16 @@ target's rule (``LayoutRules.nibbles``):
   vconv_f162s4 / vconv_s42f16 take the tile's row stride in bytes and pack 128 elements into
   64 bytes per repeat (a2a3/TCvt.hpp repeat configuration).
 
-Element (r, c) of a RowMajor tile is then the nibble ``c % 2`` of the byte at element offset
-``(r, c // 2)``: the row-major offset arithmetic of ``TileRef.offsets`` gives that byte.
+  Element (r, c) of a RowMajor tile is the nibble ``c % 2`` of the byte at element offset
+  ``(r, c // 2)``: the row-major offset arithmetic of ``TileRef.offsets`` gives that byte.
+- ``FLAT``: the elements follow each other two per byte, element offset ``k`` (r * Cols + c for
+  RowMajor) in byte ``k // 2``: a5, whose fp4 conversions and DMA count columns in nibbles and
+  halve every byte offset (npu/a5 TCvt.hpp, common.hpp GetByteSize). A conversion into such a
+  tile zeroes the valid rows' bytes first and writes whole bytes only: with an odd valid column
+  count the last nibble of a row stays 0 (npu/a5 TCvt.hpp castBf16toFp4).
+
+fp4 (float4_e2m1x2_t, float4_e1m2x2_t; OCP MX): bit 3 the sign, then the exponent and mantissa
+fields, bias 1, no infinity or NaN; exponent field 0 is subnormal (``m * 2^(1 - bias) / 2^M``).
 """
 
 from __future__ import annotations
@@ -20,24 +28,29 @@ from __future__ import annotations
 import numpy as np
 
 
-def byte_offsets(ref, r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def byte_offsets(ref, r: np.ndarray, c: np.ndarray, flat: bool) -> tuple[np.ndarray, np.ndarray]:
     """The storage byte of each element (r, c) of packed tile ``ref`` and whether it is the
-    high nibble (odd column)."""
+    high nibble; ``flat``: the ``FLAT`` placement, else ``ROW_PITCH`` (module doc)."""
     c = np.asarray(c)
+    if flat:
+        k = ref.offsets(r, c)
+        return k // 2, (k % 2) == 1
     return ref.offsets(r, c // 2), (c % 2) == 1
 
 
-def read(storage: np.ndarray, ref, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+def read(storage: np.ndarray, ref, r: np.ndarray, c: np.ndarray, flat: bool) -> np.ndarray:
     """The 4-bit fields (uint8 in 0..15) of elements (r, c) of packed tile ``ref``."""
-    at, high = byte_offsets(ref, r, c)
+    at, high = byte_offsets(ref, r, c, flat)
     b = storage[at]
     return np.where(high, b >> 4, b & 0x0F).astype(np.uint8)
 
 
-def write(storage: np.ndarray, ref, r: np.ndarray, c: np.ndarray, fields: np.ndarray) -> None:
+def write(
+    storage: np.ndarray, ref, r: np.ndarray, c: np.ndarray, fields: np.ndarray, flat: bool
+) -> None:
     """Store 4-bit ``fields`` into elements (r, c) of packed tile ``ref``; the other nibble of
     each byte keeps its value (an odd valid column count leaves the last high nibble alone)."""
-    at, high = byte_offsets(ref, r, c)
+    at, high = byte_offsets(ref, r, c, flat)
     at, high = np.broadcast_to(at, np.shape(fields)), np.broadcast_to(high, np.shape(fields))
     f = np.asarray(fields, dtype=np.uint8) & 0x0F
     lo = ~high
@@ -67,3 +80,35 @@ def unpack_bytes(data: np.ndarray) -> np.ndarray:
     """The 4-bit fields of bytes, low nibble first (inverse of ``pack_bytes``)."""
     b = np.asarray(data, dtype=np.uint8).ravel()
     return np.stack([b & 0x0F, b >> 4], axis=1).ravel()
+
+
+# (exponent bits, mantissa bits) of the fp4 formats, by ptosim dtype name; bias 1 for both
+FLOAT4_FIELDS = {"float4_e2m1": (2, 1), "float4_e1m2": (1, 2)}
+
+
+def float4_table(name: str) -> np.ndarray:
+    """The 16 values (float64) of an fp4 format's fields, from its definition."""
+    e_bits, m_bits = FLOAT4_FIELDS[name]
+    out = []
+    for f in range(16):
+        e, m = (f >> m_bits) & ((1 << e_bits) - 1), f & ((1 << m_bits) - 1)
+        mag = m / (1 << m_bits) if e == 0 else (1 + m / (1 << m_bits)) * 2.0 ** (e - 1)
+        out.append(-mag if f & 0x8 else mag)
+    return np.array(out, dtype=np.float64)
+
+
+def float4_format(name: str) -> tuple[int, int, float]:
+    """(precision bits incl. the implicit one, minimum normal exponent, max finite) of an fp4
+    format: the parameters ``convert.round_float`` rounds with."""
+    _, m_bits = FLOAT4_FIELDS[name]
+    return m_bits + 1, 0, float(float4_table(name)[7])
+
+
+def float4_fields(values: np.ndarray, name: str) -> np.ndarray:
+    """The fields of values that the fp4 format holds exactly (already rounded; NaN -> +0,
+    a choice: the format has no NaN); the sign of a zero is kept."""
+    x = np.asarray(values, dtype=np.float64)
+    table = float4_table(name)[:8]
+    mag = np.where(np.isnan(x), 0.0, np.abs(x))
+    code = np.searchsorted(table, mag).astype(np.uint8)
+    return np.where(np.signbit(x) & ~np.isnan(x), code | 0x8, code).astype(np.uint8)

@@ -41,7 +41,15 @@ from .base import Arch, ExecContext, Instruction
 from .cube.geometry import stored
 from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import (
+    CubeAddressing,
+    DmaRules,
+    DmaTransfer,
+    GmBurstPitch,
+    Nibbles,
+    TMovCopy,
+    UbBurstPitch,
+)
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -311,6 +319,12 @@ class _Transfer(Instruction):
                 f"TileType::{t.loc.name}",
             )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
+        self.require(  # a packed transfer that moves as bytes was rewritten (byte_views)
+            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile of even Cols with an ND "
+            "GlobalTensor whose strides (the last 1) and offset are even (it moves as bytes)",
+            f"{t.geom.layout_name} tile of {t.cols} cols, GM stride {list(g.stride)} offset "
+            f"{g.offset}",
+        )  # fmt: skip
         self.require(
             t.dtype is g.dtype,
             "gm",
@@ -803,6 +817,29 @@ class TExpandS(Instruction):
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
+def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
+    """A transfer of a packed 4-bit tile as the target's DMA moves it: on a target whose
+    nibbles are ``FLAT`` (ptosim/nibbles.py) a uint8 tile of Cols / 2 columns and valid
+    columns rounded up to whole bytes, and a uint8 GlobalTensor with every count and offset
+    in bytes (npu/a5 common.hpp GetByteSize halves them). Anything else is returned as given
+    (the transfer's validation refuses a packed tile, rule ``packed-bytes``)."""
+    if not t.dtype.packed or current().program.arch.spec.layout.nibbles is not Nibbles.FLAT:
+        return t, g
+    s0, s1, s2, s3, s4 = g.shape
+    # the strides of the outer dimensions in bytes (a dimension of extent 1 has no stride)
+    outer = [st // 2 if n > 1 else 1 for n, st in zip(g.shape[:4], g.stride[:4])]
+    odd = [st for n, st in zip(g.shape[:4], g.stride[:4]) if n > 1 and st % 2] + [g.offset % 2]
+    if not (t.geom.is_nd and t.cols % 2 == 0 and g.layout is Layout.ND and g.stride[4] == 1):
+        return t, g
+    if any(odd):
+        return t, g
+    u8 = D.uint8
+    tile = replace(t, geom=replace(t.geom, dtype=u8, cols=t.cols // 2))
+    tile = replace(tile, valid_col=(t.valid_col + 1) // 2)
+    geom = GmGeom((s0, s1, s2, s3, (s4 + 1) // 2), (*outer, 1))
+    return tile, GmRef(g.buffer, u8, geom, g.offset // 2)
+
+
 def _tile(value, what: str) -> TileRef:
     if not isinstance(value, Tile):
         raise KernelError(f"{what} must be a pto.Tile, got {type(value).__name__}")
@@ -855,7 +892,7 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
     if cube_load(tile, gm):
         return
-    emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
+    emit(TLoad(*byte_views(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm"))))
 
 
 @instruction(
@@ -886,7 +923,8 @@ def TSTORE(
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
-    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
+    t, g = byte_views(_tile(tile, "TSTORE tile"), _gm(gm, "TSTORE gm"))
+    emit(TStore(g, t, mode))
 
 
 @instruction(

@@ -303,6 +303,7 @@ class Nibbles(Enum):
     """Where a packed 4-bit tile's elements sit in its bytes (ptosim/nibbles.py)."""
 
     ROW_PITCH = "row-pitch"  # row r at byte r * Cols, its elements in the first Cols / 2 bytes
+    FLAT = "flat"  # element offset k in byte k // 2 (rows Cols / 2 bytes apart)
     NONE = "none"  # the target has no packed 4-bit tiles
 
 

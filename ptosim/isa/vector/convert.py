@@ -62,7 +62,12 @@ is computed as for an integer destination and clamped to [-8, 7] (sat ON: the pa
 of the six narrowing pairs), then stored as its low four bits; an int4 source reads each nibble
 as a two's complement value. Nibbles of the iterated region only are written: with an odd valid
 column count the last byte's high nibble keeps its value (choice: the vector mask covers the
-elements, not whole bytes). fp4 pairs have no ptosim dtype.
+elements, not whole bytes).
+
+fp4 (a5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, ``ptosim/nibbles.py``): bf16 -> fp4 rounds
+by the mode (``vcvt`` with R()) and saturates to the format's largest value (it has no
+infinity), NaN -> +0 (choice: no NaN pattern); the destination's bytes follow the ``FLAT``
+placement rule (valid rows zeroed first, whole bytes only). fp4 -> bf16 is exact.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
-from ..spec import ConvertRounding, ConvertRules, Saturation
+from ..spec import ConvertRounding, ConvertRules, Nibbles, Saturation
 from .common import VectorInstruction, host_cast_to_int
 from .unary import overlaps
 
@@ -140,6 +145,8 @@ def integral(q: np.ndarray, how: str) -> np.ndarray:
 
 def _float_format(dt: D.DType) -> tuple[int, int, float]:
     """(precision bits incl. the implicit one, minimum normal exponent, max finite)."""
+    if dt.packed:
+        return nibbles.float4_format(dt.name)
     fi = ml_dtypes.finfo(dt.np)
     return int(fi.nmant) + 1, int(fi.minexp), float(fi.max)
 
@@ -252,6 +259,8 @@ class Conversion:
         # own codec (module doc)
         self.packed_src, self.packed_dst = s.packed, d.packed
         self.hif8_src, self.hif8_dst = s is hif8, d is hif8
+        self.fp4_src, self.fp4_dst = s.kind == "float4", d.kind == "float4"
+        self.fp4_name = d.name if self.fp4_dst else s.name
         self.s, self.d = _numeric(s), _numeric(d)
 
     def _how(self) -> str:
@@ -278,6 +287,11 @@ class Conversion:
         """``v`` (source dtype; 4-bit fields for a packed source) converted (4-bit fields for a
         packed destination); also the count of elements whose result the reference leaves
         undefined (host UB, NaN/inf -> int on the NPU)."""
+        if self.fp4_src:  # every fp4 value is a bfloat16
+            return nibbles.float4_table(self.fp4_name)[v].astype(self.d.np), 0
+        if self.fp4_dst:  # the format has no infinity: always saturating
+            x = round_float(to_f64(v, self.s), self.d, self.how, saturate=True)
+            return nibbles.float4_fields(x, self.fp4_name), 0
         if self.packed_src:
             v = nibbles.int4_values(v)
         if self.hif8_src:  # every hifloat8 value is a float32
@@ -352,8 +366,9 @@ class Conversion:
 
 
 def _numeric(dt: D.DType) -> D.DType:
-    """The dtype a conversion computes ``dt``'s values in: int8 for int4, else ``dt``."""
-    return i8 if dt.packed else dt
+    """The dtype a conversion computes ``dt``'s values in: int8 for int4, else ``dt`` (fp4
+    keeps its own: ``_float_format`` knows it)."""
+    return i8 if dt.kind == "int4" else dt
 
 
 def _limits(dt: D.DType) -> tuple[float, float]:
@@ -448,8 +463,9 @@ class TCvt(VectorInstruction):
             return
         d, s = self.dst, self.src
         r, c = s.geom.grid(R, C)
+        flat = ctx.spec.layout.nibbles is Nibbles.FLAT
         if s.dtype.packed:
-            v = nibbles.read(ctx.tile_storage(s), s, r, c)
+            v = nibbles.read(ctx.tile_storage(s), s, r, c, flat)
         else:
             v = ctx.tile_storage(s)[s.offsets(r, c)]
         out, undefined = conv.convert(v)
@@ -458,8 +474,13 @@ class TCvt(VectorInstruction):
             n = min(R * C, self.tmp.size_bytes // 4)
             t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
             t[:] = wide.ravel()[:n]
-        if d.dtype.packed:
-            nibbles.write(ctx.tile_storage(d), d, r, c, out)
+        if d.dtype.packed and flat:  # valid rows zeroed, whole bytes only (nibbles.py)
+            store = ctx.tile_storage(d)
+            store[: R * d.cols // 2] = 0
+            whole = C - C % 2
+            nibbles.write(store, d, r[:, :whole], c[:, :whole], out[:, :whole], flat)
+        elif d.dtype.packed:
+            nibbles.write(ctx.tile_storage(d), d, r, c, out, flat)
         else:
             ctx.tile_storage(d)[d.offsets(r, c)] = out
         if undefined:

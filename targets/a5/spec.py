@@ -320,6 +320,7 @@ SPEC = S.TargetSpec(
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=False,
         same_float_to_integral=True,  # npu/a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode
+        packed_whole_bytes=True,  # npu/a5 castBf16toFp4: zero-fill, then whole bytes
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)
@@ -346,7 +347,8 @@ SPEC = S.TargetSpec(
         window=S.Window.STORAGE,
         extract_b16_copy=False,  # an exact copy (ND and NZ)
         reshape_same_kind=False,
-        nibbles=S.Nibbles.FLAT,  # npu/a5: fp4 columns counted in nibbles, byte offsets halved
+        # npu/a5: fp4 columns counted in nibbles, byte offsets halved
+        nibbles={fp4_e2m1: S.Nibbles.FLAT, fp4_e1m2: S.Nibbles.FLAT},
         gather_index_dtypes=(i16, u16, i32, u32),
         gather_bounds=S.GatherBounds.RAW_UB,  # choice: no bounds rule given (semantics.md 3.6)
         gather_offsets_in_tmp=False,

@@ -66,8 +66,15 @@ elements, not whole bytes).
 
 fp4 (a5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, ``ptosim/nibbles.py``): bf16 -> fp4 rounds
 by the mode (``vcvt`` with R()) and saturates to the format's largest value (it has no
-infinity), NaN -> +0 (choice: no NaN pattern); the destination's bytes follow the ``FLAT``
-placement rule (valid rows zeroed first, whole bytes only). fp4 -> bf16 is exact.
+infinity), NaN -> +0 (choice: no NaN pattern); the valid rows' bytes are zeroed first and whole
+bytes written (``ConvertRules.packed_whole_bytes``). fp4 -> bf16 is exact.
+
+cpu (cpu/TCvt.hpp) converts int4 and fp4 with any float-like type: sat ON first clamps the
+value to both types' limits (its SafeLimits: int4 [-8, 7], e2m1 [-6, 6], e1m2 [-4, 3.5]; no
+clamp for an fp4 source), then a float or fp4 source is rounded to an integral value by the
+mode (CAST_NONE leaves it), then int4 clamps to [-8, 7] and fp4 takes the simulator's
+truncating encoding, which wraps the exponent of a value past the format's range
+(``nibbles.float4_fields_truncating``: 8.0 -> e2m1 field 0). int4 is one element per byte.
 """
 
 from __future__ import annotations
@@ -83,7 +90,7 @@ from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..data import _tile
 from ..registry import instruction
-from ..spec import ConvertRounding, ConvertRules, Nibbles, Saturation
+from ..spec import ConvertRounding, ConvertRules, Saturation
 from .common import VectorInstruction, host_cast_to_int
 from .unary import overlaps
 
@@ -261,6 +268,7 @@ class Conversion:
         self.hif8_src, self.hif8_dst = s is hif8, d is hif8
         self.fp4_src, self.fp4_dst = s.kind == "float4", d.kind == "float4"
         self.fp4_name = d.name if self.fp4_dst else s.name
+        self.packed = (s, d)  # the declared types (self.s / self.d: the numeric stand-ins)
         self.s, self.d = _numeric(s), _numeric(d)
 
     def _how(self) -> str:
@@ -287,6 +295,9 @@ class Conversion:
         """``v`` (source dtype; 4-bit fields for a packed source) converted (4-bit fields for a
         packed destination); also the count of elements whose result the reference leaves
         undefined (host UB, NaN/inf -> int on the NPU)."""
+        host = self.rules.rounding is ConvertRounding.HOST_CAST
+        if host and (self.packed_src or self.packed_dst):
+            return self._host_packed(v), 0
         if self.fp4_src:  # every fp4 value is a bfloat16
             return nibbles.float4_table(self.fp4_name)[v].astype(self.d.np), 0
         if self.fp4_dst:  # the format has no infinity: always saturating
@@ -303,10 +314,38 @@ class Conversion:
                 x = np.where(np.isnan(x), x, np.clip(x, -big, big))
             return hifloat8.encode(x), 0
         out, undefined = self._convert(v)
-        if self.packed_dst:
-            wide = out.astype(np.int16)
-            out = nibbles.int4_fields(np.clip(wide, -8, 7) if self.sat else wide)
+        if self.packed_dst:  # sat ON: the pair is not one of the narrowing six
+            out = nibbles.int4_fields(np.clip(out.astype(np.int16), -8, 7))
         return out, undefined
+
+    def _host_packed(self, v: np.ndarray) -> np.ndarray:
+        """cpu/TCvt.hpp's int4 and fp4 paths (module doc): sat ON clamps to both types' limits
+        (``packed_sat_limits`` for the 4-bit ones; not for an fp4 source); a float or fp4
+        source is rounded to an integral value by the mode (CAST_NONE: unchanged); int4 clamps
+        to [-8, 7]; fp4 is encoded by truncation (``nibbles.float4_fields_truncating``)."""
+        s, d = self.packed
+        if self.fp4_src:
+            x = nibbles.float4_table(s.name)[v]
+        elif self.packed_src:
+            x = nibbles.int4_values(v).astype(np.float64)
+        else:
+            x = to_f64(v, s)
+        if self.sat and not self.fp4_src:
+            limits = self.rules.packed_sat_limits
+            lo_s, hi_s = limits.get(s) or _limits(s)
+            lo_d, hi_d = limits.get(d) or _limits(d)
+            lo, hi = max(lo_s, lo_d), min(hi_s, hi_d)
+            x = np.where(np.isnan(x), hi, np.clip(x, lo, hi))
+        if not s.is_int and s.kind != "int4":  # float-like sources: the mode's integral value
+            how = {"CAST_ODD": "ties_odd"}.get(self.mode, _HOW.get(_SUFFIX.get(self.mode, "")))
+            x = x if self.mode == "CAST_NONE" else integral(x, how)
+        if self.packed_dst and not self.fp4_dst:  # then the C cast truncates
+            return nibbles.int4_fields(np.trunc(np.clip(x, -8, 7)))
+        if self.fp4_dst:
+            return nibbles.float4_fields_truncating(x, d.name)
+        if d.is_float:
+            return round_float(x, d, "rint").astype(d.np)
+        return x.astype(np.int64).astype(d.np)  # int4 -> an integer type: the value
 
     def _convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
         s, d = self.s, self.d
@@ -463,9 +502,9 @@ class TCvt(VectorInstruction):
             return
         d, s = self.dst, self.src
         r, c = s.geom.grid(R, C)
-        flat = ctx.spec.layout.nibbles is Nibbles.FLAT
+        placed = ctx.spec.layout.nibbles  # the packed dtypes' placement (nibbles.py)
         if s.dtype.packed:
-            v = nibbles.read(ctx.tile_storage(s), s, r, c, flat)
+            v = nibbles.read(ctx.tile_storage(s), s, r, c, placed[s.dtype].value)
         else:
             v = ctx.tile_storage(s)[s.offsets(r, c)]
         out, undefined = conv.convert(v)
@@ -474,13 +513,13 @@ class TCvt(VectorInstruction):
             n = min(R * C, self.tmp.size_bytes // 4)
             t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
             t[:] = wide.ravel()[:n]
-        if d.dtype.packed and flat:  # valid rows zeroed, whole bytes only (nibbles.py)
+        if d.dtype.packed and rules.packed_whole_bytes:  # valid rows zeroed, whole bytes
             store = ctx.tile_storage(d)
             store[: R * d.cols // 2] = 0
-            whole = C - C % 2
-            nibbles.write(store, d, r[:, :whole], c[:, :whole], out[:, :whole], flat)
+            k = C - C % 2
+            nibbles.write(store, d, r[:, :k], c[:, :k], out[:, :k], placed[d.dtype].value)
         elif d.dtype.packed:
-            nibbles.write(ctx.tile_storage(d), d, r, c, out, flat)
+            nibbles.write(ctx.tile_storage(d), d, r, c, out, placed[d.dtype].value)
         else:
             ctx.tile_storage(d)[d.offsets(r, c)] = out
         if undefined:

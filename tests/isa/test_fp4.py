@@ -16,7 +16,8 @@ import ptosim as pto
 from ptosim import dtypes as D
 from ptosim import nibbles
 from ptosim.errors import PtoSimError
-from tests.helpers.kernels import vec
+from tests.helpers.kernels import tcvt_only, vec
+from tests.helpers.layout import sync
 
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]  # OCP MX E2M1 magnitudes, fields 0..7
 E1M2 = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]  # E1M2 (bias 1), fields 0..7
@@ -77,11 +78,9 @@ def _bf16_to_fp4(dst: str, values, mode="CAST_RINT", rows=1, cols=64, valid=None
         pto.TASSIGN(s, 0)
         pto.TASSIGN(d, 0x1000)
         pto.TLOAD(s, pto.GlobalTensor(a, (1, 1, 1, vr, cols)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        sync(pto.PIPE_MTE2, pto.PIPE_V)
         pto.TCVT(d, s, mode)
-        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        sync(pto.PIPE_V, pto.PIPE_MTE3)
         d.set_valid(vr, cols)  # store every byte of the valid rows
         pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, vr, cols), dtype=dst), d)
 
@@ -147,11 +146,9 @@ def test_fp4_to_bf16_reads_every_field(name):
         pto.TASSIGN(s, 0)
         pto.TASSIGN(d, 0x1000)
         pto.TLOAD(s, pto.GlobalTensor(a, (1, 1, 1, 1, 64), dtype=name))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        sync(pto.PIPE_MTE2, pto.PIPE_V)
         pto.TCVT(d, s, "CAST_NONE")
-        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        sync(pto.PIPE_V, pto.PIPE_MTE3)
         pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, 1, 64)), d)
 
     dev.run(k, a, out)
@@ -162,19 +159,7 @@ def test_fp4_to_bf16_reads_every_field(name):
 
 def test_fp4_tcvt_refused_on_a2():
     with pytest.raises(PtoSimError, match="float4_e2m1"):
-        _cvt_only("a2", vec("float4_e2m1", 1, 64), vec("bfloat16", 1, 64))
-
-
-def _cvt_only(device, dst, src):
-    dev = pto.Device(device)
-
-    @pto.kernel
-    def k():
-        pto.TASSIGN(src, 0)
-        pto.TASSIGN(dst, 0x8000)
-        pto.TCVT(dst, src, "CAST_RINT")
-
-    dev.run(k)
+        tcvt_only("a2", vec("float4_e2m1", 1, 64), vec("bfloat16", 1, 64))
 
 
 def test_fp4_transfer_at_an_odd_element_offset_is_refused():

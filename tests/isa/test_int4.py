@@ -14,7 +14,8 @@ import ptosim as pto
 from ptosim import dtypes as D
 from ptosim import nibbles
 from ptosim.errors import ConstraintError, KernelError, PtoSimError
-from tests.helpers.kernels import vec
+from tests.helpers.kernels import tcvt_only, vec
+from tests.helpers.layout import sync
 
 # the sixteen 4-bit fields and their int4 values, written out from the format definition
 FIELD_VALUES = [0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1]
@@ -76,11 +77,9 @@ def _f16_to_s4(device, src: np.ndarray, mode: str, cols: int = 64):
         gb = pto.GlobalTensor(out, (1, 1, 1, rows, cols))
         pto.TLOAD(b, gb)
         pto.TLOAD(s, pto.GlobalTensor(a, (1, 1, 1, rows, cols)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        sync(pto.PIPE_MTE2, pto.PIPE_V)
         pto.TCVT(q, s, mode)
-        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        sync(pto.PIPE_V, pto.PIPE_MTE3)
         pto.TSTORE(gb, b)
 
     dev.run(k, a, out)
@@ -134,40 +133,26 @@ def test_a2a3_s4_to_f16_reads_each_nibble_signed(device):
         pto.TASSIGN(h, 0x8000)
         pto.TRESHAPE(q, b)
         pto.TLOAD(b, pto.GlobalTensor(a, (1, 1, 1, rows, cols)))
-        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, pto.EVENT_ID0)
+        sync(pto.PIPE_MTE2, pto.PIPE_V)
         pto.TCVT(h, q, "CAST_NONE")
-        pto.set_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
-        pto.wait_flag(pto.PIPE_V, pto.PIPE_MTE3, pto.EVENT_ID0)
+        sync(pto.PIPE_V, pto.PIPE_MTE3)
         pto.TSTORE(pto.GlobalTensor(out, (1, 1, 1, rows, cols)), h)
 
     dev.run(k, a, out)
     np.testing.assert_array_equal(out.numpy(), vals.astype(np.float16))
 
 
-def _cvt_only(device, dst, src):
-    dev = pto.Device(device)
-
-    @pto.kernel
-    def k():
-        pto.TASSIGN(src, 0)
-        pto.TASSIGN(dst, 0x8000)
-        pto.TCVT(dst, src, "CAST_RINT")
-
-    dev.run(k)
-
-
 def test_int4_tcvt_refused_where_the_target_has_no_int4():
     with pytest.raises(PtoSimError, match="int4"):
-        _cvt_only("950pr", vec("int4b_t", 1, 64), vec("half", 1, 64))
+        tcvt_only("950pr", vec("int4b_t", 1, 64), vec("half", 1, 64))
 
 
 def test_int4_pairs_other_than_half_are_refused_on_a2a3():
     with pytest.raises(PtoSimError, match="conversion-pair"):
-        _cvt_only("a2", vec("int4b_t", 1, 64), vec("float32", 1, 64))
+        tcvt_only("a2", vec("int4b_t", 1, 64), vec("float32", 1, 64))
 
 
 def test_int4_tile_must_be_row_major():
     # nibbles.py places elements along RowMajor rows; a2a3's vector operands are all RowMajor
     with pytest.raises(ConstraintError, match="'row-major'"):
-        _cvt_only("a2", vec("int4b_t", 64, 32, layout="ColMajor"), vec("half", 64, 32))
+        tcvt_only("a2", vec("int4b_t", 64, 32, layout="ColMajor"), vec("half", 64, 32))

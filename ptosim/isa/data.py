@@ -827,6 +827,8 @@ def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
     its columns (GM dimension 4), a DN tile its rows (GM dimension 3). Anything else is
     returned as given (the transfer's validation refuses a packed tile, rule
     ``packed-bytes``)."""
+    if not t.dtype.packed:
+        return t, g
     rule = current().program.arch.spec.layout.nibbles.get(t.dtype)
     if rule is Nibbles.UNPACKED:  # one element per byte: a byte transfer of the same shape
         u8 = D.uint8

@@ -22,11 +22,13 @@ from .. import dtypes as D
 from ..enums import (
     MATRIX_LAYOUTS,
     AtomicType,
+    BLayout,
     Layout,
     PadValue,
     Pipe,
     ReluPreMode,
     ScatterAtomicOp,
+    SLayout,
     TileType,
 )
 from ..errors import KernelError, MemoryLayoutError
@@ -41,7 +43,15 @@ from .base import Arch, ExecContext, Instruction
 from .cube.geometry import stored
 from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import (
+    CubeAddressing,
+    DmaRules,
+    DmaTransfer,
+    GmBurstPitch,
+    Nibbles,
+    TMovCopy,
+    UbBurstPitch,
+)
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -326,6 +336,12 @@ class _Transfer(Instruction):
                 f"TileType::{t.loc.name}",
             )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
+        self.require(  # a packed transfer that moves as bytes was rewritten (byte_views)
+            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile of an even extent along "
+            "its GlobalTensor's contiguous dimension, strides and offset even (it moves as bytes)",
+            f"{t.geom.layout_name} tile of {t.cols} cols, GM stride {list(g.stride)} offset "
+            f"{g.offset}",
+        )  # fmt: skip
         self.require(
             t.dtype is g.dtype,
             "gm",
@@ -820,6 +836,51 @@ class TExpandS(Instruction):
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
+def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
+    """A transfer of a packed 4-bit tile as the target moves it: where its nibbles are
+    ``UNPACKED``, uint8 views of the same shape; where they are ``FLAT`` (ptosim/nibbles.py),
+    uint8 views with the contiguous dimension halved (rounded up) and every other stride and
+    the offset in bytes (npu/a5 common.hpp GetByteSize halves them): an ND or NZ tile halves
+    its columns (GM dimension 4), a DN tile its rows (GM dimension 3). Anything else is
+    returned as given (the transfer's validation refuses a packed tile, rule
+    ``packed-bytes``)."""
+    if not t.dtype.packed:
+        return t, g
+    rule = current().program.arch.spec.layout.nibbles.get(t.dtype)
+    if rule is Nibbles.UNPACKED:  # one element per byte: a byte transfer of the same shape
+        u8 = D.uint8
+        return replace(t, geom=replace(t.geom, dtype=u8)), replace(g, dtype=u8)
+    if rule is not Nibbles.FLAT:
+        return t, g
+    # the tile's contiguous axis and the GM dimension it walks: the columns and dimension 4
+    # for an ND or NZ tile (also for a DN view on cpu, whose exact element copy pairs any
+    # layouts), the rows and dimension 3 for a DN (ColMajor) tile
+    tg = t.geom
+    if tg.is_nd or tg.is_nz:
+        inner, halved = 4, t.cols
+    elif tg.blayout is BLayout.ColMajor and tg.slayout is SLayout.NoneBox:
+        inner, halved = 3, t.rows
+    else:
+        return t, g
+    outer = [(n, st) for k, (n, st) in enumerate(zip(g.shape, g.stride)) if k != inner]
+    odd = any(n > 1 and st % 2 for n, st in outer) or g.offset % 2 or halved % 2
+    if odd or g.stride[inner] != 1:
+        return t, g
+    u8 = D.uint8
+    if inner == 3:
+        geom = replace(t.geom, dtype=u8, rows=t.rows // 2)
+        tile = replace(t, geom=geom, valid_row=(t.valid_row + 1) // 2)
+    else:
+        geom = replace(t.geom, dtype=u8, cols=t.cols // 2)
+        tile = replace(t, geom=geom, valid_col=(t.valid_col + 1) // 2)
+    shape = list(g.shape)
+    shape[inner] = (shape[inner] + 1) // 2
+    stride = [st // 2 if n > 1 else 1 for n, st in zip(g.shape, g.stride)]
+    stride[inner] = 1
+    gm = GmRef(g.buffer, u8, GmGeom(tuple(shape), tuple(stride), g.layout), g.offset // 2)
+    return tile, gm
+
+
 def _tile(value, what: str) -> TileRef:
     if not isinstance(value, Tile):
         raise KernelError(f"{what} must be a pto.Tile, got {type(value).__name__}")
@@ -872,7 +933,7 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
     if cube_load(tile, gm):
         return
-    emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
+    emit(TLoad(*byte_views(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm"))))
 
 
 @instruction(
@@ -903,7 +964,8 @@ def TSTORE(
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
-    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
+    t, g = byte_views(_tile(tile, "TSTORE tile"), _gm(gm, "TSTORE gm"))
+    emit(TStore(g, t, mode))
 
 
 @instruction(

@@ -15,6 +15,8 @@ i8, u8, i16, u16, i32, u32, i64, u64 = (
 )  # fmt: skip
 f16, bf16, f32 = D.half, D.bfloat16, D.float32
 e4m3, e5m2, hif8 = D.float8_e4m3, D.float8_e5m2, D.hifloat8
+# listed by name where a target handles them: int4b_t and fp4 (packed), the MX scale e8m0
+s4, fp4_e2m1, fp4_e1m2, e8m0 = D.int4, D.float4_e2m1, D.float4_e1m2, D.float8_e8m0
 
 ALL = D.ALL
 NON_OPAQUE = tuple(d for d in ALL if d.kind != "opaque")  # every type with a numeric encoding

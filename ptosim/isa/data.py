@@ -22,11 +22,13 @@ from .. import dtypes as D
 from ..enums import (
     MATRIX_LAYOUTS,
     AtomicType,
+    BLayout,
     Layout,
     PadValue,
     Pipe,
     ReluPreMode,
     ScatterAtomicOp,
+    SLayout,
     TileType,
 )
 from ..errors import KernelError, MemoryLayoutError
@@ -41,7 +43,15 @@ from .base import Arch, ExecContext, Instruction
 from .cube.geometry import stored
 from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import (
+    CubeAddressing,
+    DmaRules,
+    DmaTransfer,
+    GmBurstPitch,
+    Nibbles,
+    TMovCopy,
+    UbBurstPitch,
+)
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -81,6 +91,18 @@ class Bursts:
 
     def pad_offsets(self) -> np.ndarray:
         return (self.tile_start[:, None] + self.length + np.arange(self.pad)).reshape(-1)
+
+
+def mat_vector_load(rules: DmaRules, tile: TileRef, gm: GmRef) -> bool:
+    """Whether a TLOAD of ``gm`` into ``tile`` is the a2a3 "vector input" load: a one-row ND
+    (one-column DN) Mat tile is loaded as one ND2NZ row (column) of the GlobalTensor's shape4
+    (shape3) elements, whatever validCol (validRow), and like every a2a3 ND2NZ it zero-fills
+    the rest of the C0 block the row ends in (D19; tload_common.hpp TLoadGm2L1VectorInND /
+    TLoadGm2L1VectorInDn). The library's tmov_acc2mat test loads 64 quant words into a
+    Mat tile of validCol 61 and its fixpipe then reads all 64."""
+    if not rules.mat_vector_load_moves_view or tile.loc is not TileType.Mat:
+        return False
+    return tile.rows == 1 if gm.layout is Layout.ND else gm.layout is Layout.DN and tile.cols == 1
 
 
 def _ub_burst_pitch(rules: DmaRules, tile: TileRef, gm: GmRef, length: int) -> int:
@@ -130,6 +152,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
         n_burst, length, inner, stride_in, chunk = s4, vr, s3, st[4], s4 * tile.rows
     else:
         n_burst, length, inner, stride_in, chunk = s3, vc, s4, st[3], s3 * tile.cols
+    vector_row = load and mat_vector_load(rules, tile, gm)
+    if vector_row:  # one ND2NZ row (column) of the view's length, whatever the valid shape
+        length = inner
     # BURST_PLUS_GAP: GM advances lenBurst + gmGap = length + stride - inner elements (D7)
     pitch = stride_in if stride_pitch else length + stride_in - inner
     ub_pitch = _ub_burst_pitch(rules, tile, gm, length)
@@ -142,9 +167,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
     tile_start = block * chunk + q * ub_pitch
     pad = 0
-    if load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null):
+    if vector_row or (load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null)):
         tile_dim = tile.rows if gm.layout is Layout.DN else tile.cols
-        pad = min((-length) % c0, tile_dim - length)
+        pad = max(0, min((-length) % c0, tile_dim - length))
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
@@ -327,6 +352,12 @@ class _Transfer(Instruction):
                 f"TileType::{t.loc.name}",
             )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
+        self.require(  # a packed transfer that moves as bytes was rewritten (byte_views)
+            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile of an even extent along "
+            "its GlobalTensor's contiguous dimension, strides and offset even (it moves as bytes)",
+            f"{t.geom.layout_name} tile of {t.cols} cols, GM stride {list(g.stride)} offset "
+            f"{g.offset}",
+        )  # fmt: skip
         self.require(
             t.dtype is g.dtype,
             "gm",
@@ -508,7 +539,8 @@ class _Transfer(Instruction):
             return
         (dim, v, _), (cdim, cv, cview) = self._dims(dma)
         inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
-        if v != inner:
+        # a vector-input load moves the view's row whatever validCol: no pitch to report
+        if v != inner and not (self.is_load and mat_vector_load(dma, self.tile, g)):
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
             ctx.finding(
                 GM_PITCH,
@@ -577,7 +609,8 @@ class TLoad(_Transfer):
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
         elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only
-            store[pad] = pad_scalar(self.tile, null_as_zero=True)
+            zero = mat_vector_load(ctx.spec.dma, self.tile, self.gm)  # an ND2NZ zero-fills
+            store[pad] = 0 if zero else pad_scalar(self.tile, null_as_zero=True)
         store[tile_offs] = values
 
 
@@ -825,6 +858,51 @@ class TExpandS(Instruction):
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
+def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
+    """A transfer of a packed 4-bit tile as the target moves it: where its nibbles are
+    ``UNPACKED``, uint8 views of the same shape; where they are ``FLAT`` (ptosim/nibbles.py),
+    uint8 views with the contiguous dimension halved (rounded up) and every other stride and
+    the offset in bytes (npu/a5 common.hpp GetByteSize halves them): an ND or NZ tile halves
+    its columns (GM dimension 4), a DN tile its rows (GM dimension 3). Anything else is
+    returned as given (the transfer's validation refuses a packed tile, rule
+    ``packed-bytes``)."""
+    if not t.dtype.packed:
+        return t, g
+    rule = current().program.arch.spec.layout.nibbles.get(t.dtype)
+    if rule is Nibbles.UNPACKED:  # one element per byte: a byte transfer of the same shape
+        u8 = D.uint8
+        return replace(t, geom=replace(t.geom, dtype=u8)), replace(g, dtype=u8)
+    if rule is not Nibbles.FLAT:
+        return t, g
+    # the tile's contiguous axis and the GM dimension it walks: the columns and dimension 4
+    # for an ND or NZ tile (also for a DN view on cpu, whose exact element copy pairs any
+    # layouts), the rows and dimension 3 for a DN (ColMajor) tile
+    tg = t.geom
+    if tg.is_nd or tg.is_nz:
+        inner, halved = 4, t.cols
+    elif tg.blayout is BLayout.ColMajor and tg.slayout is SLayout.NoneBox:
+        inner, halved = 3, t.rows
+    else:
+        return t, g
+    outer = [(n, st) for k, (n, st) in enumerate(zip(g.shape, g.stride)) if k != inner]
+    odd = any(n > 1 and st % 2 for n, st in outer) or g.offset % 2 or halved % 2
+    if odd or g.stride[inner] != 1:
+        return t, g
+    u8 = D.uint8
+    if inner == 3:
+        geom = replace(t.geom, dtype=u8, rows=t.rows // 2)
+        tile = replace(t, geom=geom, valid_row=(t.valid_row + 1) // 2)
+    else:
+        geom = replace(t.geom, dtype=u8, cols=t.cols // 2)
+        tile = replace(t, geom=geom, valid_col=(t.valid_col + 1) // 2)
+    shape = list(g.shape)
+    shape[inner] = (shape[inner] + 1) // 2
+    stride = [st // 2 if n > 1 else 1 for n, st in zip(g.shape, g.stride)]
+    stride[inner] = 1
+    gm = GmRef(g.buffer, u8, GmGeom(tuple(shape), tuple(stride), g.layout), g.offset // 2)
+    return tile, gm
+
+
 def _tile(value, what: str) -> TileRef:
     if not isinstance(value, Tile):
         raise KernelError(f"{what} must be a pto.Tile, got {type(value).__name__}")
@@ -877,7 +955,7 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
     if cube_load(tile, gm):
         return
-    emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
+    emit(TLoad(*byte_views(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm"))))
 
 
 @instruction(
@@ -908,7 +986,8 @@ def TSTORE(
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
-    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
+    t, g = byte_views(_tile(tile, "TSTORE tile"), _gm(gm, "TSTORE gm"))
+    emit(TStore(g, t, mode))
 
 
 @instruction(

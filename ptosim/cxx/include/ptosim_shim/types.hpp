@@ -103,21 +103,40 @@ inline float minifloat(unsigned bits, int e_bits, int m_bits, int bias, int spec
     return sign ? -v : v;
 }
 } // namespace ptosim
+namespace ptosim {
+// The pattern (of the first `count`) whose value is nearest `v` (the first of a tie; 0 when
+// none compares, as for hifloat8, whose value the shim does not decode): the host-side
+// conversion of a number, e.g. std::fill(buffer, end, 0) in a test's main.cpp.
+template <typename T>
+inline uint8_t nearest_pattern(double v, unsigned count)
+{
+    uint8_t best = 0;
+    double gap = INFINITY;
+    for (unsigned b = 0; b < count; ++b) {
+        const double d = std::fabs(double(float(T(uint8_t(b)))) - v);
+        if (d < gap) gap = d, best = uint8_t(b);
+    }
+    return best;
+}
+} // namespace ptosim
 // Negation flips the sign bits (SIGNS: bit 7, or bits 3 and 7 of a 4-bit pair; e8m0 has none).
-#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS)                         \
-    struct NAME {                                                  \
-        uint8_t bits = 0;                                          \
-        NAME() = default;                                          \
-        explicit NAME(uint8_t b) : bits(b) {}                      \
-        explicit operator float() const { return VALUE; }          \
-        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); } \
+// A number converts to the nearest pattern (a 4-bit pair: into its low element).
+#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS, COUNT)                                   \
+    struct NAME {                                                                   \
+        uint8_t bits = 0;                                                           \
+        NAME() = default;                                                           \
+        explicit NAME(uint8_t b) : bits(b) {}                                       \
+        template <typename V, std::enable_if_t<std::is_arithmetic_v<V>, int> = 0>   \
+        NAME(V v) : bits(::ptosim::nearest_pattern<NAME>(double(v), COUNT)) {}      \
+        explicit operator float() const { return VALUE; }                           \
+        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); }              \
     };
-PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80)
-PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80)
-PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00)
-PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80)
-PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88)
-PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88)
+PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80, 256)
+PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80, 256)
+PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00, 256)
+PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80, 256)
+PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88, 16)
+PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88, 16)
 #undef PTOSIM_OPAQUE8
 
 // the packed 4-bit element types hold two values per byte ("twin" types; global, as the

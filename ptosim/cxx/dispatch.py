@@ -32,6 +32,7 @@ from .l1_copies import (
     acc_store_conv,
     conv_load,
     copy_cbuf_to_gm,
+    copy_gm_to_cbuf_align_v2,
 )
 from .raw import RawAccess
 
@@ -275,6 +276,8 @@ class Dispatcher:
             pto.wait_flag_dev(req["flag"])
         elif op == "copy_cbuf_to_gm":
             copy_cbuf_to_gm(self, req)
+        elif op == "copy_gm_to_cbuf_align_v2":
+            copy_gm_to_cbuf_align_v2(self, req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",

@@ -427,6 +427,51 @@ __attribute__((noinline)) void copy_cbuf_to_gm(T *dst, U *src, uint8_t sid, uint
     ptosim::send("copy_cbuf_to_gm", ptosim::call_site(__builtin_return_address(0)), b);
 }
 
+// the a5 raw GM -> L1 copy (MTE2): nBurst bursts of lenBurst bytes, burst i read from
+// src + i * srcStride and written to dst + i * dstStride (strides in bytes, start to start, as the
+// library's a5 TLOAD into L1 computes them); ptosim runs it as a TLOAD of an L1 tile over those
+// bytes. Padding counts other than 0 stop the run in Python (their fill is not modelled).
+template <typename T, typename U>
+__attribute__((noinline)) void copy_gm_to_cbuf_align_v2(T *dst, U *src, uint8_t sid, uint32_t nBurst,
+                                                        uint32_t lenBurst, uint8_t leftPaddingCount,
+                                                        uint8_t rightPaddingCount, bool dataSelectBit,
+                                                        uint8_t l2CacheCtl, uint64_t srcStride, uint32_t dstStride)
+{
+    std::string b;
+    ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)src);
+    ptosim::jkey(b, "l1"); ptosim::juint(b, (unsigned long long)((uintptr_t)dst - (uintptr_t)ptosim::onchip_base()));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst_bytes"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "left_pad"); ptosim::juint(b, leftPaddingCount);
+    ptosim::jkey(b, "right_pad"); ptosim::juint(b, rightPaddingCount);
+    ptosim::jkey(b, "data_select"); ptosim::juint(b, dataSelectBit ? 1 : 0);
+    ptosim::jkey(b, "src_stride_bytes"); ptosim::juint(b, srcStride);
+    ptosim::jkey(b, "dst_stride_bytes"); ptosim::juint(b, dstStride);
+    (void)l2CacheCtl;  // a cache hint: no effect on the data
+    ptosim::send("copy_gm_to_cbuf_align_v2", ptosim::call_site(__builtin_return_address(0)), b);
+}
+// the a5 MX intrinsics (TMATMUL_MX's scale loads and mad): declared so that a test file using them
+// builds; the run stops at the call (TMATMUL_MX is not modelled)
+template <class... A>
+__attribute__((noinline)) void load_cbuf_to_ca_mx(A...)
+{
+    ptosim::unsupported("load_cbuf_to_ca_mx (the raw L1 -> L0A load of MX scales; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void load_cbuf_to_cb_mx(A...)
+{
+    ptosim::unsupported("load_cbuf_to_cb_mx (the raw L1 -> L0B load of MX scales; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void mad_mx(A...)
+{
+    ptosim::unsupported("mad_mx (the raw MX matrix multiply; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect
 inline void preload(const void *, int = 0) {}
 inline int64_t get_icache_prl_st() { return 0; }

@@ -348,6 +348,7 @@ SPEC = S.TargetSpec(
         histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
+        onchip_cv_paths=True,  # UB <-> L1 between the cube core and its vector cores
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
         left_any_blayout=False,

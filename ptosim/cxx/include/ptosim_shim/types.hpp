@@ -368,13 +368,20 @@ __attribute__((noinline)) inline void wait_flag_dev(int64_t flag_id)
     ptosim::send("wait_flag_dev", ptosim::call_site(__builtin_return_address(0)), b);
 }
 inline void set_ffts_base_addr(uint64_t) {}
-__attribute__((noinline)) inline void set_intra_block(pipe_t, int64_t)
+// 950 intra-block flags between the cube core and one vector core (ptosim/isa/sync.py)
+__attribute__((noinline)) inline void set_intra_block(pipe_t pipe, int64_t id)
 {
-    ptosim::unsupported("set_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+    std::string b;
+    ptosim::jkey(b, "pipe"); ptosim::jstr(b, ptosim::pipe_name(pipe));
+    ptosim::jkey(b, "id"); ptosim::jint(b, id);
+    ptosim::send("set_intra_block", ptosim::call_site(__builtin_return_address(0)), b);
 }
-__attribute__((noinline)) inline void wait_intra_block(pipe_t, int64_t)
+__attribute__((noinline)) inline void wait_intra_block(pipe_t pipe, int64_t id)
 {
-    ptosim::unsupported("wait_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+    std::string b;
+    ptosim::jkey(b, "pipe"); ptosim::jstr(b, ptosim::pipe_name(pipe));
+    ptosim::jkey(b, "id"); ptosim::jint(b, id);
+    ptosim::send("wait_intra_block", ptosim::call_site(__builtin_return_address(0)), b);
 }
 
 // fixpipe quantisation modes: a builtin unscoped enum of the device compiler (kernels write both
@@ -450,6 +457,51 @@ __attribute__((noinline)) void copy_gm_to_cbuf_align_v2(T *dst, U *src, uint8_t 
     ptosim::jkey(b, "dst_stride_bytes"); ptosim::juint(b, dstStride);
     (void)l2CacheCtl;  // a cache hint: no effect on the data
     ptosim::send("copy_gm_to_cbuf_align_v2", ptosim::call_site(__builtin_return_address(0)), b);
+}
+// the raw on-chip copies of a mixed a5 kernel, each nBurst bursts of lenBurst 32-byte blocks with
+// srcGap / dstGap blocks between bursts: GM -> UB (MTE2, a vector core), UB -> the cube core's L1
+// (MTE3, a vector core), L1 -> the UB of vector core `sid` (MTE1, the cube core)
+namespace ptosim {
+template <typename T, typename U>
+__attribute__((noinline)) void raw_burst_copy(const char *op, T *dst, U *src, bool dst_gm, bool src_gm,
+                                              uint8_t sid, uint16_t nBurst, uint16_t lenBurst, uint16_t srcGap,
+                                              uint16_t dstGap, long long pc)
+{
+    std::string b;
+    auto where = [](const void *p, bool gm) {
+        return gm ? (unsigned long long)(uintptr_t)p
+                  : (unsigned long long)((uintptr_t)p - (uintptr_t)ptosim::onchip_base());
+    };
+    ptosim::jkey(b, "dst"); ptosim::juint(b, where((const void *)dst, dst_gm));
+    ptosim::jkey(b, "src"); ptosim::juint(b, where((const void *)src, src_gm));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "src_gap"); ptosim::juint(b, srcGap);
+    ptosim::jkey(b, "dst_gap"); ptosim::juint(b, dstGap);
+    ptosim::send(op, pc, b);
+}
+} // namespace ptosim
+template <typename T, typename U>
+__attribute__((noinline)) void copy_gm_to_ubuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                               uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_gm_to_ubuf", dst, src, false, true, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
+}
+template <typename T, typename U>
+__attribute__((noinline)) void copy_ubuf_to_cbuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                                 uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_ubuf_to_cbuf", dst, src, false, false, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
+}
+template <typename T, typename U>
+__attribute__((noinline)) void copy_cbuf_to_ubuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                                 uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_cbuf_to_ubuf", dst, src, false, false, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
 }
 // the a5 MX intrinsics (TMATMUL_MX's scale loads and mad): declared so that a test file using them
 // builds; the run stops at the call (TMATMUL_MX is not modelled)

@@ -70,6 +70,7 @@ def test_nd_vec_into_nd_mat_row_by_row():
 
 def test_tinsert_vec_to_mat_is_950_only():
     with pytest.raises(pto.PtoSimError):
+
         @pto.kernel(cores="mix")
         def k(src):
             if not pto.is_cube():

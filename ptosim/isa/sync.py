@@ -320,7 +320,8 @@ def _intra_ids(arch: Arch) -> int:
     return 2 * INTRA_SUBCORE_OFFSET if arch.core_kind == "aic" else INTRA_SUBCORE_OFFSET
 
 
-def _require_intra(instr: Instruction, arch: Arch) -> None:
+def _require_intra(instr, arch: Arch) -> None:
+    """The rules of both intra-block instructions: a mixed 950 kernel, one pipe, an id in range."""
     instr.require(
         arch.target == "a5" and arch.launch == "mix",
         "kernel",
@@ -331,6 +332,10 @@ def _require_intra(instr: Instruction, arch: Arch) -> None:
     instr.require(
         instr.pipe in _FLAG_PIPES, "pipe", "flag-pipe", "a single pipe (not PIPE_ALL)",
         instr.pipe.name,
+    )  # fmt: skip
+    instr.require(
+        0 <= instr.block_id < _intra_ids(arch), "id", "intra-block-id",
+        f"0..{_intra_ids(arch) - 1}", instr.block_id,
     )  # fmt: skip
 
 
@@ -352,10 +357,6 @@ class SetIntraBlock(FftsCrossCoreSync):
 
     def validate(self, arch: Arch) -> None:
         _require_intra(self, arch)
-        self.require(
-            0 <= self.block_id < _intra_ids(arch), "id", "intra-block-id",
-            f"0..{_intra_ids(arch) - 1}", self.block_id,
-        )  # fmt: skip
 
     def describe(self) -> str:
         return f"set_intra_block({self.pipe.name}, {self.block_id})"
@@ -376,10 +377,6 @@ class WaitIntraBlock(WaitFlagDev):
 
     def validate(self, arch: Arch) -> None:
         _require_intra(self, arch)
-        self.require(
-            0 <= self.block_id < _intra_ids(arch), "id", "intra-block-id",
-            f"0..{_intra_ids(arch) - 1}", self.block_id,
-        )  # fmt: skip
 
     def describe(self) -> str:
         return f"wait_intra_block({self.pipe.name}, {self.block_id})"

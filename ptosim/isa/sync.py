@@ -323,7 +323,7 @@ def _intra_ids(arch: Arch) -> int:
 def _require_intra(instr, arch: Arch) -> None:
     """The rules of both intra-block instructions: a mixed 950 kernel, one pipe, an id in range."""
     instr.require(
-        arch.target == "a5" and arch.launch == "mix",
+        arch.spec.cube.onchip_cv_paths and arch.launch == "mix",
         "kernel",
         "intra-block-target",
         "a mixed kernel (cores='mix') on 950 (the cube core and its vector cores)",

@@ -22,6 +22,7 @@ from ..spec_common import (
     INTS_124,
     NARROWING_SAT_OFF,
     NON_OPAQUE,
+    ONCHIP_CV,
     SIZED_124,
     bf16,
     e4m3,
@@ -88,6 +89,7 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    **{name: () for name in ONCHIP_CV},  # flags and raw byte copies: no element type
     # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
     "TCOLEXPAND": GATHER_NINE + (i64, u64),
     "TLOAD": ALL,

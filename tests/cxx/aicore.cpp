@@ -101,6 +101,7 @@ extern "C" __global__ AICORE void onchip_950(__gm__ float *out, __gm__ float *sr
         set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
         wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
         TINSERT<TInsertMode::SPLIT2>(mat, nz);
+        copy_ubuf_to_cbuf(mat.data() + R * C, nz.data(), 0, 1, 1, 0, 0);  // one block past the tile
         set_intra_block(PIPE_MTE3, 0);
     } else {
         wait_intra_block(PIPE_MTE3, 0);

@@ -17,6 +17,7 @@ checker keys both by the core that owns them (ptosim/cores.py ``Topology.memory_
 
 from __future__ import annotations
 
+from ...argcheck import as_int
 from ...dtypes import dtype
 from ...enums import Pipe
 from ...errors import ConstraintError
@@ -119,8 +120,6 @@ class OnchipCopy(Instruction):
 
 
 def _ints(*values) -> list[int]:
-    from ...argcheck import as_int
-
     return [as_int(v, "burst operand", lo=0) for v in values]
 
 

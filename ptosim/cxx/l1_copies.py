@@ -28,7 +28,7 @@ import math
 
 from .. import api as pto
 from ..dtypes import dtype as as_dtype
-from ..errors import CxxError
+from ..errors import CxxError, OutOfBoundsError
 
 CONV_LAYOUTS = ("NC1HWC0", "FRACTAL_Z", "NDC1HWC0")
 ACC_STORE_CONV_LAYOUTS = ("NC1HWC0", "NDC1HWC0")
@@ -142,6 +142,7 @@ def copy_cbuf_to_gm(dispatcher, req: dict) -> None:
     src_gap, dst_gap = req["src_gap"], req["dst_gap"]
     if n == 0 or length == 0:
         return
+    _check_gm_end(buf, off, n, length, dst_gap)
     if src_gap == 0 and dst_gap == 0:  # one contiguous run: rows of one block each
         rows, cols, tile_cols, gm_stride = n * length, block, block, block
     else:
@@ -154,6 +155,21 @@ def copy_cbuf_to_gm(dispatcher, req: dict) -> None:
         gm = pto.GlobalTensor(buf, shape=(n_rows, cols), stride=(gm_stride, 1),
                               offset=off // size + r0 * gm_stride, dtype=dt)  # fmt: skip
         pto.TSTORE(gm, tile)
+
+
+def _check_gm_end(buf, off: int, n: int, length: int, dst_gap: int) -> None:
+    """A copy whose last 32-byte block runs past the GM allocation stops before writing: the
+    copy moves whole blocks, so a burst rounded up past the end of a buffer would overwrite
+    the memory after it (the same rule as every GM write, PTO202)."""
+    end = off + ((n - 1) * (length + dst_gap) + length) * BLOCK_BYTES
+    if end <= buf.nbytes:
+        return
+    raise OutOfBoundsError(
+        f"copy_cbuf_to_gm(nBurst {n}, lenBurst {length}, dstGap {dst_gap}) writes GM bytes "
+        f"[{off}, {end}) of buffer #{buf.buffer_id}, whose allocation is {buf.nbytes} bytes: "
+        f"{end - buf.nbytes} byte(s) past its end (each burst moves whole 32-byte blocks; "
+        f"expected an end <= {buf.nbytes}, given {end}); nothing was written"
+    )
 
 
 def copy_gm_to_cbuf_align_v2(dispatcher, req: dict) -> None:

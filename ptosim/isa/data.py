@@ -84,6 +84,18 @@ class Bursts:
         return (self.tile_start[:, None] + self.length + np.arange(self.pad)).reshape(-1)
 
 
+def mat_vector_load(rules: DmaRules, tile: TileRef, gm: GmRef) -> bool:
+    """Whether a TLOAD of ``gm`` into ``tile`` is the a2a3 "vector input" load: a one-row ND
+    (one-column DN) Mat tile is loaded as one ND2NZ row (column) of the GlobalTensor's shape4
+    (shape3) elements, whatever validCol (validRow), and like every a2a3 ND2NZ it zero-fills
+    the rest of the C0 block the row ends in (D19; tload_common.hpp TLoadGm2L1VectorInND /
+    TLoadGm2L1VectorInDn). The library's tmov_acc2mat test loads 64 quant words into a
+    Mat tile of validCol 61 and its fixpipe then reads all 64."""
+    if not rules.mat_vector_load_moves_view or tile.loc is not TileType.Mat:
+        return False
+    return tile.rows == 1 if gm.layout is Layout.ND else gm.layout is Layout.DN and tile.cols == 1
+
+
 def _ub_burst_pitch(rules: DmaRules, tile: TileRef, gm: GmRef, length: int) -> int:
     """Tile elements between the starts of two bursts of one DMA instruction.
 
@@ -131,6 +143,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
         n_burst, length, inner, stride_in, chunk = s4, vr, s3, st[4], s4 * tile.rows
     else:
         n_burst, length, inner, stride_in, chunk = s3, vc, s4, st[3], s3 * tile.cols
+    vector_row = load and mat_vector_load(rules, tile, gm)
+    if vector_row:  # one ND2NZ row (column) of the view's length, whatever the valid shape
+        length = inner
     # BURST_PLUS_GAP: GM advances lenBurst + gmGap = length + stride - inner elements (D7)
     pitch = stride_in if stride_pitch else length + stride_in - inner
     ub_pitch = _ub_burst_pitch(rules, tile, gm, length)
@@ -143,9 +158,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
     tile_start = block * chunk + q * ub_pitch
     pad = 0
-    if load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null):
+    if vector_row or (load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null)):
         tile_dim = tile.rows if gm.layout is Layout.DN else tile.cols
-        pad = min((-length) % c0, tile_dim - length)
+        pad = max(0, min((-length) % c0, tile_dim - length))
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
@@ -487,7 +502,8 @@ class _Transfer(Instruction):
             return
         (dim, v, _), (cdim, cv, cview) = self._dims(dma)
         inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
-        if v != inner:
+        # a vector-input load moves the view's row whatever validCol: no pitch to report
+        if v != inner and not (self.is_load and mat_vector_load(dma, self.tile, g)):
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
             ctx.finding(
                 GM_PITCH,
@@ -556,7 +572,8 @@ class TLoad(_Transfer):
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
         elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only
-            store[pad] = pad_scalar(self.tile, null_as_zero=True)
+            zero = mat_vector_load(ctx.spec.dma, self.tile, self.gm)  # an ND2NZ zero-fills
+            store[pad] = 0 if zero else pad_scalar(self.tile, null_as_zero=True)
         store[tile_offs] = values
 
 

@@ -352,6 +352,10 @@ class DmaRules:
     # 2-4), so a strided one is refused (rule gm-inner-stride); False: it never reads them, a
     # burst is contiguous whatever they say (finding F112, D13)
     reads_burst_strides: bool = True
+    # TLOAD into a one-row ND (one-column DN) Mat tile moves the GlobalTensor's whole row
+    # (column), shape4 (shape3) elements, whatever validCol (validRow): the a2a3 library loads
+    # such a tile as one ND2NZ row (tload_common.hpp, the "vector input" loads)
+    mat_vector_load_moves_view: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -236,6 +236,9 @@ SPEC = S.TargetSpec(
         # the GM <-> UB/L1 copies take only the outer strides (ND 0-3, DN 0-2 and 4, NZ 0-1)
         # and a burst length: a burst is contiguous whatever the inner stride (D13, F112)
         reads_burst_strides=False,
+        # a one-row Mat tile (a bias or quant-word row) loads as an ND2NZ of the view's row:
+        # dValue = shape4, not validCol (tload_common.hpp TLoadGm2L1VectorInND / InDn)
+        mat_vector_load_moves_view=True,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.DMA,  # semantics.md 3.1.3, 3.2.3

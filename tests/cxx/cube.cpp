@@ -201,6 +201,21 @@ extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, 
     copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
 }
 
+// a raw L1 -> GM copy whose burst, rounded up to whole 32-byte blocks, runs past its GM buffer
+// (the library's tload_gm2mat kernel stores a 201-byte int8 row as 7 blocks, 224 bytes)
+extern "C" __global__ AICORE void raw_copy_past_end(__gm__ int8_t *src, __gm__ int8_t *out)
+{
+    using Row = Tile<TileType::Mat, int8_t, 1, 224, BLayout::RowMajor, 1, 201>;
+    using RowGm = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 201>, Stride<201, 201, 201, 201, 1>>;
+    Row t;
+    TASSIGN(t, 0x0);
+    RowGm g(src);
+    TLOAD(t, g);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    copy_cbuf_to_gm(out, t.data(), 0, 1, (201 + 31) / 32, 0, 0);  // @raw_copy_past_end
+}
+
 // TEXTRACT with a preQuantScalar and int indices (template constants of the kernel), and
 // TEXTRACT / TINSERT into a Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each
 // entry stops at its first (950 models no quantised copy into L1, no Acc -> Vec)

@@ -287,3 +287,22 @@ def test_the_950_fifo_api_ptosim_lacks_is_named_at_its_line(tmp_path):
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
     assert msg.startswith("k.cpp:50: DIR_C2V_GM (the 950 TPipe's GM-ring direction")
     assert "k.cpp:51: FixpipeParams (the fixpipe parameters of a quantising TPUSH)" in msg
+
+
+STANDARD = """#include <pto/pto-inst.hpp>
+static_assert(__cplusplus == EXPECTED, "the language standard of this target's build");
+extern "C" __global__ AICORE void k(__gm__ float *out) {}
+"""
+
+
+@pytest.mark.parametrize(
+    "target, expected",
+    [("a2a3", "201703L"), ("a5", "201703L"), ("cpu", "202002L")],  # the library's CMake files
+)
+def test_units_build_with_the_language_standard_of_the_librarys_build(tmp_path, target, expected):
+    src = _kernel_file(tmp_path, STANDARD.replace("EXPECTED", expected))
+    assert B.build(src, ["k"], target=target).path.is_file()
+    other = "202002L" if expected == "201703L" else "201703L"
+    src = _kernel_file(tmp_path, STANDARD.replace("EXPECTED", other), "other.cpp")
+    with pytest.raises(CxxBuildError, match="language standard"):
+        B.build(src, ["k"], target=target)

@@ -127,6 +127,23 @@ def test_conv_tile_load_and_raw_l1_to_gm_copy(prog):
     assert np.array_equal(out2.numpy().reshape(6, 3, 16), want)
 
 
+def test_raw_l1_to_gm_copy_past_its_buffer_stops_at_its_line(prog):
+    """copy_cbuf_to_gm moves whole 32-byte blocks: 7 blocks into a 201-byte buffer write 23
+    bytes past it, a GM write past an allocation (PTO202), named at the copy's C++ line."""
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.arange(201).astype(np.int8))
+    out = dev.gm_zeros((201,), "int8")
+    with pytest.raises(pto.OutOfBoundsError) as exc:
+        dev.run(prog.entry("raw_copy_past_end"), src, out)
+    text = str(exc.value)
+    tag = next(
+        n for n, s in enumerate(CPP.read_text().splitlines(), 1) if "// @raw_copy_past_end" in s
+    )
+    assert text.startswith(f"[PTO202] cube.cpp:{tag}: copy_cbuf_to_gm(nBurst 1, lenBurst 7")
+    assert "GM bytes [0, 224)" in text and "allocation is 201 bytes" in text
+    assert "23 byte(s) past its end" in text and (out.numpy() == 0).all()
+
+
 def test_raw_gm_to_l1_copy_on_950(prog):
     """copy_gm_to_cbuf_align_v2 moves nBurst bursts of lenBurst bytes, the strides in bytes from
     one burst's start to the next (GM and L1), on MTE2; bytes between the bursts keep theirs."""

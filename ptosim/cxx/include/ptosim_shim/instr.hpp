@@ -544,12 +544,17 @@ std::string value_targ2()
 // kernel's line (TLOG(x) instead of TLOG(dst, src)).
 } // namespace pto
 namespace ptosim {
+// whether ptosim_enum_type(u) names U as an enum mode (C++17 detection: NPU units build as C++17)
+template <typename U, typename = void>
+struct is_enum_mode : std::false_type {};
+template <typename U>
+struct is_enum_mode<U, std::void_t<decltype(ptosim_enum_type(std::declval<U &>()))>> : std::true_type {};
 template <typename T>
 constexpr bool counts_as_operand()
 {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (::pto::is_event<U>::value) return false;
-    else if constexpr (requires(U u) { ptosim_enum_type(u); }) return false;
+    else if constexpr (is_enum_mode<U>::value) return false;
     else return true;
 }
 template <typename... A>
@@ -560,14 +565,24 @@ constexpr int operand_count()
 } // namespace ptosim
 namespace pto {
 
-// the body of every generic overload: check the operand count, wait on Event operands, record
+// the body of every generic overload: check the operand count, wait on Event operands, record.
+// The count check is one function template per instruction (NAME##_operand_count_check), not a copy
+// in each of the overloads: every C++ unit parses this header, and its size is most of the build
+// time of a small kernel. An error still names the kernel's line ("required from here").
 #define PTOSIM_GENERIC_BODY(NAME, TARGS)                                                                \
     {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+        detail::NAME##_operand_count_check<A...>();                                                     \
         detail::issue(#NAME, PTOSIM_PC, TARGS, args...);                                                \
         return {};                                                                                      \
     }
 #define PTOSIM_GENERIC(NAME)                                                                            \
+    namespace detail {                                                                                  \
+    template <typename... A>                                                                            \
+    constexpr void NAME##_operand_count_check()                                                         \
+    {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+    }                                                                                                   \
+    }                                                                                                   \
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &...args) PTOSIM_GENERIC_BODY(NAME, "")                          \
     template <typename... A>                                                                            \

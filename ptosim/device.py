@@ -74,6 +74,8 @@ class Device:
             spaces = CORE_SPACES[core_kind]
             if self.arch.spec.cube.shared_buffers:  # cpu: every buffer on every core
                 spaces = tuple(dict.fromkeys(CORE_SPACES[VEC] + CORE_SPACES["aic"]))
+            elif self.arch.spec.cube.onchip_cv_paths and (core_kind, launch) == ("aiv", "mix"):
+                spaces = ("UB", "L1")  # 950: its cube core's L1 (shared, ptosim/run.py)
             arch = self._archs[key] = dataclasses.replace(
                 self.arch,
                 buffers=tuple((sp, mem.size_of(sp)) for sp in spaces),

@@ -38,6 +38,9 @@ NARROWING_SAT_OFF = frozenset(
 )
 
 SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag", "wait_flag_dev")
+# the 950 on-chip cube <-> vector instructions: intra-block flags and raw byte copies (no element
+# type; defined by the targets whose CubeRules.onchip_cv_paths is set)
+ONCHIP_CV = ("set_intra_block", "wait_intra_block", "copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf")
 
 # Instructions whose element types are the same on every target (the instruction's own rules).
 COMMON_DTYPES: dict[str, tuple | None] = {
@@ -48,6 +51,7 @@ COMMON_DTYPES: dict[str, tuple | None] = {
     "GetValue": NON_OPAQUE,
     "SetValue": NON_OPAQUE,
     **{name: () for name in SYNC},  # no data
+    **{name: None for name in ONCHIP_CV},  # not defined (a5 defines them)
     "TRESHAPE": ALL,
     "TSUBVIEW": ALL,
     "TROWEXPAND": GATHER_NINE,  # a pure broadcast: any 1/2/4-byte numeric type

@@ -32,7 +32,9 @@ from .l1_copies import (
     acc_store_conv,
     conv_load,
     copy_cbuf_to_gm,
+    copy_gm_to_cbuf_align_v2,
 )
+from .onchip_copies import copy_gm_to_ubuf, onchip_copy
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -50,6 +52,7 @@ ENUM_KEYWORDS = {
     "QuantType": "quant",
     "AccPhase": "phase",
     "ReluPreMode": "relu",
+    "TInsertMode": "mode",
     **{f"{k}Algorithm": "algorithm" for k in _ALGORITHM_ENUMS},
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
@@ -273,8 +276,16 @@ class Dispatcher:
             pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
         elif op == "wait_flag_dev":
             pto.wait_flag_dev(req["flag"])
+        elif op in ("set_intra_block", "wait_intra_block"):
+            getattr(pto, op)(getattr(pto, req["pipe"]), req["id"])
         elif op == "copy_cbuf_to_gm":
             copy_cbuf_to_gm(self, req)
+        elif op == "copy_gm_to_cbuf_align_v2":
+            copy_gm_to_cbuf_align_v2(self, req)
+        elif op == "copy_gm_to_ubuf":
+            copy_gm_to_ubuf(self, req)
+        elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
+            onchip_copy(self, op, req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",

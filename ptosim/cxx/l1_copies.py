@@ -14,6 +14,11 @@ amount to:
 - ``copy_cbuf_to_gm(dst, src, sid, nBurst, lenBurst, srcGap, dstGap)``, the raw L1 -> GM copy
   on MTE3: nBurst bursts of lenBurst 32-byte blocks, srcGap / dstGap blocks between bursts in L1
   / GM: a TSTORE of an ND Mat tile laid over those L1 bytes into an ND view of the GM bytes.
+- ``copy_gm_to_cbuf_align_v2(dst, src, sid, nBurst, lenBurst, leftPad, rightPad, dataSelect,
+  l2CacheCtl, srcStride, dstStride)``, the a5 raw GM -> L1 copy on MTE2: nBurst bursts of lenBurst
+  bytes, burst i from src + i x srcStride to dst + i x dstStride (bytes, start to start: the
+  library's a5 TLOAD into L1 passes the GM row stride and the L1 block-column stride there):
+  a TLOAD of a uint8 ND Mat tile laid over those L1 bytes from a uint8 view of the GM bytes.
 """
 
 from __future__ import annotations
@@ -165,3 +170,37 @@ def _check_gm_end(buf, off: int, n: int, length: int, dst_gap: int) -> None:
         f"{end - buf.nbytes} byte(s) past its end (each burst moves whole 32-byte blocks; "
         f"expected an end <= {buf.nbytes}, given {end}); nothing was written"
     )
+
+
+def copy_gm_to_cbuf_align_v2(dispatcher, req: dict) -> None:
+    """The a5 raw GM -> L1 copy (module docstring)."""
+    what = "copy_gm_to_cbuf_align_v2"
+    buf, off = dispatcher.gm_over(req["gm"], f"{what} src")
+    n, length = req["n_burst"], req["len_burst_bytes"]
+    if req["left_pad"] or req["right_pad"]:
+        raise CxxError(
+            f"{what} with padding counts (left {req['left_pad']}, right {req['right_pad']}): the "
+            "padded form is not modelled (ptosim runs the unpadded copy only)"
+        )
+    if n == 0 or length == 0:
+        return
+    src_stride = req["src_stride_bytes"] if n > 1 else length
+    dst_stride = req["dst_stride_bytes"] if n > 1 else length
+    if src_stride < length or dst_stride < length or dst_stride % BLOCK_BYTES:
+        raise CxxError(
+            f"{what}: {n} bursts of {length} bytes with strides {src_stride} (GM) and "
+            f"{dst_stride} (L1) bytes: ptosim models bursts that do not overlap, the L1 stride a "
+            f"multiple of {BLOCK_BYTES} bytes"
+        )
+    if n == 1 and length % BLOCK_BYTES == 0:  # one run: rows of one 32-byte block each
+        n, length = length // BLOCK_BYTES, BLOCK_BYTES
+        src_stride = dst_stride = BLOCK_BYTES
+    u8 = as_dtype("uint8")
+    for r0 in range(0, n, MAX_ROWS):
+        n_rows = min(MAX_ROWS, n - r0)
+        tile = pto.Tile("Mat", u8, n_rows, -(-dst_stride // BLOCK_BYTES) * BLOCK_BYTES,
+                        valid=(n_rows, length))  # fmt: skip
+        pto.TASSIGN(tile, req["l1"] + r0 * dst_stride)
+        gm = pto.GlobalTensor(buf, shape=(n_rows, length), stride=(src_stride, 1),
+                              offset=off + r0 * src_stride, dtype=u8)  # fmt: skip
+        pto.TLOAD(tile, gm)

@@ -86,6 +86,9 @@ class Instruction:
     nominal_pipe: ClassVar[Pipe] = Pipe.PIPE_S
     reads: ClassVar[tuple[str, ...]] = ()
     writes: ClassVar[tuple[str, ...]] = ()
+    # on-chip memory spaces written through no tile operand (the 950 raw UB <-> L1 copies,
+    # ptosim/isa/cube/onchip.py): the data effects snapshot them too
+    written_spaces: tuple[str, ...] = ()
 
     position: int = -1
     source: str | None = None

@@ -23,6 +23,7 @@ from ..enums import (
     MATRIX_LAYOUTS,
     AtomicType,
     BLayout,
+    CompactMode,
     Layout,
     PadValue,
     Pipe,
@@ -803,8 +804,11 @@ class TMov(Instruction):
         whole fractals). Other shapes are not modelled."""
         d, s = self.dst, self.src
         if kind == "NZ":
-            ok = -(-d.valid_row // 16) * 16 == d.rows
-            want = f"dst valid rows rounding up to 16 * ceil(rows/16) = Rows {d.rows}"
+            ok = nz_block_pitch_rows(d) <= d.rows
+            want = (
+                f"dst valid rows rounding up to 16 * ceil(rows/16) (plus one for a RowPlusOne "
+                f"tile) <= Rows {d.rows}"
+            )
             given = f"valid rows {d.valid_row}"
         else:
             k0 = d.dtype.c0
@@ -817,6 +821,18 @@ class TMov(Instruction):
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
+        pitch = nz_block_pitch_rows(d) if d.geom.layout_name == "NZ" else d.rows
+        if (
+            ctx.spec.dma.tmov_nd_to_fractal and pitch != d.rows
+            and (s.geom.layout_name, d.geom.layout_name) == ("ND", "NZ")
+        ):  # fmt: skip
+            # a5 ND -> NZ packs the column blocks ``pitch`` rows apart whatever the dst's Rows
+            c0 = BLOCK_BYTES // d.dtype.size_bytes
+            r = np.arange(s.valid_row)[:, None]
+            c = np.arange(s.valid_col)[None, :]
+            offs = (c // c0) * pitch * c0 + r * c0 + c % c0
+            ctx.tile_storage(d)[offs] = ctx.tile_read(s)
+            return
         if ctx.spec.dma.tmov is not TMovCopy.UB_BLOCKS:
             values = ctx.tile_read(s)
             if self.relu and ctx.spec.dma.tmov is TMovCopy.ANY_TILES:
@@ -832,6 +848,14 @@ class TMov(Instruction):
         if not d.geom.is_nd:  # same layout: the valid region, through the layout
             rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
         ctx.tile_write(d, ctx.tile_read(s, rows, cols), rows, cols)
+
+
+def nz_block_pitch_rows(d: TileRef) -> int:
+    """The rows between the column blocks an a5 ND -> NZ TMOV writes into ``d``: its valid rows
+    rounded up to 16, plus one for a ``CompactMode::RowPlusOne`` tile (a5 TMov.hpp
+    TMovToVecNd2Nz; the extra row keeps the blocks off one UB bank)."""
+    aligned = -(-d.valid_row // 16) * 16
+    return aligned + (1 if d.geom.compact is CompactMode.RowPlusOne else 0)
 
 
 class TExpandS(Instruction):

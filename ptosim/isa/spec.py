@@ -589,6 +589,10 @@ class CubeRules:
     # TINSERT, the Scaling tile unread (cpu/common.hpp GetVectorPreQuantMode); False: every
     # FP form is the fixpipe's quantisation (not modelled)
     fp_forms_copy_unquantised: bool = False
+    # the cube core and the vector cores of an AI core are tightly coupled (950, reference/
+    # cube_isa.md 1.1): a vector core of a mixed kernel reaches its cube core's L1 (UB -> L1
+    # copies) and the cube core reaches each vector core's UB (L1 -> UB copies)
+    onchip_cv_paths: bool = False
 
 
 @dataclass(frozen=True, eq=False)

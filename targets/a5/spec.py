@@ -22,6 +22,7 @@ from ..spec_common import (
     INTS_124,
     NARROWING_SAT_OFF,
     NON_OPAQUE,
+    ONCHIP_CV,
     SIZED_124,
     bf16,
     e4m3,
@@ -92,6 +93,7 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    **{name: () for name in ONCHIP_CV},  # flags and raw byte copies: no element type
     # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
     "TCOLEXPAND": GATHER_NINE + (i64, u64),
     # TLOAD/TSTORE: fp4 moves as its bytes (columns counted in nibbles, common.hpp GetByteSize)
@@ -358,6 +360,7 @@ SPEC = S.TargetSpec(
         histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
+        onchip_cv_paths=True,  # UB <-> L1 between the cube core and its vector cores
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
         left_any_blayout=False,

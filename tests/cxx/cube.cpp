@@ -271,3 +271,25 @@ extern "C" __global__ AICORE void quant_stores(__gm__ half *a, __gm__ half *b, _
     TMOV(fb, wMat);
     TSTORE_FP<Acc, HGm, Fb>(hGm, acc, fb);
 }
+
+// the a5 raw GM -> L1 copy: 3 bursts of 64 bytes, 96 bytes apart in GM and 128 apart in L1, to
+// L1 byte 0x100 (out unused: the test reads L1); then one 256-byte burst to L1 byte 0x1000
+extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
+{
+    using M = Tile<TileType::Mat, uint8_t, 3, 128, BLayout::RowMajor, 3, 128>;
+    M t, u;
+    TASSIGN(t, 0x100);
+    TASSIGN(u, 0x1000);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)t.data(), src, 0, 3, 64, 0, 0, 0, 0, 96, 128);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
+}
+
+// the a5 MX intrinsics compile (the library's a5 textract test uses them); the run stops at the first
+extern "C" __global__ AICORE void mx_scale_load(__gm__ float *c)
+{
+    using M = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    M t;
+    TASSIGN(t, 0x0);
+    load_cbuf_to_ca_mx(uint64_t(0), static_cast<__cbuf__ void *>(t.data()), 0, 0, 1, 1, 1, 1);
+    mad_mx(c, c, c, 16, 64, 16, false, false, false, true);
+}

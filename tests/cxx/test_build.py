@@ -265,14 +265,15 @@ def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tm
     copy) names the intrinsic like the other undeclared-name errors."""
     src = tmp_path / "k.cpp"
     text = (
-        f"{src}:26:5: error: there are no arguments to \u2018copy_cbuf_to_ubuf\u2019 that depend "
-        "on a template parameter, so a declaration of \u2018copy_cbuf_to_ubuf\u2019 must be "
-        "available [-fpermissive]\n"
+        f"{src}:26:5: error: there are no arguments to \u2018copy_ubuf_to_gm_align_v2\u2019 that "
+        "depend on a template parameter, so a declaration of "
+        "\u2018copy_ubuf_to_gm_align_v2\u2019 must be available [-fpermissive]\n"
     )
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
     assert (
         msg
-        == "k.cpp:26: copy_cbuf_to_ubuf (a raw L1 -> UB copy intrinsic) is not supported by ptosim"
+        == "k.cpp:26: copy_ubuf_to_gm_align_v2 (a raw UB -> GM copy intrinsic) is not supported "
+        "by ptosim"
     )
 
 

@@ -772,4 +772,30 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, 
     return {};
 }
 
+// The library's a5 ND -> NZ move between two Vec tiles, which its tinsert test calls directly with
+// the tiles' data pointers and valid shapes: ptosim lays a tile of each type over its pointer
+// (the destination valid validRow x validCol, the source srcValidRow x validCol) and runs TMOV.
+namespace detail {
+template <typename X>
+X tile_over(typename X::DType *p, uint32_t rows, uint32_t cols)
+{
+    X t = [&] {
+        if constexpr (X::ValidRow == DYNAMIC && X::ValidCol == DYNAMIC) return X(rows, cols);
+        else if constexpr (X::ValidRow == DYNAMIC) return X(rows);
+        else if constexpr (X::ValidCol == DYNAMIC) return X(cols);
+        else return X();
+    }();
+    TASSIGN(t, (uintptr_t)p - ::ptosim::onchip_base());
+    return t;
+}
+} // namespace detail
+template <typename T, typename DstTileData, typename SrcTileData>
+PTOSIM_NOINLINE void TMovToVecNd2Nz(typename DstTileData::TileDType dst, typename SrcTileData::TileDType src,
+                                    uint32_t validRow, uint32_t validCol, uint32_t srcValidRow, unsigned = 0)
+{
+    DstTileData d = detail::tile_over<DstTileData>(dst, validRow, validCol);
+    SrcTileData s = detail::tile_over<SrcTileData>(src, srcValidRow, validCol);
+    TMOV(d, s);
+}
+
 } // namespace pto

@@ -68,6 +68,7 @@ from .errors import (
 from .findings import Finding
 from .isa.cube.aliases import TileAcc, TileLeft, TileMatNZ, TileMatZN, TileRight
 from .isa.cube.fifo import TPipe
+from .isa.cube.onchip import copy_cbuf_to_ubuf, copy_ubuf_to_cbuf
 from .isa.data import TASSIGN, TEXPANDS, TLOAD, TMOV, TSTORE
 from .isa.gather import MGATHER
 from .isa.rowexpand import (
@@ -87,8 +88,10 @@ from .isa.sync import (
     ffts_cross_core_sync,
     pipe_barrier,
     set_flag,
+    set_intra_block,
     wait_flag,
     wait_flag_dev,
+    wait_intra_block,
 )
 from .isa.tscatter import TSCATTER
 from .memory import GmBuffer
@@ -153,6 +156,10 @@ __all__ = [
     "pipe_barrier",
     "ffts_cross_core_sync",
     "wait_flag_dev",
+    "set_intra_block",
+    "wait_intra_block",
+    "copy_ubuf_to_cbuf",
+    "copy_cbuf_to_ubuf",
     "SyncAll",
     "ffts_config",
     "TileType",

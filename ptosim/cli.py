@@ -3,7 +3,8 @@
 Exit codes: 0 success; 1 the command's verdict is negative (``check`` found a finding, a kernel
 file's ``check`` failed, ``run --strict`` had findings, the demo mismatched, a ``sweep`` point
 failed); 2 the kernel or
-the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also usage errors);
+the input is wrong (any PtoSimError: constraint, deadlock, bad device ...; also usage errors),
+or the machine is (no space left on the disk);
 3 internal error (a bug in ptosim: please report it).
 
 Every error is one line on stderr, blamed on the kernel file's line (or the config key) that
@@ -14,6 +15,7 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -502,6 +504,14 @@ def _report(exc: BaseException, show_traceback: bool) -> int:
         text, code = f"the kernel file called sys.exit({exc.code!r})", 2
     elif isinstance(exc, PtoSimError):
         text, code = _one_line(exc), 2
+    elif isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        # the machine, not ptosim: say which file could not be written and what to do about it
+        at = f" writing {exc.filename}" if exc.filename else ""
+        text = (
+            f"no space left on the disk{at}: free some space, or point PTOSIM_CACHE_DIR (C++ "
+            "builds) and TMPDIR (test folders' work files) at a disk with room"
+        )
+        code = 2
     elif where is not None:  # raised by the kernel file (or a library it called): the user's
         text, code = " ".join(f"{type(exc).__name__}: {exc}".split()), 2
     else:

@@ -284,6 +284,9 @@ class CubeTimingConfig(_Strict):
     l0c_to_gm_bytes_per_cycle: float = Field(gt=0)
     l0c_to_l1_bytes_per_cycle: float = Field(gt=0)
     l1_fill_bytes_per_cycle: float = Field(gt=0)
+    # the raw UB <-> L1 copies between a 950 cube core and its vector cores (copy_ubuf_to_cbuf,
+    # copy_cbuf_to_ubuf); None on a device without that path
+    ub_l1_bytes_per_cycle: float | None = Field(default=None, gt=0)
     source: SourceKind
 
 

@@ -25,6 +25,9 @@ FFTS flags (``ffts_cross_core_sync(pipe, mode, flag)`` / ``wait_flag_dev(flag)``
 - mode 2 (mixed launches): a post from the AIC reaches both AIVs of its AI core (broadcast: a
   round of one poster, two receivers); a post from an AIV joins the round of both AIVs, and
   the AIC counts one when both have posted (a wait on the cube needs both vector cores).
+- modes 3, 4, 5 (950 intra-block flags, ptosim/isa/sync.py ``set_intra_block``): point to point
+  within an AI core, one poster and one receiver: the AIC to AIV0 (3) or AIV1 (4), an AIV to
+  the AIC (5).
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ from .errors import KernelError
 LAUNCHES = ("vec", "cube", "mix")
 # core kinds: a vector core of a vector-only launch, the cube core, a vector core of an AI core
 VEC, AIC, AIV = "vec", "aic", "aiv"
+# the pseudo modes of the 950 intra-block flags: AIC -> AIV0, AIC -> AIV1, AIV -> AIC
+# (ptosim/isa/sync.py INTRA_TO_AIV0, INTRA_TO_AIV1, INTRA_TO_AIC)
+INTRA_MODES = (3, 4, 5)
+INTRA_FLAG_BASE = 64  # intra-block ids are keyed from here, apart from the FFTS flags 0..15
+INTRA_SUBCORE_OFFSET = 16  # the library's a5 VEC_CORE_ID_OFFSET: cube id + 16 addresses AIV1
 
 
 def parse_cores(value, what: str = "kernel cores") -> str | None:
@@ -160,8 +168,45 @@ class Topology:
         hand-over (2) on a mixed launch, else every core of the kind (0)."""
         return 2 if self.roles[core].launch == "mix" else 0
 
+    def memory_owner(self, core: int, space: str) -> tuple[str, int]:
+        """(buffer, owning core) of an on-chip access by ``core`` where the cores of an AI
+        core reach each other's buffers (950): the cube core's ``UB@AIVk`` is AIVk's UB, a
+        vector core's ``L1`` its cube core's; any other access is to ``core``'s own buffer."""
+        role = self.roles[core] if 0 <= core < len(self.roles) else None
+        if role is None or role.launch != "mix":
+            return space, core
+        if space.startswith("UB@AIV"):
+            return "UB", self._core(role.block, AIV, int(space[len("UB@AIV") :]))
+        if space == "L1" and role.kind == AIV:
+            return "L1", self._core(role.block, AIC)
+        return space, core
+
+    def intra_missing(self, core: int, flag: int) -> str | None:
+        """Why a 950 ``wait_intra_block`` on ``core`` (its ``flag``: INTRA_FLAG_BASE + id, see
+        ptosim/isa/sync.py) never returns: which core would post it and with which id; None
+        for an FFTS flag."""
+        block_id = flag - INTRA_FLAG_BASE
+        if block_id < 0:
+            return None
+        role = self.roles[core]
+        if role.kind == AIC:
+            sub, sent = divmod(block_id, INTRA_SUBCORE_OFFSET)
+            poster = self._core(role.block, AIV, sub)
+        else:
+            sent = block_id + INTRA_SUBCORE_OFFSET * role.subblock
+            poster = self._core(role.block, AIC)
+        return (
+            f"no set_intra_block(pipe, {sent}) from {self.names([poster], 'core')} reaches "
+            f"{self.names([core], 'core')} as id {block_id} (cube ids 0-15 reach AIV0, 16-31 "
+            "AIV1 as id - 16; AIVk's id reaches the cube as id + 16 k)"
+        )
+
     def _round(self, core: int, mode: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         role = self.roles[core]
+        if mode in INTRA_MODES:  # 950 intra-block: one poster, one receiver
+            if mode == INTRA_MODES[2]:
+                return (core,), (self._core(role.block, AIC),)
+            return (core,), (self._core(role.block, AIV, mode - INTRA_MODES[0]),)
         if mode == 0:
             same = tuple(n for n, r in enumerate(self.roles) if r.kind == role.kind)
             return same, same

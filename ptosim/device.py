@@ -74,6 +74,8 @@ class Device:
             spaces = CORE_SPACES[core_kind]
             if self.arch.spec.cube.shared_buffers:  # cpu: every buffer on every core
                 spaces = tuple(dict.fromkeys(CORE_SPACES[VEC] + CORE_SPACES["aic"]))
+            elif self.arch.spec.cube.onchip_cv_paths and (core_kind, launch) == ("aiv", "mix"):
+                spaces = ("UB", "L1")  # 950: its cube core's L1 (shared, ptosim/run.py)
             arch = self._archs[key] = dataclasses.replace(
                 self.arch,
                 buffers=tuple((sp, mem.size_of(sp)) for sp in spaces),
@@ -111,7 +113,8 @@ class Device:
 
         ``dtype`` converts the values to another element type only when they fit it (integers
         in range, no float overflow; float rounding is allowed); hifloat8 takes uint8 bit
-        patterns. A 0-d array makes a one-element buffer.
+        patterns, a packed 4-bit type (int4b_t, fp4) its uint8 bytes, two elements each, the
+        first in the low nibble. A 0-d array makes a one-element buffer.
 
         Raises:
             KernelError: not a numeric array, or too large for the simulated GM.
@@ -130,6 +133,8 @@ class Device:
         dt = D.dtype(dtype) if dtype is not None else D.dtype(arr.dtype)
         if dt is D.hifloat8 and arr.dtype != np.uint8:
             raise KernelError("hifloat8 data must be given as its uint8 bit patterns")
+        if dt.packed and arr.dtype != np.uint8:
+            raise KernelError(f"{dt.name} data must be given as its uint8 bytes (two per byte)")
         shape = self._reserve("gm_array", arr.shape, dt)
         fill = D.check_values_fit("gm_array", "array", arr, dt)
         return self.gm.allocate(shape, dt, fill=fill)

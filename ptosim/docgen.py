@@ -171,7 +171,8 @@ def family_page(family: str) -> str:
     out.append(
         "Generated from the instruction registry, the targets' behaviour specs, the device "
         "configs and the docstrings. Element types: i8 ... f32, e4m3/e5m2 = float8, "
-        "hif8 = hifloat8, `all` = every type, `-` = the target does not define it.\n"
+        "hif8 = hifloat8, s4 = int4b_t (packed), `all` = every whole-byte type, `-` = the "
+        "target does not define it.\n"
     )
     out.append("| instruction | summary |\n|---|---|")
     for s in members:

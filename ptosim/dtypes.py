@@ -1,7 +1,15 @@
 """Element types: the PTO dtype names mapped onto numpy / ml_dtypes storage.
 
-hifloat8 has no numpy codec: it is an 8-bit storage type moved bit-exactly (the seeds allow no
-arithmetic or atomics on it), stored as uint8 but kept distinct by name.
+hifloat8 is an 8-bit storage type moved bit-exactly, stored as uint8 but kept distinct by name;
+``ptosim/hifloat8.py`` gives its values where an instruction computes with them.
+
+Packed 4-bit types (``PACKED``: int4b_t, float4_e2m1x2_t, float4_e1m2x2_t) have ``bits == 4``:
+two elements share a byte, the first in the low nibble. Their C++ element type is one byte
+(``sizeof(int4b_t) == 1``), so a tile of them is sized like a uint8 tile; where the nibbles sit
+inside those bytes is the target's rule (``ptosim/nibbles.py``, which also holds their values).
+float8_e8m0 (``MX_SCALES``) is the MX block scale, a power of two per byte (ml_dtypes'
+float8_e8m0fnu). These are in no dtype group of ``ALL``: a target lists them by name (``LISTED``)
+for the instructions that handle them.
 """
 
 from __future__ import annotations
@@ -22,14 +30,22 @@ class DType:
     Attributes:
         name: canonical ptosim name (``float32``, ``bfloat16``, ``hifloat8`` ...).
         np: numpy storage dtype.
-        kind: ``int``, ``uint``, ``float`` or ``opaque`` (bits only).
+        kind: ``int``, ``uint``, ``float``, ``opaque`` (bits only), ``int4`` (packed signed
+            4-bit integers) or ``float4`` (packed 4-bit floats).
         cpp: the C++ spelling, used in error messages.
+        bits: the element width when it is below a byte (4: packed two per byte), else 0.
     """
 
     name: str
     np: np.dtype
     kind: str
     cpp: str
+    bits: int = 0
+
+    @property
+    def packed(self) -> bool:
+        """Two elements per byte (``np`` is the byte that holds them)."""
+        return self.bits == 4
 
     @property
     def size_bytes(self) -> int:
@@ -74,6 +90,20 @@ float32 = _d("float32", np.float32, "float", "float")
 float8_e4m3 = _d("float8_e4m3", ml_dtypes.float8_e4m3fn, "float", "float8_e4m3_t")
 float8_e5m2 = _d("float8_e5m2", ml_dtypes.float8_e5m2, "float", "float8_e5m2_t")
 hifloat8 = _d("hifloat8", np.uint8, "opaque", "hifloat8_t")
+# AscendC / pto int4b_t: signed 4-bit integers in [-8, 7], two per byte (pto/common/type.hpp)
+int4 = DType("int4", np.dtype(np.uint8), "int4", "int4b_t", bits=4)
+
+# OCP MX 4-bit floats, two per byte (float4_e2m1x2_t: 1 sign, 2 exponent, 1 mantissa bits;
+# float4_e1m2x2_t: 1, 1, 2; both bias 1, no inf or NaN)
+float4_e2m1 = DType("float4_e2m1", np.dtype(np.uint8), "float4", "float4_e2m1x2_t", bits=4)
+float4_e1m2 = DType("float4_e1m2", np.dtype(np.uint8), "float4", "float4_e1m2x2_t", bits=4)
+# the MX scale: 2^(bits - 127), 0xFF NaN (ml_dtypes float8_e8m0fnu is that format)
+float8_e8m0 = _d("float8_e8m0", ml_dtypes.float8_e8m0fnu, "float", "float8_e8m0_t")
+
+# the packed 4-bit types and the MX scale: handled only where a target lists them
+PACKED: tuple[DType, ...] = (int4, float4_e2m1, float4_e1m2)
+MX_SCALES: tuple[DType, ...] = (float8_e8m0,)
+LISTED: tuple[DType, ...] = PACKED + MX_SCALES
 
 ALL: tuple[DType, ...] = (
     int8,
@@ -118,18 +148,16 @@ _ALIASES = {
     "f8e5m2": float8_e5m2,
     "hifloat8_t": hifloat8,
     "hif8": hifloat8,
+    "s4": int4,
+    "float4_e2m1x2": float4_e2m1,
+    "float4_e1m2x2": float4_e1m2,
+    "fp4_e2m1": float4_e2m1,
+    "fp4_e1m2": float4_e1m2,
+    "float8_e8m0_t": float8_e8m0,
+    "e8m0": float8_e8m0,
 }
-_BY_NAME = {d.name: d for d in ALL} | {d.cpp: d for d in ALL} | _ALIASES
-_BY_NP = {d.np: d for d in ALL if d is not hifloat8}
-
-
-# element types of the reference library that ptosim does not model: a tile of one stops the
-# kernel with one line naming it
-NOT_MODELLED = {
-    "int4b_t": "4-bit integers packed two per byte",
-    "float4_e2m1x2": "4-bit floats e2m1 packed two per byte",
-    "float4_e1m2x2": "4-bit floats e1m2 packed two per byte",
-}
+_BY_NAME = {d.name: d for d in ALL + LISTED} | {d.cpp: d for d in ALL + LISTED} | _ALIASES
+_BY_NP = {d.np: d for d in ALL + MX_SCALES if d is not hifloat8}
 
 
 def dtype(value) -> DType:
@@ -142,10 +170,6 @@ def dtype(value) -> DType:
         return value
     if isinstance(value, str):
         found = _BY_NAME.get(value.strip().lower()) or _BY_NAME.get(value.strip())
-        if found is None and value.strip() in NOT_MODELLED:
-            raise KernelError(
-                f"dtype {value.strip()} ({NOT_MODELLED[value.strip()]}) is not modelled by ptosim"
-            )
         if found is None:
             raise KernelError(
                 f"unknown dtype {value!r}; expected one of {', '.join(d.name for d in ALL)}"
@@ -179,6 +203,8 @@ def value_range(dt: DType) -> str:
     """The values a dtype holds, for messages: ``integers in [-128, 127]`` or ``finite ...``."""
     if dt.kind == "opaque":
         return "bit patterns (integers) in [0, 255]"
+    if dt.packed:
+        return "bytes (two 4-bit fields each, the first low) in [0, 255]"
     if dt.is_int:
         info = np.iinfo(dt.np)
         return f"integers in [{info.min}, {info.max}]"
@@ -216,7 +242,7 @@ def check_scalar_fits(instr, operand: str, value, dt) -> np.generic:
     given = f"{text if len(text) <= 40 else text[:37] + '...'} ({type(value).__name__})"
     if not _is_real_scalar(value):
         _reject(instr, operand, "scalar-numeric", f"a real number for {dt.name}", given)
-    target = uint8 if dt.kind == "opaque" else dt
+    target = uint8 if dt.kind == "opaque" or dt.packed else dt
     if target.is_int:
         if isinstance(value, (int, np.integer)):
             v = int(value)
@@ -248,7 +274,7 @@ def check_values_fit(instr, operand: str, values: np.ndarray, dt) -> np.ndarray:
     overflow)."""
     dt = dtype(dt)
     arr = np.asarray(values)
-    target = uint8 if dt.kind == "opaque" else dt
+    target = uint8 if dt.kind == "opaque" or dt.packed else dt
     src = arr.dtype
     if src == target.np or arr.size == 0 and src in _BY_NP:
         return arr.astype(target.np, copy=False)

@@ -59,6 +59,9 @@ def _value(byte: int) -> float:
     return sign * 2.0**e * (1.0 + m / (1 << man_bits))
 
 
+# the largest finite magnitude (0x6E: D = 4, exponent +15, mantissa 0)
+MAX_FINITE = np.float32(2.0**15)
+
 # all 256 values (float32 holds each exactly: at most 4 significant bits, |e| <= 23)
 TABLE = np.array([_value(b) for b in range(256)], dtype=np.float32)
 

@@ -255,9 +255,10 @@ def cross_set_step(instr, cycles: int) -> Step:
 
 
 def cross_wait_step(instr, cycles: int) -> Step:
-    """wait_flag_dev: the scalar pipe waits for this core's FFTS flag (blocks all issue)."""
+    """wait_flag_dev: the scalar pipe waits for this core's FFTS flag (blocks all issue);
+    wait_intra_block: its own pipe waits (``nominal_pipe``)."""
     return Step(
-        Pipe.PIPE_S, StepKind.CROSS_WAIT, cycles, instr.describe(),
+        instr.nominal_pipe, StepKind.CROSS_WAIT, cycles, instr.describe(),
         flag=("FFTS", None, instr.flag_id), data=False,
     )  # fmt: skip
 

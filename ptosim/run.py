@@ -432,6 +432,26 @@ def _timed_result(
     return result
 
 
+def link_onchip_paths(programs: list[Program], core_mems: list[dict]) -> None:
+    """On a target whose cube core and vector cores are tightly coupled (950,
+    ``CubeRules.onchip_cv_paths``), the cores of one AI core of a mixed launch share buffers: a
+    vector core's ``L1`` is its cube core's, and the cube core names its vector cores' UBs
+    ``UB@AIV0`` / ``UB@AIV1`` (the raw copies of ptosim/isa/cube/onchip.py write them). The
+    checker keys them by the owning core (cores.py ``Topology.memory_owner``)."""
+    aic: dict[int, int] = {}
+    for n, p in enumerate(programs):
+        role = p.core_role
+        if role.launch == "mix" and p.arch.spec.cube.onchip_cv_paths and role.is_cube:
+            aic[role.block] = n
+    for n, p in enumerate(programs):
+        role = p.core_role
+        cube = aic.get(role.block)
+        if cube is None or role.is_cube or role.launch != "mix":
+            continue
+        core_mems[n]["L1"] = core_mems[cube]["L1"]
+        core_mems[cube][f"UB@AIV{role.subblock}"] = core_mems[n]["UB"]
+
+
 def run_blocks(
     programs: list[Program], config: DeviceConfig, gm: GlobalMemory, progress=None
 ) -> RunResult:
@@ -445,13 +465,16 @@ def run_blocks(
     plan = targets.planner(config.target) if config.timing is not None else None
     blocks, ctxs = [], []
     sessions: list[SessionProgram] = []
-    for program in programs:
+    # tracked memories: the data effects snapshot only what an instruction touches
+    core_mems = [
+        {space: TrackedScratchpad(space, size) for space, size in p.arch.buffers} for p in programs
+    ]
+    link_onchip_paths(programs, core_mems)
+    for program, mems in zip(programs, core_mems):
         session = isinstance(program, SessionProgram)
         if not session:
             place_tiles(program, config)
         arch: Arch = program.arch
-        # tracked memories: the data effects snapshot only what an instruction touches
-        mems = {space: TrackedScratchpad(space, size) for space, size in arch.buffers}
         ub, l1 = mems.get("UB"), mems.get("L1")
         ctx = TrackedContext(arch, ub, l1, gm, mems)
         ctx.config = config
@@ -571,4 +594,8 @@ def causes_first(findings: list[Finding], programs, config: DeviceConfig) -> lis
 
 def _sync_options(config: DeviceConfig) -> dict:
     """Keyword options of the happens-before analysis from the device config."""
-    return {"target": config.target, "flag_depth": getattr(config.sync, "flag_depth", None)}
+    return {
+        "target": config.target,
+        "flag_depth": getattr(config.sync, "flag_depth", None),
+        "shared_l1": targets.spec_of(config.target).cube.onchip_cv_paths,
+    }

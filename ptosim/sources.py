@@ -27,7 +27,8 @@ _CONTROL = ("set_flag", "wait_flag", "barrier", "cross_set", "cross_wait")
 # the cube core's cost entries ([timing.cube], targets/a2a3/cube.py): mad, the L1 -> L0 / bias
 # table / fixpipe buffer copies, the fixpipe and the L1 fill
 CUBE_INTRINSICS = ("mad", "load_cbuf_to_", "copy_cbuf_to_bt", "copy_cbuf_to_fbuf",
-                   "copy_matrix_cc_to_", "create_cbuf_")  # fmt: skip
+                   "copy_matrix_cc_to_", "create_cbuf_", "copy_ubuf_to_cbuf",
+                   "copy_cbuf_to_ubuf")  # fmt: skip
 
 
 def event_source(config, event) -> str | None:

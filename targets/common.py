@@ -5,7 +5,15 @@ from __future__ import annotations
 from ptosim.enums import Pipe
 from ptosim.errors import UnsupportedError
 from ptosim.isa.data import TAssign
-from ptosim.isa.sync import FftsCrossCoreSync, PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ptosim.isa.sync import (
+    FftsCrossCoreSync,
+    PipeBarrier,
+    SetFlag,
+    SetIntraBlock,
+    WaitFlag,
+    WaitFlagDev,
+    WaitIntraBlock,
+)
 from ptosim.plan import (
     Deferred,
     Step,
@@ -28,7 +36,9 @@ _NOT_OPERANDS = ("position", "source", "_arch", "_bursts")
 _PLAN_CACHE_SIZE = 4096  # plans per core before the cache starts over
 _SIMT = StepKind.SIMT  # (Enum class attribute lookups are slow)
 # the synchronisation instructions: their plan depends on their plain operands only
-_SYNC_TYPES = frozenset((SetFlag, WaitFlag, PipeBarrier, FftsCrossCoreSync, WaitFlagDev))
+_SYNC_TYPES = frozenset(
+    (SetFlag, WaitFlag, PipeBarrier, FftsCrossCoreSync, WaitFlagDev, SetIntraBlock, WaitIntraBlock)
+)
 
 # The vector intrinsics of each TROWEXPAND* op (EXPDIF = exp(src0 - src1): a sub, then an exp).
 ROWEXPAND_INTRINSICS = {

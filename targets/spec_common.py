@@ -15,6 +15,8 @@ i8, u8, i16, u16, i32, u32, i64, u64 = (
 )  # fmt: skip
 f16, bf16, f32 = D.half, D.bfloat16, D.float32
 e4m3, e5m2, hif8 = D.float8_e4m3, D.float8_e5m2, D.hifloat8
+# listed by name where a target handles them: int4b_t and fp4 (packed), the MX scale e8m0
+s4, fp4_e2m1, fp4_e1m2, e8m0 = D.int4, D.float4_e2m1, D.float4_e1m2, D.float8_e8m0
 
 ALL = D.ALL
 NON_OPAQUE = tuple(d for d in ALL if d.kind != "opaque")  # every type with a numeric encoding
@@ -36,6 +38,9 @@ NARROWING_SAT_OFF = frozenset(
 )
 
 SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag", "wait_flag_dev")
+# the 950 on-chip cube <-> vector instructions: intra-block flags and raw byte copies (no element
+# type; defined by the targets whose CubeRules.onchip_cv_paths is set)
+ONCHIP_CV = ("set_intra_block", "wait_intra_block", "copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf")
 
 # Instructions whose element types are the same on every target (the instruction's own rules).
 COMMON_DTYPES: dict[str, tuple | None] = {
@@ -46,6 +51,7 @@ COMMON_DTYPES: dict[str, tuple | None] = {
     "GetValue": NON_OPAQUE,
     "SetValue": NON_OPAQUE,
     **{name: () for name in SYNC},  # no data
+    **{name: None for name in ONCHIP_CV},  # not defined (a5 defines them)
     "TRESHAPE": ALL,
     "TSUBVIEW": ALL,
     "TROWEXPAND": GATHER_NINE,  # a pure broadcast: any 1/2/4-byte numeric type

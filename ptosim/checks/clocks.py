@@ -219,6 +219,10 @@ class _Core:
                         post_vc, post_xk = self.posts[step.flag].popleft()
                         extra = _maximum(issue_vc, post_vc)
                         extra_xk = merge_knowledge(issue_xk, post_xk)
+                    elif step.kind is _CROSS_WAIT:  # wait_intra_block on its own pipe
+                        extra_xk = merge_knowledge(
+                            issue_xk, self.ffts.take(self.core, step.flag[2])
+                        )
                     self.run(i, pipe, extra, extra_xk)
                     progress = True
             any_progress |= progress

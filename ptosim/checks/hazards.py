@@ -175,15 +175,20 @@ class _Pair:
         return "WAW" if a.writes and b.writes else ("RAW" if a.writes else "WAR")
 
 
-def _sweep(views: list[CoreView]):
+def _sweep(views: list[CoreView], owner_of=None):
     """Yield (kind, a, b, lo, hi) for every conflict the sweep finds: ``"race"`` (same core,
     different pipes, unordered), ``"reorder"`` (same DMA pipe, GM, unordered) and ``"cross"``
     (different cores). ``a`` was swept before ``b``."""
     maps: dict[object, IntervalMap] = {}
     for view in views:
         for b in sorted(view.accesses, key=lambda a: (a.rank, a.writes)):
-            # GM is shared by the cores; UB and L1 are per core
-            imap = maps.setdefault(b.space if b.space == "GM" else (b.space, b.core), IntervalMap())
+            # GM is shared by the cores; UB and L1 are per core (``owner_of``: the core whose
+            # buffer it is, when cores reach each other's)
+            if b.space == "GM":
+                key = "GM"
+            else:
+                key = (b.space, b.core) if owner_of is None else owner_of(b.core, b.space)
+            imap = maps.setdefault(key, IntervalMap())
             mine = (b.core, b.pipe)
             for lo, hi in b.ranges:
                 for s_lo, s_hi, state in imap.cover(lo, hi):
@@ -230,11 +235,14 @@ def analyse(
     complete: bool = True,
     notes: dict | None = None,
     topology: Topology | None = None,
+    shared_l1: bool = False,
 ) -> list[Finding]:
     """Every happens-before finding of a run. ``cores`` holds (core id, issued steps) pairs;
     ``complete`` is False for the partial record of a run that stopped early (no F201 then).
     ``notes``, when given, receives ``id(finding) -> core`` (for checks/causes.py);
-    ``topology``: the launch's cores (ptosim/cores.py; default a vector-only launch)."""
+    ``topology``: the launch's cores (ptosim/cores.py; default a vector-only launch);
+    ``shared_l1``: the vector cores of a mixed launch reach their cube core's L1 and the cube
+    core their UBs (950, ``CubeRules.onchip_cv_paths``): such accesses are keyed by the owner."""
     if topology is None:
         topology = Topology.vector(max((core for core, _ in cores), default=-1) + 1)
     clocks = C.all_clocks(cores, topology)  # together: FFTS flags order steps across cores
@@ -243,7 +251,8 @@ def analyse(
     races: dict[tuple, list[_Pair]] = {}
     reorders: dict[tuple, _Pair] = {}
     crosses: dict[tuple, _Pair] = {}
-    for kind, a, b, lo, hi in _sweep(views):
+    owner_of = topology.memory_owner if shared_l1 else None
+    for kind, a, b, lo, hi in _sweep(views, owner_of):
         first, second = (a, b) if a.instr.position <= b.instr.position else (b, a)
         if kind == "cross":
             first, second = (a, b) if a.core < b.core else (b, a)
@@ -496,11 +505,20 @@ def _cross_finding(p: _Pair, topology: Topology) -> Finding:
             ),  # fmt: skip
             (a.instr.position, b.instr.position),
         )
+    if a.space == "GM":
+        where, fix = str(Region("GM", p.lo, p.hi)), _cross_fix(p, topology)
+    else:  # 950: one core's buffer, reached by another core of its AI core
+        base, owner = topology.memory_owner(a.core, a.space)
+        where = f"{Region(base, p.lo, p.hi)} of {topology.names([owner], 'core')}"
+        fix = (
+            "fix: an intra-block flag: set_intra_block(pipe, id) after the access that must go "
+            "first and wait_intra_block(pipe, id) before the other (a cube core's id + 16 "
+            "reaches AIV1; AIVk's id reaches the cube core as id + 16 k)"
+        )
     return CROSS_CORE.make(
         "cross-core-race",
-        f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch "
-        f"{Region('GM', p.lo, p.hi)} and one of them writes it (not as a hardware atomic), and "
-        "no cross-core flag orders them: " + _cross_fix(p, topology),
+        f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch {where} and one of "
+        "them writes it (not as a hardware atomic), and no cross-core flag orders them: " + fix,
         (a.instr.position, b.instr.position),
     )
 

@@ -29,17 +29,9 @@ _REQUESTED = ("required from here", "requested here")
 # pto-isa API (inventory of the vendor kernels) that ptosim's headers deliberately do not declare:
 # a kernel using it gets one line naming it, not a cascade of compiler errors
 UNSUPPORTED_API = {
-    "copy_cbuf_to_ubuf": "a raw L1 -> UB copy intrinsic",
     "create_cbuf_matrix": "a raw cube-buffer intrinsic",
     "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",
     # the library's a5 textract / tinsert tests
-    "copy_gm_to_cbuf_align_v2": "a raw GM -> L1 copy intrinsic",
-    "copy_gm_to_ubuf": "a raw GM -> UB copy intrinsic",
-    "copy_ubuf_to_cbuf": "a raw UB -> L1 copy intrinsic",
-    "load_cbuf_to_ca_mx": "a raw L1 -> L0A load intrinsic of MX data",
-    "load_cbuf_to_cb_mx": "a raw L1 -> L0B load intrinsic of MX data",
-    "mad_mx": "the raw MX matrix-multiply intrinsic",
-    "set_intra_block": "a raw intra-block flag intrinsic",
     # the library's a5 tpushpop_* tests: the 950 FIFO's GM-ring direction and fixpipe push
     "DIR_C2V_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",
     "DIR_V2C_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",

@@ -32,7 +32,9 @@ from .l1_copies import (
     acc_store_conv,
     conv_load,
     copy_cbuf_to_gm,
+    copy_gm_to_cbuf_align_v2,
 )
+from .onchip_copies import copy_gm_to_ubuf, onchip_copy
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -50,6 +52,7 @@ ENUM_KEYWORDS = {
     "QuantType": "quant",
     "AccPhase": "phase",
     "ReluPreMode": "relu",
+    "TInsertMode": "mode",
     **{f"{k}Algorithm": "algorithm" for k in _ALGORITHM_ENUMS},
 }
 _ENUM_PARAMS = frozenset(ENUM_KEYWORDS.values())
@@ -273,8 +276,16 @@ class Dispatcher:
             pto.ffts_cross_core_sync(getattr(pto, req["pipe"]), req["config"])
         elif op == "wait_flag_dev":
             pto.wait_flag_dev(req["flag"])
+        elif op in ("set_intra_block", "wait_intra_block"):
+            getattr(pto, op)(getattr(pto, req["pipe"]), req["id"])
         elif op == "copy_cbuf_to_gm":
             copy_cbuf_to_gm(self, req)
+        elif op == "copy_gm_to_cbuf_align_v2":
+            copy_gm_to_cbuf_align_v2(self, req)
+        elif op == "copy_gm_to_ubuf":
+            copy_gm_to_ubuf(self, req)
+        elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
+            onchip_copy(self, op, req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",
@@ -389,6 +400,12 @@ class Dispatcher:
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
             require_fifo_target()  # before the GM ring: the 950's FIFO has none
+            if not req["gm"]:
+                raise CxxError(
+                    "TPipe with a null GM slot buffer (a FIFO through the consumer's local "
+                    "buffer only, as the CPU simulator runs it) is not supported by ptosim: its "
+                    "FIFO is a GM ring (give the TPipe a GM buffer of slot_num * slot_size bytes)"
+                )
             buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,

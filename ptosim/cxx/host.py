@@ -31,6 +31,7 @@ from ..program import Kernel
 from . import build as _build
 from .dispatch import Dispatcher, _located
 from .hostmem import GM_WRITERS, HostMemory  # GM_WRITERS: a raw host read of GM waits for them
+from .kept_tiles import KeptTiles
 from .kernel import _CALLBACK, _fault_error, _Loaded
 from .raw import ONCHIP_SPAN_BYTES, PAGE_BYTES, element_writes, parse_log
 
@@ -61,6 +62,12 @@ class Host:
         # a plain-called kernel's raw tile reads: its requests so far simulated once, the
         # on-chip memories after them (raw writes since applied), for len(implicit) requests
         self._seen: tuple[int, dict, Dispatcher] | None = None
+        # the last flushed run and its Dispatcher: what a read of tile storage right after a
+        # flush sees (a plain-called kernel copying a loaded tile into GM element by element:
+        # its first GM write flushes the calls before it)
+        self._flushed: tuple | None = None
+        # cpu: the storage of the tiles the plain calls used, as the last run left it
+        self.kept = KeptTiles() if dev.target == "cpu" else None
 
     # -- a kernel called as a plain function writing tile storage (tile.data()[i] = v,
     # std::fill): kept with its other requests as the SetValues of the elements it wrote (the
@@ -105,7 +112,10 @@ class Host:
         served from the on-chip memory of the addressed tile. The read itself is not an
         instruction: the plain call is replayed as one run at the next runtime call."""
         if self._seen is None or self._seen[0] != len(self.implicit):
-            res, disp = self._simulate(list(self.implicit))
+            if not self.implicit and self._flushed is not None:
+                res, disp = self._flushed  # the memories as the last run left them
+            else:
+                res, disp = self._simulate(list(self.implicit))
             mems = {k: m.data.copy() for k, m in res.blocks[0].buffers.items()}
             self._seen = (len(self.implicit), mems, disp)
         _, mems, disp = self._seen
@@ -205,6 +215,8 @@ class Host:
             elif req["op"] == "launch" or req["op"].startswith("acl."):
                 self.flush()
                 self.host(req, out)
+            elif req["op"] == "__unsupported__":  # at once: host threads may follow it
+                raise CxxError(f"{req['what']} is not supported by ptosim")
             elif req["op"].endswith("GetValue"):  # (a SetValue is kept like an instruction)
                 raise CxxError(
                     "scalar read in a kernel called without <<<...>>>: its data is only known "
@@ -274,7 +286,11 @@ class Host:
         reqs, self.implicit = self.implicit, []
         self._seen = None
         if reqs:
-            self.runs.append(self._simulate(reqs)[0])
+            res, disp = self._simulate(reqs)
+            self.runs.append(res)
+            self._flushed = (res, disp)
+            if self.kept is not None:
+                self.kept.save(disp.tiles, res.blocks[0].buffers)
 
     def _onchip(self, addr: int) -> bool:
         return 0 <= addr - self.loaded.onchip_base < ONCHIP_SPAN_BYTES
@@ -288,6 +304,8 @@ class Host:
             rec = _program.current()
             disp = Dispatcher(host.loaded, rec, list(host.dev.gm.buffers))
             disps.append(disp)
+            if host.kept is not None:
+                host.kept.restore(reqs, disp)
             for req, site in reqs:
                 rec.source = site
                 try:

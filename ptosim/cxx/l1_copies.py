@@ -14,6 +14,11 @@ amount to:
 - ``copy_cbuf_to_gm(dst, src, sid, nBurst, lenBurst, srcGap, dstGap)``, the raw L1 -> GM copy
   on MTE3: nBurst bursts of lenBurst 32-byte blocks, srcGap / dstGap blocks between bursts in L1
   / GM: a TSTORE of an ND Mat tile laid over those L1 bytes into an ND view of the GM bytes.
+- ``copy_gm_to_cbuf_align_v2(dst, src, sid, nBurst, lenBurst, leftPad, rightPad, dataSelect,
+  l2CacheCtl, srcStride, dstStride)``, the a5 raw GM -> L1 copy on MTE2: nBurst bursts of lenBurst
+  bytes, burst i from src + i x srcStride to dst + i x dstStride (bytes, start to start: the
+  library's a5 TLOAD into L1 passes the GM row stride and the L1 block-column stride there):
+  a TLOAD of a uint8 ND Mat tile laid over those L1 bytes from a uint8 view of the GM bytes.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import math
 
 from .. import api as pto
 from ..dtypes import dtype as as_dtype
-from ..errors import CxxError
+from ..errors import CxxError, OutOfBoundsError
 
 CONV_LAYOUTS = ("NC1HWC0", "FRACTAL_Z", "NDC1HWC0")
 ACC_STORE_CONV_LAYOUTS = ("NC1HWC0", "NDC1HWC0")
@@ -137,6 +142,7 @@ def copy_cbuf_to_gm(dispatcher, req: dict) -> None:
     src_gap, dst_gap = req["src_gap"], req["dst_gap"]
     if n == 0 or length == 0:
         return
+    _check_gm_end(buf, off, n, length, dst_gap)
     if src_gap == 0 and dst_gap == 0:  # one contiguous run: rows of one block each
         rows, cols, tile_cols, gm_stride = n * length, block, block, block
     else:
@@ -149,3 +155,52 @@ def copy_cbuf_to_gm(dispatcher, req: dict) -> None:
         gm = pto.GlobalTensor(buf, shape=(n_rows, cols), stride=(gm_stride, 1),
                               offset=off // size + r0 * gm_stride, dtype=dt)  # fmt: skip
         pto.TSTORE(gm, tile)
+
+
+def _check_gm_end(buf, off: int, n: int, length: int, dst_gap: int) -> None:
+    """A copy whose last 32-byte block runs past the GM allocation stops before writing: the
+    copy moves whole blocks, so a burst rounded up past the end of a buffer would overwrite
+    the memory after it (the same rule as every GM write, PTO202)."""
+    end = off + ((n - 1) * (length + dst_gap) + length) * BLOCK_BYTES
+    if end <= buf.nbytes:
+        return
+    raise OutOfBoundsError(
+        f"copy_cbuf_to_gm(nBurst {n}, lenBurst {length}, dstGap {dst_gap}) writes GM bytes "
+        f"[{off}, {end}) of buffer #{buf.buffer_id}, whose allocation is {buf.nbytes} bytes: "
+        f"{end - buf.nbytes} byte(s) past its end (each burst moves whole 32-byte blocks; "
+        f"expected an end <= {buf.nbytes}, given {end}); nothing was written"
+    )
+
+
+def copy_gm_to_cbuf_align_v2(dispatcher, req: dict) -> None:
+    """The a5 raw GM -> L1 copy (module docstring)."""
+    what = "copy_gm_to_cbuf_align_v2"
+    buf, off = dispatcher.gm_over(req["gm"], f"{what} src")
+    n, length = req["n_burst"], req["len_burst_bytes"]
+    if req["left_pad"] or req["right_pad"]:
+        raise CxxError(
+            f"{what} with padding counts (left {req['left_pad']}, right {req['right_pad']}): the "
+            "padded form is not modelled (ptosim runs the unpadded copy only)"
+        )
+    if n == 0 or length == 0:
+        return
+    src_stride = req["src_stride_bytes"] if n > 1 else length
+    dst_stride = req["dst_stride_bytes"] if n > 1 else length
+    if src_stride < length or dst_stride < length or dst_stride % BLOCK_BYTES:
+        raise CxxError(
+            f"{what}: {n} bursts of {length} bytes with strides {src_stride} (GM) and "
+            f"{dst_stride} (L1) bytes: ptosim models bursts that do not overlap, the L1 stride a "
+            f"multiple of {BLOCK_BYTES} bytes"
+        )
+    if n == 1 and length % BLOCK_BYTES == 0:  # one run: rows of one 32-byte block each
+        n, length = length // BLOCK_BYTES, BLOCK_BYTES
+        src_stride = dst_stride = BLOCK_BYTES
+    u8 = as_dtype("uint8")
+    for r0 in range(0, n, MAX_ROWS):
+        n_rows = min(MAX_ROWS, n - r0)
+        tile = pto.Tile("Mat", u8, n_rows, -(-dst_stride // BLOCK_BYTES) * BLOCK_BYTES,
+                        valid=(n_rows, length))  # fmt: skip
+        pto.TASSIGN(tile, req["l1"] + r0 * dst_stride)
+        gm = pto.GlobalTensor(buf, shape=(n_rows, length), stride=(src_stride, 1),
+                              offset=off + r0 * src_stride, dtype=u8)  # fmt: skip
+        pto.TLOAD(tile, gm)

@@ -457,7 +457,7 @@ class CoreEngine:
         """wait_flag_dev: block until a round of the core's FFTS flag completed."""
         flag = step.flag[2]
         t0 = self.env.now
-        ps.blocked = f"wait_flag_dev(flag {flag})"
+        ps.blocked = step.label  # wait_flag_dev(flag N) or wait_intra_block(PIPE, id)
         ps.blocked_instr = state.instr
         ps.blocked_key = step.flag
         ps.blocked_since = t0
@@ -539,7 +539,7 @@ class CoreEngine:
                 i = ps.blocked_instr
                 where = f"{i.label} ({i.source})" if i is not None else "?"
                 extra = ""
-                if ps.blocked.startswith("wait_flag_dev"):
+                if ps.blocked.startswith(("wait_flag_dev", "wait_intra_block")):
                     extra = ": " + self.ffts.missing(self.core, ps.blocked_key[2])
                 elif ps.blocked.startswith("wait_flag"):
                     extra = (

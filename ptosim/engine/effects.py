@@ -162,6 +162,11 @@ def _written_arrays(instr: Instruction, ctx: ExecContext) -> list[np.ndarray]:
         if id(arr) not in seen:
             seen.add(id(arr))
             arrays.append(arr)
+    for space in instr.written_spaces:  # raw copies into another core's buffer
+        arr = ctx.buffers[space].data
+        if id(arr) not in seen:
+            seen.add(id(arr))
+            arrays.append(arr)
     return arrays
 
 

@@ -78,6 +78,9 @@ class Ffts:
             )
         if partial:
             return "; ".join(partial)
+        intra = self.topology.intra_missing(core, flag)
+        if intra is not None:
+            return intra
         mode = self.topology.likely_mode(core)
         posters = self.topology.posters_to(core, mode)
         return (

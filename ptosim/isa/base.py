@@ -86,6 +86,9 @@ class Instruction:
     nominal_pipe: ClassVar[Pipe] = Pipe.PIPE_S
     reads: ClassVar[tuple[str, ...]] = ()
     writes: ClassVar[tuple[str, ...]] = ()
+    # on-chip memory spaces written through no tile operand (the 950 raw UB <-> L1 copies,
+    # ptosim/isa/cube/onchip.py): the data effects snapshot them too
+    written_spaces: tuple[str, ...] = ()
 
     position: int = -1
     source: str | None = None
@@ -382,8 +385,10 @@ class ExecContext:
         lo, hi = int(offsets.min()), int(offsets.max())
         if lo < 0 or (hi >= limit and not read):
             bad = lo if lo < 0 else hi
+            instr = self.instr
+            where = f" ({instr.source})" if instr is not None and instr.source else ""
             raise OutOfBoundsError(
-                f"{self.instr.label if self.instr else ''}: operand '{operand}' would access "
+                f"{instr.label if instr else ''}{where}: operand '{operand}' would access "
                 f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
             )
         if hi >= limit:

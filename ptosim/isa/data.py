@@ -22,11 +22,14 @@ from .. import dtypes as D
 from ..enums import (
     MATRIX_LAYOUTS,
     AtomicType,
+    BLayout,
+    CompactMode,
     Layout,
     PadValue,
     Pipe,
     ReluPreMode,
     ScatterAtomicOp,
+    SLayout,
     TileType,
 )
 from ..errors import KernelError, MemoryLayoutError
@@ -41,7 +44,15 @@ from .base import Arch, ExecContext, Instruction
 from .cube.geometry import stored
 from .cube.instructions import cube_load, cube_move, cube_store
 from .registry import instruction
-from .spec import CubeAddressing, DmaRules, DmaTransfer, GmBurstPitch, TMovCopy, UbBurstPitch
+from .spec import (
+    CubeAddressing,
+    DmaRules,
+    DmaTransfer,
+    GmBurstPitch,
+    Nibbles,
+    TMovCopy,
+    UbBurstPitch,
+)
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -81,6 +92,18 @@ class Bursts:
 
     def pad_offsets(self) -> np.ndarray:
         return (self.tile_start[:, None] + self.length + np.arange(self.pad)).reshape(-1)
+
+
+def mat_vector_load(rules: DmaRules, tile: TileRef, gm: GmRef) -> bool:
+    """Whether a TLOAD of ``gm`` into ``tile`` is the a2a3 "vector input" load: a one-row ND
+    (one-column DN) Mat tile is loaded as one ND2NZ row (column) of the GlobalTensor's shape4
+    (shape3) elements, whatever validCol (validRow), and like every a2a3 ND2NZ it zero-fills
+    the rest of the C0 block the row ends in (D19; tload_common.hpp TLoadGm2L1VectorInND /
+    TLoadGm2L1VectorInDn). The library's tmov_acc2mat test loads 64 quant words into a
+    Mat tile of validCol 61 and its fixpipe then reads all 64."""
+    if not rules.mat_vector_load_moves_view or tile.loc is not TileType.Mat:
+        return False
+    return tile.rows == 1 if gm.layout is Layout.ND else gm.layout is Layout.DN and tile.cols == 1
 
 
 def _ub_burst_pitch(rules: DmaRules, tile: TileRef, gm: GmRef, length: int) -> int:
@@ -130,6 +153,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
         n_burst, length, inner, stride_in, chunk = s4, vr, s3, st[4], s4 * tile.rows
     else:
         n_burst, length, inner, stride_in, chunk = s3, vc, s4, st[3], s3 * tile.cols
+    vector_row = load and mat_vector_load(rules, tile, gm)
+    if vector_row:  # one ND2NZ row (column) of the view's length, whatever the valid shape
+        length = inner
     # BURST_PLUS_GAP: GM advances lenBurst + gmGap = length + stride - inner elements (D7)
     pitch = stride_in if stride_pitch else length + stride_in - inner
     ub_pitch = _ub_burst_pitch(rules, tile, gm, length)
@@ -142,9 +168,9 @@ def dma_bursts(rules: DmaRules, tile: TileRef, gm: GmRef, *, load: bool) -> Burs
     gm_start = gm.offset + i * st[0] + j * st[1] + k * st[2] + q * pitch
     tile_start = block * chunk + q * ub_pitch
     pad = 0
-    if load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null):
+    if vector_row or (load and not (isinstance(tile.pad, PadValue) and tile.pad is PadValue.Null)):
         tile_dim = tile.rows if gm.layout is Layout.DN else tile.cols
-        pad = min((-length) % c0, tile_dim - length)
+        pad = max(0, min((-length) % c0, tile_dim - length))
     return Bursts(gm_start.reshape(-1), tile_start.reshape(-1), length, pad)
 
 
@@ -244,6 +270,22 @@ def _inner_stride_rules(gm: GmRef) -> list[tuple[str, int]]:
     return out + ([("stride[2]", s3 * s4)] if s2 > 1 else [])
 
 
+def _cpu_load_flat(t: TileRef, g: GmRef) -> bool:
+    """Whether a cpu TLOAD of an ND or DN GlobalTensor has one of the two valid shapes the CPU
+    simulator's load check accepts whatever the GlobalTensor's layout (cpu/TLoad.hpp
+    CheckTileData): a row-major tile whose validRow is the product of shape[0..3] and validCol
+    shape[4], or a column-major one whose validCol is the product of shape[0..2] and shape[4]
+    and validRow shape[3]. The elements then move through the layout's own (r, c) -> offset
+    map (``GmGeom.offsets``), which runs past shape[3] (DN rows) or shape[4] (ND columns)."""
+    if g.layout not in (Layout.ND, Layout.DN):
+        return False
+    s0, s1, s2, s3, s4 = g.shape
+    vr, vc = t.valid
+    if t.geom.is_row_major:
+        return (vr, vc) == (s0 * s1 * s2 * s3, s4)
+    return (vr, vc) == (s3, s0 * s1 * s2 * s4)
+
+
 class _Transfer(Instruction):
     """Shared checks of TLOAD and TSTORE (tile <-> GlobalTensor).
 
@@ -311,6 +353,12 @@ class _Transfer(Instruction):
                 f"TileType::{t.loc.name}",
             )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
+        self.require(  # a packed transfer that moves as bytes was rewritten (byte_views)
+            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile of an even extent along "
+            "its GlobalTensor's contiguous dimension, strides and offset even (it moves as bytes)",
+            f"{t.geom.layout_name} tile of {t.cols} cols, GM stride {list(g.stride)} offset "
+            f"{g.offset}",
+        )  # fmt: skip
         self.require(
             t.dtype is g.dtype,
             "gm",
@@ -381,6 +429,12 @@ class _Transfer(Instruction):
 
     def _check_valid_shape(self, dma: DmaRules) -> None:
         g = self.dma_gm(dma)
+        if (
+            self.is_load
+            and dma.transfer is DmaTransfer.EXACT_ELEMENTS
+            and _cpu_load_flat(self.tile, g)
+        ):
+            return
         burst, count = self._dims(dma)
         nz = g.layout is Layout.NZ
         # cpu asserts both dims; a5 and NZ need the burst count; a2a3 ND/DN need neither.
@@ -486,7 +540,8 @@ class _Transfer(Instruction):
             return
         (dim, v, _), (cdim, cv, cview) = self._dims(dma)
         inner = g.shape[3] if g.layout is Layout.DN else g.shape[4]
-        if v != inner:
+        # a vector-input load moves the view's row whatever validCol: no pitch to report
+        if v != inner and not (self.is_load and mat_vector_load(dma, self.tile, g)):
             stride_in = g.stride[4] if g.layout is Layout.DN else g.stride[3]
             ctx.finding(
                 GM_PITCH,
@@ -556,7 +611,8 @@ class TLoad(_Transfer):
         if ctx.spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS:  # D8: the whole tile first
             store[:] = pad_scalar(self.tile, null_as_zero=True)
         elif pad is not None:  # NPUs pad each row up to its 32-byte boundary only
-            store[pad] = pad_scalar(self.tile, null_as_zero=True)
+            zero = mat_vector_load(ctx.spec.dma, self.tile, self.gm)  # an ND2NZ zero-fills
+            store[pad] = 0 if zero else pad_scalar(self.tile, null_as_zero=True)
         store[tile_offs] = values
 
 
@@ -749,8 +805,11 @@ class TMov(Instruction):
         whole fractals). Other shapes are not modelled."""
         d, s = self.dst, self.src
         if kind == "NZ":
-            ok = -(-d.valid_row // 16) * 16 == d.rows
-            want = f"dst valid rows rounding up to 16 * ceil(rows/16) = Rows {d.rows}"
+            ok = nz_block_pitch_rows(d) <= d.rows
+            want = (
+                f"dst valid rows rounding up to 16 * ceil(rows/16) (plus one for a RowPlusOne "
+                f"tile) <= Rows {d.rows}"
+            )
             given = f"valid rows {d.valid_row}"
         else:
             k0 = d.dtype.c0
@@ -763,6 +822,18 @@ class TMov(Instruction):
 
     def execute(self, ctx: ExecContext) -> None:
         d, s = self.dst, self.src
+        pitch = nz_block_pitch_rows(d) if d.geom.layout_name == "NZ" else d.rows
+        if (
+            ctx.spec.dma.tmov_nd_to_fractal and pitch != d.rows
+            and (s.geom.layout_name, d.geom.layout_name) == ("ND", "NZ")
+        ):  # fmt: skip
+            # a5 ND -> NZ packs the column blocks ``pitch`` rows apart whatever the dst's Rows
+            c0 = BLOCK_BYTES // d.dtype.size_bytes
+            r = np.arange(s.valid_row)[:, None]
+            c = np.arange(s.valid_col)[None, :]
+            offs = (c // c0) * pitch * c0 + r * c0 + c % c0
+            ctx.tile_storage(d)[offs] = ctx.tile_read(s)
+            return
         if ctx.spec.dma.tmov is not TMovCopy.UB_BLOCKS:
             values = ctx.tile_read(s)
             if self.relu and ctx.spec.dma.tmov is TMovCopy.ANY_TILES:
@@ -778,6 +849,14 @@ class TMov(Instruction):
         if not d.geom.is_nd:  # same layout: the valid region, through the layout
             rows, cols = min(d.valid_row, s.valid_row), min(d.valid_col, s.valid_col)
         ctx.tile_write(d, ctx.tile_read(s, rows, cols), rows, cols)
+
+
+def nz_block_pitch_rows(d: TileRef) -> int:
+    """The rows between the column blocks an a5 ND -> NZ TMOV writes into ``d``: its valid rows
+    rounded up to 16, plus one for a ``CompactMode::RowPlusOne`` tile (a5 TMov.hpp
+    TMovToVecNd2Nz; the extra row keeps the blocks off one UB bank)."""
+    aligned = -(-d.valid_row // 16) * 16
+    return aligned + (1 if d.geom.compact is CompactMode.RowPlusOne else 0)
 
 
 class TExpandS(Instruction):
@@ -804,6 +883,51 @@ class TExpandS(Instruction):
 
 
 # -- the kernel-facing API ------------------------------------------------------------------
+def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
+    """A transfer of a packed 4-bit tile as the target moves it: where its nibbles are
+    ``UNPACKED``, uint8 views of the same shape; where they are ``FLAT`` (ptosim/nibbles.py),
+    uint8 views with the contiguous dimension halved (rounded up) and every other stride and
+    the offset in bytes (npu/a5 common.hpp GetByteSize halves them): an ND or NZ tile halves
+    its columns (GM dimension 4), a DN tile its rows (GM dimension 3). Anything else is
+    returned as given (the transfer's validation refuses a packed tile, rule
+    ``packed-bytes``)."""
+    if not t.dtype.packed:
+        return t, g
+    rule = current().program.arch.spec.layout.nibbles.get(t.dtype)
+    if rule is Nibbles.UNPACKED:  # one element per byte: a byte transfer of the same shape
+        u8 = D.uint8
+        return replace(t, geom=replace(t.geom, dtype=u8)), replace(g, dtype=u8)
+    if rule is not Nibbles.FLAT:
+        return t, g
+    # the tile's contiguous axis and the GM dimension it walks: the columns and dimension 4
+    # for an ND or NZ tile (also for a DN view on cpu, whose exact element copy pairs any
+    # layouts), the rows and dimension 3 for a DN (ColMajor) tile
+    tg = t.geom
+    if tg.is_nd or tg.is_nz:
+        inner, halved = 4, t.cols
+    elif tg.blayout is BLayout.ColMajor and tg.slayout is SLayout.NoneBox:
+        inner, halved = 3, t.rows
+    else:
+        return t, g
+    outer = [(n, st) for k, (n, st) in enumerate(zip(g.shape, g.stride)) if k != inner]
+    odd = any(n > 1 and st % 2 for n, st in outer) or g.offset % 2 or halved % 2
+    if odd or g.stride[inner] != 1:
+        return t, g
+    u8 = D.uint8
+    if inner == 3:
+        geom = replace(t.geom, dtype=u8, rows=t.rows // 2)
+        tile = replace(t, geom=geom, valid_row=(t.valid_row + 1) // 2)
+    else:
+        geom = replace(t.geom, dtype=u8, cols=t.cols // 2)
+        tile = replace(t, geom=geom, valid_col=(t.valid_col + 1) // 2)
+    shape = list(g.shape)
+    shape[inner] = (shape[inner] + 1) // 2
+    stride = [st // 2 if n > 1 else 1 for n, st in zip(g.shape, g.stride)]
+    stride[inner] = 1
+    gm = GmRef(g.buffer, u8, GmGeom(tuple(shape), tuple(stride), g.layout), g.offset // 2)
+    return tile, gm
+
+
 def _tile(value, what: str) -> TileRef:
     if not isinstance(value, Tile):
         raise KernelError(f"{what} must be a pto.Tile, got {type(value).__name__}")
@@ -856,7 +980,7 @@ def TLOAD(tile: Tile, gm: GlobalTensor) -> None:
     the ND -> NZ and DN -> ZN conversions (docs/guide-cube.md)."""
     if cube_load(tile, gm):
         return
-    emit(TLoad(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm")))
+    emit(TLoad(*byte_views(_tile(tile, "TLOAD tile"), _gm(gm, "TLOAD gm"))))
 
 
 @instruction(
@@ -887,7 +1011,8 @@ def TSTORE(
         loc = tile.ref().loc.name if isinstance(tile, Tile) else type(tile).__name__
         raise KernelError(f"TSTORE {what}: a fixpipe form, it stores an Acc tile, not a {loc} tile")
     mode = AtomicType.parse(atomic, "TSTORE atomic")
-    emit(TStore(_gm(gm, "TSTORE gm"), _tile(tile, "TSTORE tile"), mode))
+    t, g = byte_views(_tile(tile, "TSTORE tile"), _gm(gm, "TSTORE gm"))
+    emit(TStore(g, t, mode))
 
 
 @instruction(

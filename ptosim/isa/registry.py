@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..dtypes import ALL
+from ..dtypes import ALL, LISTED
 from .spec import TargetSpec
 
 # Families in the order tables list them.
@@ -114,14 +114,17 @@ _SHORT = {
     "int8": "i8", "uint8": "u8", "int16": "i16", "uint16": "u16", "int32": "i32",
     "uint32": "u32", "int64": "i64", "uint64": "u64", "half": "f16", "bfloat16": "bf16",
     "float32": "f32", "float8_e4m3": "e4m3", "float8_e5m2": "e5m2", "hifloat8": "hif8",
+    "int4": "s4", "float4_e2m1": "e2m1", "float4_e1m2": "e1m2", "float8_e8m0": "e8m0",
 }  # fmt: skip
 
 
 def dtype_list(dts) -> str:
     """A short, canonical spelling of a dtype set for tables (``all`` for every dtype)."""
-    if set(dts) == set(ALL):
-        return "all"
-    return " ".join(_SHORT[d.name] for d in ALL if d in set(dts))
+    have = set(dts)
+    listed = [_SHORT[d.name] for d in LISTED if d in have]
+    if set(ALL) <= have:
+        return " ".join(["all", *listed])
+    return " ".join([_SHORT[d.name] for d in ALL if d in have] + listed)
 
 
 def dtype_cell(name: str, target: TargetSpec) -> str:
@@ -137,8 +140,8 @@ def dtype_cell(name: str, target: TargetSpec) -> str:
 
 def markdown_table(targets: Sequence[TargetSpec]) -> str:
     """The instruction x target table: the dtypes each target accepts (short names: i8 ... f32,
-    e4m3/e5m2 = float8, hif8 = hifloat8; ``all`` = every dtype; ``-`` = not defined there), one
-    column per target spec (headed by its devices)."""
+    e4m3/e5m2 = float8, hif8 = hifloat8, s4 = int4b_t; ``all`` = every whole-byte dtype; ``-`` =
+    not defined there), one column per target spec (headed by its devices)."""
     heads = " | ".join(", ".join(t.devices) for t in targets)
     lines = [f"| instruction | family | {heads} |", "|---|---|" + "---|" * len(targets)]
     for s in specs():

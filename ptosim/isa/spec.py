@@ -306,6 +306,14 @@ class ExtractBounds(Enum):
     STATIC = "static"  # index + dst Rows/Cols <= src Rows/Cols (the NPU's check)
 
 
+class Nibbles(Enum):
+    """Where a packed 4-bit tile's elements sit in its bytes (ptosim/nibbles.py)."""
+
+    ROW_PITCH = "row-pitch"  # row r at byte r * Cols, its elements in the first Cols / 2 bytes
+    FLAT = "flat"  # element offset k in byte k // 2 (rows Cols / 2 bytes apart)
+    UNPACKED = "unpacked"  # one element per byte, in its low nibble
+
+
 @dataclass(frozen=True, eq=False)
 class Refusal:
     """A form the target declines with UnsupportedError (rule ``target``)."""
@@ -359,6 +367,10 @@ class DmaRules:
     # 2-4), so a strided one is refused (rule gm-inner-stride); False: it never reads them, a
     # burst is contiguous whatever they say (finding F112, D13)
     reads_burst_strides: bool = True
+    # TLOAD into a one-row ND (one-column DN) Mat tile moves the GlobalTensor's whole row
+    # (column), shape4 (shape3) elements, whatever validCol (validRow): the a2a3 library loads
+    # such a tile as one ND2NZ row (tload_common.hpp, the "vector input" loads)
+    mat_vector_load_moves_view: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -470,6 +482,11 @@ class ConvertRules:
     # float -> the same float type rounds to an integral value by the mode (a2a3
     # vconv_f322f32<m>, vector_isa.md 3.7); else it is a copy
     same_float_to_integral: bool
+    # cpu/TCvt.hpp SafeLimits of the 4-bit types: sat ON clamps to them (in double) first
+    packed_sat_limits: Mapping[DType, tuple[float, float]] = field(default_factory=dict)
+    # a conversion into a packed tile zeroes its valid rows' bytes first and writes whole bytes
+    # only (an odd valid column count leaves the row's last nibble 0: npu/a5 castBf16toFp4)
+    packed_whole_bytes: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -539,6 +556,8 @@ class LayoutRules:
     # at dst row pitch Cols // times; dst's valid width is free (npu/a5 Int64GatherPattern).
     # False: every row's kept elements packed densely one after another
     gather_mask_b64_row_pitch: bool = False
+    # packed 4-bit dtypes the target has -> where each element's nibble sits
+    nibbles: Mapping[DType, Nibbles] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -594,6 +613,10 @@ class CubeRules:
     # TINSERT, the Scaling tile unread (cpu/common.hpp GetVectorPreQuantMode); False: every
     # FP form is the fixpipe's quantisation (not modelled)
     fp_forms_copy_unquantised: bool = False
+    # the cube core and the vector cores of an AI core are tightly coupled (950, reference/
+    # cube_isa.md 1.1): a vector core of a mixed kernel reaches its cube core's L1 (UB -> L1
+    # copies) and the cube core reaches each vector core's UB (L1 -> UB copies)
+    onchip_cv_paths: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,9 +8,10 @@ gives them their meaning (DESIGN.md section 4).
 from __future__ import annotations
 
 from ..argcheck import as_int, is_int
+from ..cores import INTRA_FLAG_BASE, INTRA_MODES, INTRA_SUBCORE_OFFSET
 from ..enums import QUEUE_PIPES, Pipe
 from ..errors import KernelError
-from ..program import emit
+from ..program import current, emit
 from .base import Arch, Instruction
 from .registry import instruction
 
@@ -301,3 +302,104 @@ def SyncAll() -> None:  # noqa: N802 - the AscendC name
     emit(PipeBarrier(Pipe.PIPE_ALL))
     emit(FftsCrossCoreSync(Pipe.PIPE_MTE3, ffts_config(0, SYNC_ALL_FLAG)))
     emit(WaitFlagDev(SYNC_ALL_FLAG))
+
+
+# -- intra-block flags (950) -------------------------------------------------------------------
+# On 950 the cube core and the two vector cores of an AI core signal each other point to point
+# with ``set_intra_block(pipe, id)`` / ``wait_intra_block(pipe, id)`` (reference/cube_isa.md 1.4;
+# the library's a5 TPush.hpp): a post from the cube core with id 0..15 reaches AIV0, with
+# id + 16 AIV1 (as id); a post from AIVk with id reaches the cube core as id + 16 k. No broadcast,
+# no reduce. ptosim runs them as one-poster rounds of the FFTS machinery (cores.py modes
+# INTRA_TO_AIV0, INTRA_TO_AIV1, INTRA_TO_AIC), keyed by the id the receiver waits on plus
+# INTRA_FLAG_BASE, so they never meet an FFTS flag. The wait blocks its own pipe only.
+INTRA_TO_AIV0, INTRA_TO_AIV1, INTRA_TO_AIC = INTRA_MODES
+
+
+def _intra_ids(arch: Arch) -> int:
+    """How many intra-block ids a core waits on: 32 on the cube core (16 per vector core)."""
+    return 2 * INTRA_SUBCORE_OFFSET if arch.core_kind == "aic" else INTRA_SUBCORE_OFFSET
+
+
+def _require_intra(instr, arch: Arch) -> None:
+    """The rules of both intra-block instructions: a mixed 950 kernel, one pipe, an id in range."""
+    instr.require(
+        arch.spec.cube.onchip_cv_paths and arch.launch == "mix",
+        "kernel",
+        "intra-block-target",
+        "a mixed kernel (cores='mix') on 950 (the cube core and its vector cores)",
+        f"a {arch.launch} kernel on target {arch.target}",
+    )
+    instr.require(
+        instr.pipe in _FLAG_PIPES, "pipe", "flag-pipe", "a single pipe (not PIPE_ALL)",
+        instr.pipe.name,
+    )  # fmt: skip
+    instr.require(
+        0 <= instr.block_id < _intra_ids(arch), "id", "intra-block-id",
+        f"0..{_intra_ids(arch) - 1}", instr.block_id,
+    )  # fmt: skip
+
+
+class SetIntraBlock(FftsCrossCoreSync):
+    """Post intra-block flag ``block_id`` to one core of the AI core once earlier ``pipe`` work
+    is done (see the section comment)."""
+
+    opcode = "SET_INTRA_BLOCK"
+
+    def __init__(self, pipe: Pipe, block_id: int, kind: str, subblock: int):
+        self.pipe, self.block_id, self.config = pipe, block_id, 0
+        if kind == "aic":
+            self.mode = INTRA_TO_AIV1 if block_id >= INTRA_SUBCORE_OFFSET else INTRA_TO_AIV0
+            key = block_id % INTRA_SUBCORE_OFFSET
+        else:
+            self.mode = INTRA_TO_AIC
+            key = block_id + INTRA_SUBCORE_OFFSET * subblock
+        self.flag_id = INTRA_FLAG_BASE + key
+
+    def validate(self, arch: Arch) -> None:
+        _require_intra(self, arch)
+
+    def describe(self) -> str:
+        return f"set_intra_block({self.pipe.name}, {self.block_id})"
+
+
+class WaitIntraBlock(WaitFlagDev):
+    """Block ``pipe`` until intra-block flag ``block_id`` is posted to this core, consuming it."""
+
+    opcode = "WAIT_INTRA_BLOCK"
+
+    def __init__(self, pipe: Pipe, block_id: int):
+        self.pipe, self.block_id = pipe, block_id
+        self.flag_id = INTRA_FLAG_BASE + block_id
+
+    @property
+    def nominal_pipe(self) -> Pipe:  # type: ignore[override]
+        return self.pipe
+
+    def validate(self, arch: Arch) -> None:
+        _require_intra(self, arch)
+
+    def describe(self) -> str:
+        return f"wait_intra_block({self.pipe.name}, {self.block_id})"
+
+
+@instruction(
+    family="synchronisation",
+    summary="post an intra-block flag to the cube core or one vector core (950)",
+)
+def set_intra_block(pipe, block_id) -> None:
+    """Post intra-block flag ``block_id`` once all earlier ``pipe`` work has finished: from the
+    cube core ids 0..15 reach AIV0 and 16..31 reach AIV1 (as id - 16); from AIVk the cube core
+    receives id + 16 k."""
+    role = current().program.core_role
+    pipe = Pipe.parse(pipe, "set_intra_block pipe")
+    emit(SetIntraBlock(pipe, _int(block_id, "set_intra_block id"), role.kind, role.subblock))
+
+
+@instruction(
+    family="synchronisation",
+    summary="block a pipe until an intra-block flag is posted to this core (950)",
+)
+def wait_intra_block(pipe, block_id) -> None:
+    """Block ``pipe`` until intra-block flag ``block_id`` reaches this core, consuming it."""
+    pipe = Pipe.parse(pipe, "wait_intra_block pipe")
+    emit(WaitIntraBlock(pipe, _int(block_id, "wait_intra_block id")))

@@ -29,6 +29,7 @@ from ..spec_common import (
     i16,
     i32,
     i64,
+    s4,
     u8,
     u16,
     u32,
@@ -66,6 +67,10 @@ CONVERT_PAIRS = {
     (f16, i16): ("vconv_f162s16", "rafcz", "z"),
     (f16, i8): ("vconv_f162s8", "rafcz", "z"),
     (f16, u8): ("vconv_f162u8", "rafcz", "z"),
+    # int4b_t (packed, ptosim/nibbles.py); the plain vconv_f162s4 rounds to nearest even
+    # (choice: the hardware's default rounding, as for the other plain intrinsics)
+    (f16, s4): ("vconv_f162s4", "rafcz", ""),
+    (s4, f16): ("vconv_s42f16", "", ""),
     (bf16, i32): ("vconv_bf162s32", "rafcz", "z"),
     (i16, f16): ("vconv_s162f16", "rafcz", ""),
     (i32, f32): ("vconv_s322f32", "rafcz", ""),
@@ -138,7 +143,9 @@ DTYPES: dict[str, tuple | None] = {
     "TROWARGMIN": S.pair_sources(ROW_ARG_INDEX),
     "TCOLARGMAX": S.pair_sources(COL_ARG_INDEX),
     "TCOLARGMIN": S.pair_sources(COL_ARG_INDEX),
-    "TCVT": tuple(d for d in ALL if any(d in p for p in CONVERT_PAIRS)),
+    "TCVT": tuple(d for d in ALL + (s4,) if any(d in p for p in CONVERT_PAIRS)),
+    # an int4b_t tile is placed and viewed as bytes (the tcvt test aliases a uint8 tile to it)
+    **{name: COMMON_DTYPES[name] + (s4,) for name in ("TASSIGN", "TRESHAPE")},
     "TCI": (i16, u16, i32, u32),  # 2/4-byte integers
     # compare / select (vector_isa.md 3.19, 3.20)
     "TCMP": (i32, f16, f32),
@@ -236,6 +243,9 @@ SPEC = S.TargetSpec(
         # the GM <-> UB/L1 copies take only the outer strides (ND 0-3, DN 0-2 and 4, NZ 0-1)
         # and a burst length: a burst is contiguous whatever the inner stride (D13, F112)
         reads_burst_strides=False,
+        # a one-row Mat tile (a bias or quant-word row) loads as an ND2NZ of the view's row:
+        # dValue = shape4, not validCol (tload_common.hpp TLoadGm2L1VectorInND / InDn)
+        mat_vector_load_moves_view=True,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.DMA,  # semantics.md 3.1.3, 3.2.3
@@ -327,6 +337,7 @@ SPEC = S.TargetSpec(
         window=S.Window.STORAGE,
         extract_b16_copy=True,  # vector_isa.md 3.1: a 16-bit vcopy of the tail
         reshape_same_kind=False,
+        nibbles={s4: S.Nibbles.ROW_PITCH},  # a2a3/TCvt.hpp: int4 rows keep the row stride
         gather_index_dtypes=(i32, u32),
         gather_bounds=S.GatherBounds.RAW_UB,  # vgather: no bounds check (semantics.md 3.6)
         gather_offsets_in_tmp=True,  # vmuls in int32 into dst's row or tmp

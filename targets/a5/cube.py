@@ -2,10 +2,35 @@
 same bytes: TLOAD into L1 on MTE2, L1 -> L0A / L0B / bias table on MTE1, mad on PIPE_M, the
 fixpipe on PIPE_FIX; targets/a2a3/cube.py) with the 950 config's ``[timing.cube]`` figures,
 which are estimates: the vendor's a5 cost model has no cube entries (reference/cube_isa.md 5),
-so configs/950pr.toml carries the a2a3 model's figures labelled ``estimate``."""
+so configs/950pr.toml carries the a2a3 model's figures labelled ``estimate``.
+
+The raw UB <-> L1 copies between the cube core and its vector cores (ptosim/isa/cube/onchip.py)
+cost their bytes at ``ub_l1_bytes_per_cycle`` (an estimate: no public figure) on the pipe the
+intrinsic runs on (MTE3 on a vector core, MTE1 on the cube core)."""
 
 from __future__ import annotations
 
+from ptosim.isa.cube.onchip import OnchipCopy
+from ptosim.plan import Region, merge_ranges
+
 from ..a2a3.cube import PLANS as _A2A3_PLANS
+from ..a2a3.cube import _copy_step, _cube
+
+
+def _regions(space: str, ranges) -> list[Region]:
+    return [Region(space, lo, hi) for lo, hi in merge_ranges(list(ranges))]
+
+
+def plan_onchip_copy(instr: OnchipCopy, ctx) -> list:
+    rate = _cube(ctx).ub_l1_bytes_per_cycle
+    if rate is None:  # a 950 config without the figure: a programming error in the config
+        raise ValueError(f"device {ctx.config.name} has no [timing.cube] ub_l1_bytes_per_cycle")
+    nbytes = sum(hi - lo for lo, hi in instr.bursts("src"))
+    reads = _regions(instr.src_space, instr.bursts("src"))
+    writes = _regions(instr.dst_space, instr.bursts("dst"))
+    return [_copy_step(ctx, instr.pipe, instr.describe(), nbytes, rate, reads, writes,
+                       instr.opcode.lower())]  # fmt: skip
+
 
 PLANS = dict(_A2A3_PLANS)
+PLANS[OnchipCopy] = plan_onchip_copy

@@ -22,14 +22,18 @@ from ..spec_common import (
     INTS_124,
     NARROWING_SAT_OFF,
     NON_OPAQUE,
+    ONCHIP_CV,
     SIZED_124,
     bf16,
     e4m3,
     e5m2,
+    e8m0,
     expand_family,
     f16,
     f32,
     floats_only,
+    fp4_e1m2,
+    fp4_e2m1,
     hif8,
     i8,
     i16,
@@ -74,7 +78,8 @@ AXPY_PAIRS = ((f16, f16), (f32, f32))
 CONVERT_PAIRS = frozenset(
     [(f32, d) for d in (f32, f16, bf16, i16, i32, i64, e4m3, e5m2, hif8)]
     + [(f16, d) for d in (f32, i32, i16, i8, u8, hif8)]
-    + [(bf16, d) for d in (f32, i32, f16)]
+    + [(bf16, d) for d in (f32, i32, f16, fp4_e1m2, fp4_e2m1)]
+    + [(fp4_e1m2, bf16), (fp4_e2m1, bf16)]
     + [(i16, d) for d in (u8, f16, f32, u32, i32)]
     + [(i32, d) for d in (f32, i16, u16, i64, u8)]
     + [(i64, f32), (i64, i32), (u8, f16), (u8, u16)]
@@ -88,10 +93,13 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
+    **{name: () for name in ONCHIP_CV},  # flags and raw byte copies: no element type
     # npu/a5/TColExpand.hpp: b8/b16/b32 through the VF, int64/uint64 through Int64ColExpand
     "TCOLEXPAND": GATHER_NINE + (i64, u64),
-    "TLOAD": ALL,
-    "TSTORE": ALL,
+    # TLOAD/TSTORE: fp4 moves as its bytes (columns counted in nibbles, common.hpp GetByteSize)
+    "TLOAD": ALL + (fp4_e2m1, fp4_e1m2, e8m0),
+    "TSTORE": ALL + (fp4_e2m1, fp4_e1m2, e8m0),
+    **{name: COMMON_DTYPES[name] + (fp4_e2m1, fp4_e1m2, e8m0) for name in ("TASSIGN", "TRESHAPE")},
     # MGATHER/MSCATTER: the seeds' list plus hifloat8 and fp8 on the 950
     "MGATHER": GATHER_NINE + (hif8, e4m3, e5m2),
     "MSCATTER": GATHER_NINE + (hif8, e4m3, e5m2),
@@ -149,8 +157,8 @@ DTYPES: dict[str, tuple | None] = {
     "TROWARGMIN": S.pair_sources(ROW_ARG_INDEX),
     "TCOLARGMAX": S.pair_sources(COL_ARG_INDEX),
     "TCOLARGMIN": S.pair_sources(COL_ARG_INDEX),
-    # hifloat8 conversions are listed but its encoding is not defined (UnsupportedError)
-    "TCVT": tuple(d for d in ALL if d is not hif8 and any(d in p for p in CONVERT_PAIRS)),
+    # hifloat8: ptosim/hifloat8.py, rounded ties away (npu/a5 TCvt.hpp uses ROUND_A)
+    "TCVT": tuple(d for d in ALL + (fp4_e2m1, fp4_e1m2) if any(d in p for p in CONVERT_PAIRS)),
     "TCI": (i16, u16, i32, u32),  # vci
     # compare / select (vector_isa.md 3.19, 3.20): 1/2/4/8-byte types
     "TCMP": NON_OPAQUE,
@@ -159,7 +167,8 @@ DTYPES: dict[str, tuple | None] = {
     "TSELS": tuple(d for d in NON_OPAQUE if d.size_bytes in (1, 2, 4, 8)),
     # layout (vector_isa.md 3.1, 3.9, 3.11, 3.13)
     "TMRGSORT": (f32, f16),  # npu/a5/TMrgSort.hpp (CheckStatic: half or float records)
-    "TTRANS": SIZED_124 + (hif8,),  # npu/a5 TTrans.hpp: any 1/2/4-byte type (a byte move)
+    # npu/a5 TTrans.hpp: any 1/2/4-byte type (a byte move)
+    "TTRANS": SIZED_124 + (hif8, e8m0),
     "TTRI": (i32, i16, u32, u16, f16, bf16, f32, i8, u8, i64, u64),
     "TEXTRACT": SIZED_124 + (hif8,),  # npu/a5 TExtract.hpp: Vec -> Vec moves hifloat8 bytes
     "TINSERT": SIZED_124,
@@ -318,6 +327,7 @@ SPEC = S.TargetSpec(
         iterates_src_valid=False,  # dst's valid shape
         distinct_when_resizing=False,
         same_float_to_integral=True,  # npu/a5 TCvt.hpp: FP32 -> FP32 is vtrc with the mode
+        packed_whole_bytes=True,  # npu/a5 castBf16toFp4: zero-fill, then whole bytes
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.PREDICATE_STORES,  # vector_isa.md 3.19 (a5)
@@ -344,6 +354,8 @@ SPEC = S.TargetSpec(
         window=S.Window.STORAGE,
         extract_b16_copy=False,  # an exact copy (ND and NZ)
         reshape_same_kind=False,
+        # npu/a5: fp4 columns counted in nibbles, byte offsets halved
+        nibbles={fp4_e2m1: S.Nibbles.FLAT, fp4_e1m2: S.Nibbles.FLAT},
         gather_index_dtypes=(i16, u16, i32, u32),
         gather_bounds=S.GatherBounds.RAW_UB,  # choice: no bounds rule given (semantics.md 3.6)
         gather_offsets_in_tmp=False,
@@ -360,6 +372,7 @@ SPEC = S.TargetSpec(
         sort32_tmp_row_limit_unit=S.Sort32TmpLimit.BYTES,
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
+        onchip_cv_paths=True,  # UB <-> L1 between the cube core and its vector cores
         addressing=S.CubeAddressing.FRACTALS,
         left_blayout=BLayout.ColMajor,  # TileLeft is NZ on a5 (cube_isa.md 2.1)
         left_any_blayout=False,

@@ -13,7 +13,7 @@ from ..common import ROWEXPAND_INTRINSICS
 from .elementwise import BINARY_INTRINSICS, SCALAR_INTRINSICS
 
 _SYNC = ("SyncAll", "ffts_cross_core_sync", "pipe_barrier", "set_flag", "wait_flag",
-         "wait_flag_dev")  # fmt: skip
+         "wait_flag_dev", "set_intra_block", "wait_intra_block")  # fmt: skip
 _LS = ("vf", "vlds", "vsts")
 _L0 = ("load_cbuf_to_ca*", "load_cbuf_to_cb*")  # the cube core's L1 -> L0A / L0B (a2a3 plans)
 _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
@@ -32,6 +32,9 @@ USES: dict[str, tuple[str, ...]] = {
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
     "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf"),
     **{name: ("control",) for name in _SYNC},
+    # the raw UB <-> L1 copies between the cube core and its vector cores (targets/a5/cube.py)
+    "copy_ubuf_to_cbuf": ("copy_ubuf_to_cbuf",),
+    "copy_cbuf_to_ubuf": ("copy_cbuf_to_ubuf",),
     # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
     **{name: ("mad",) for name in _MATMULS},
     "MGATHER": ("simt", "scalar"),

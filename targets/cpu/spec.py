@@ -26,11 +26,14 @@ from ..spec_common import (
     f16,
     f32,
     floats_only,
+    fp4_e1m2,
+    fp4_e2m1,
     hif8,
     i8,
     i16,
     i32,
     i64,
+    s4,
     u8,
     u16,
     u32,
@@ -66,8 +69,10 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 
 DTYPES: dict[str, tuple | None] = {
     **COMMON_DTYPES,
-    "TLOAD": ALL,  # the simulator copies any element type
-    "TSTORE": ALL,
+    # the simulator copies any element type (int4 one per byte, fp4 two per byte)
+    "TLOAD": ALL + (s4, fp4_e2m1, fp4_e1m2),
+    "TSTORE": ALL + (s4, fp4_e2m1, fp4_e1m2),
+    **{name: COMMON_DTYPES[name] + (s4, fp4_e2m1, fp4_e1m2) for name in ("TASSIGN", "TRESHAPE")},
     "MGATHER": _GATHER,
     "MSCATTER": _GATHER,
     "TSCATTER": ALL,  # bit copies (cpu/TScatter.hpp needs an integral index only)
@@ -102,7 +107,8 @@ DTYPES: dict[str, tuple | None] = {
     **{f"TCOL{op}": S.pair_sources(COL_PAIRS[op]) for op in COL_PAIRS},
     **{name: S.pair_sources(ARG_INDEX) for name in ("TROWARGMAX", "TROWARGMIN")},
     **{name: S.pair_sources(ARG_INDEX) for name in ("TCOLARGMAX", "TCOLARGMIN")},
-    "TCVT": tuple(d for d in ALL if d is not hif8),  # hifloat8 has no defined encoding
+    # hifloat8 has no defined encoding; int4 and fp4 convert with the float-like types
+    "TCVT": tuple(d for d in ALL if d is not hif8) + (s4, fp4_e2m1, fp4_e1m2),
     "TCI": NON_OPAQUE,
     # compare / select (vector_isa.md 3.19, 3.20)
     "TCMP": (i32, f16, f32, u32, u16, i16, u8, i8, bf16),
@@ -237,6 +243,8 @@ SPEC = S.TargetSpec(
         iterates_src_valid=True,  # cpu/TCvt.hpp iterates src's valid shape
         distinct_when_resizing=False,
         same_float_to_integral=False,  # a C cast
+        # cpu/TCvt.hpp SafeLimits (e1m2's upper limit is 3.5 there, not the format's 1.75)
+        packed_sat_limits={s4: (-8.0, 7.0), fp4_e2m1: (-6.0, 6.0), fp4_e1m2: (-4.0, 3.5)},
     ),
     compare=S.CompareRules(
         mask_writer=S.MaskWriter.REFERENCE_WORDS,  # vector_isa.md 3.19
@@ -258,6 +266,8 @@ SPEC = S.TargetSpec(
         window=S.Window.VALID_REGION,  # TEXTRACT/TINSERT assert the valid regions
         extract_b16_copy=False,
         reshape_same_kind=True,  # TRESHAPE keeps float / integral
+        # int4b_t is a one-byte struct; fp4 elements k sit in nibble k % 2 of byte k // 2
+        nibbles={s4: S.Nibbles.UNPACKED, fp4_e2m1: S.Nibbles.FLAT, fp4_e1m2: S.Nibbles.FLAT},
         gather_index_dtypes=(i32, u32),
         gather_bounds=S.GatherBounds.CHECKED,  # semantics.md 3.6: out of range gives 0
         gather_offsets_in_tmp=False,

@@ -1,5 +1,6 @@
 """``ptosim bench row-vs-elem``: the Row vs Elem bandwidth study of MGATHER and MSCATTER."""
 
+import errno
 import json
 import os
 import time
@@ -267,3 +268,14 @@ def test_device_colours_are_fixed(tmp_path, monkeypatch):
     rows = row_vs_elem("950pr", [(32, 8), (32, 16)], "float32")
     plot(rows, tmp_path / "x.png")
     assert DEVICE_COLOURS["950pr"] in used and DEVICE_COLOURS["a2"] not in used
+
+
+def test_a_full_disk_is_named_as_the_machines_problem_not_a_ptosim_bug(monkeypatch, capsys):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", "/tmp/ptosim-work/out.bin")
+
+    monkeypatch.setattr(cli, "row_vs_elem", full)
+    assert cli.main(["bench", "row-vs-elem", "--device", "a2", "--shapes", "8x64"]) == 2
+    err = capsys.readouterr().err
+    assert "no space left on the disk writing /tmp/ptosim-work/out.bin" in err
+    assert "PTOSIM_CACHE_DIR" in err and "internal error" not in err and err.count("\n") == 1

@@ -63,3 +63,55 @@ extern "C" __global__ AICORE void where(__gm__ float *out)
     mine.SetValue(3, 3.0f);
 #endif
 }
+
+// 950 on chip (our own code): AIV1 loads 8 x 32 floats GM -> UB with the raw copy, fills a
+// 16 x 32 staging tile with 1.0 (vdup / vsts), moves the 8 rows ND -> NZ into it (the library's
+// TMovToVecNd2Nz, called as its tests call it) and inserts all 16 rows into the cube core's L1 in two halves
+// (TINSERT<SPLIT2>); then an intra-block flag; the cube core copies the L1 tile to AIV0's UB and
+// flags AIV0 (id 0), which stores it to GM as NZ
+extern "C" __global__ AICORE void onchip_950(__gm__ float *out, __gm__ float *src)
+{
+    constexpr int R = 16, C = 32;
+    using Nd = Tile<TileType::Vec, float, R, C, BLayout::RowMajor, -1, -1>;
+    using Nz = Tile<TileType::Vec, float, R, C, BLayout::ColMajor, -1, -1, SLayout::RowMajor>;
+    using Mat = Tile<TileType::Mat, float, R, C, BLayout::ColMajor, R, C, SLayout::RowMajor>;
+    using OutGM = GlobalTensor<float, Shape<1, C / 8, 1, 16, 8>, Stride<R * C, R * 8, 16 * 8, 8, 1>, Layout::NZ>;
+    Nd nd(R, C);
+    Nz nz(R, C);
+    Mat mat;
+    TASSIGN(nd, 0x0);
+    TASSIGN(nz, 0x4000);
+    TASSIGN(mat, 0x1000);
+#if defined(__DAV_VEC__)
+    if (get_subblockid() == 1) {
+        copy_gm_to_ubuf(nd.data(), src, 0, 1, 8 * C * 4 / 32, 0, 0);
+        __VEC_SCOPE__
+        {
+            RegTensor<float> v;
+            uint32_t n = CCE_VL / sizeof(float);
+            MaskReg all = CreatePredicate<float>(n);
+            vdup(v, 1.0f, all, MODE_ZEROING);
+            for (uint32_t i = 0; i < R * C / (CCE_VL / sizeof(float)); ++i) {
+                vsts(v, nz.data(), i * (CCE_VL / sizeof(float)), NORM_B32, all);
+            }
+        }
+        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        pto::TMovToVecNd2Nz<float, Nz, Nd>(nz.data(), nd.data(), 8, C, 8);
+        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+        TINSERT<TInsertMode::SPLIT2>(mat, nz);
+        copy_ubuf_to_cbuf(mat.data() + R * C, nz.data(), 0, 1, 1, 0, 0);  // one block past the tile
+        set_intra_block(PIPE_MTE3, 0);
+    } else {
+        wait_intra_block(PIPE_MTE3, 0);
+        OutGM g(out);
+        TSTORE(g, nz);
+    }
+#endif
+#if defined(__DAV_CUBE__)
+    wait_intra_block(PIPE_MTE1, 16);
+    copy_cbuf_to_ubuf(nz.data(), mat.data(), 0, 1, R * C * 4 / 32, 0, 0);
+    set_intra_block(PIPE_MTE1, 0);
+#endif
+}

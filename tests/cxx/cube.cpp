@@ -201,6 +201,21 @@ extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, 
     copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
 }
 
+// a raw L1 -> GM copy whose burst, rounded up to whole 32-byte blocks, runs past its GM buffer
+// (the library's tload_gm2mat kernel stores a 201-byte int8 row as 7 blocks, 224 bytes)
+extern "C" __global__ AICORE void raw_copy_past_end(__gm__ int8_t *src, __gm__ int8_t *out)
+{
+    using Row = Tile<TileType::Mat, int8_t, 1, 224, BLayout::RowMajor, 1, 201>;
+    using RowGm = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 201>, Stride<201, 201, 201, 201, 1>>;
+    Row t;
+    TASSIGN(t, 0x0);
+    RowGm g(src);
+    TLOAD(t, g);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    copy_cbuf_to_gm(out, t.data(), 0, 1, (201 + 31) / 32, 0, 0);  // @raw_copy_past_end
+}
+
 // TEXTRACT with a preQuantScalar and int indices (template constants of the kernel), and
 // TEXTRACT / TINSERT into a Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each
 // entry stops at its first (950 models no quantised copy into L1, no Acc -> Vec)
@@ -255,4 +270,26 @@ extern "C" __global__ AICORE void quant_stores(__gm__ half *a, __gm__ half *b, _
     TSTORE<Acc, QGm, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(qGm, acc, s);
     TMOV(fb, wMat);
     TSTORE_FP<Acc, HGm, Fb>(hGm, acc, fb);
+}
+
+// the a5 raw GM -> L1 copy: 3 bursts of 64 bytes, 96 bytes apart in GM and 128 apart in L1, to
+// L1 byte 0x100 (out unused: the test reads L1); then one 256-byte burst to L1 byte 0x1000
+extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
+{
+    using M = Tile<TileType::Mat, uint8_t, 3, 128, BLayout::RowMajor, 3, 128>;
+    M t, u;
+    TASSIGN(t, 0x100);
+    TASSIGN(u, 0x1000);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)t.data(), src, 0, 3, 64, 0, 0, 0, 0, 96, 128);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
+}
+
+// the a5 MX intrinsics compile (the library's a5 textract test uses them); the run stops at the first
+extern "C" __global__ AICORE void mx_scale_load(__gm__ float *c)
+{
+    using M = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    M t;
+    TASSIGN(t, 0x0);
+    load_cbuf_to_ca_mx(uint64_t(0), static_cast<__cbuf__ void *>(t.data()), 0, 0, 1, 1, 1, 1);
+    mad_mx(c, c, c, 16, 64, 16, false, false, false, true);
 }

@@ -157,7 +157,10 @@ static_assert(PadValueCustom(-1.0f) == static_cast<PadValue>(0x1BF800000ull));
 static_assert(PadValueCustom((half)-1.0) == static_cast<PadValue>(0x10000BC00ull));
 static_assert(PadValueCustom((bfloat16_t)-1.0) == static_cast<PadValue>(0x10000BF80ull));
 static_assert(PadValueCustom(int16_t(-7)) == static_cast<PadValue>(0x10000FFF9ull));
-static_assert(PadCustom<2.5f> == PadValueCustom(2.5f) && getCustomPadBits(PadCustom<42>) == 42u);
+#if __cplusplus >= 202002L  // a float template argument needs C++20: the cpu build (NPU units are C++17)
+static_assert(PadCustom<2.5f> == PadValueCustom(2.5f));
+#endif
+static_assert(getCustomPadBits(PadCustom<42>) == 42u);
 static_assert(isCustomPadValue(PadValueCustom(0.0f)) && !isCustomPadValue(PadValue::Min));
 ENTRY(TFILLPAD_custom_f32)
 { UNUSED; fillpad<float, PadValueCustom(-1.0f), 32, 0x4000>(out, a, [](auto &d, auto &s) { TFILLPAD(d, s); }); }

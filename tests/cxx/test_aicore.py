@@ -59,3 +59,18 @@ def test_a_mixed_test_folder_runs_the_launch_on_both_halves(tmp_path):
     assert (report.verdict, report.error) == ("pass", None), report
     assert len(report.cycles) == 1 and report.cycles[0] > 0
     assert not report.findings, report.findings
+
+
+def test_950_on_chip_path_from_cxx(prog):
+    """The 950 on-chip intrinsics from C++: GM -> UB, vdup / vsts, TMovToVecNd2Nz,
+    TINSERT<SPLIT2> into the cube core's L1, L1 -> AIV0's UB, intra-block flags. The output is
+    the NZ image of 8 input rows over 8 rows of 1.0 (column block j holds columns 8j..8j+7 of
+    the 16 rows, rows one after another)."""
+    dev = pto.Device("950pr")
+    data = (np.arange(8 * 32) + 2).astype(np.float32).reshape(8, 32)
+    out = dev.gm_zeros((16 * 32,), "float32")
+    run = dev.run(prog.entry("onchip_950"), out, dev.gm_array(data))
+    full = np.vstack([data, np.ones((8, 32), np.float32)])
+    want = np.concatenate([full[:, 8 * j : 8 * j + 8].reshape(-1) for j in range(4)])
+    np.testing.assert_array_equal(out.numpy(), want)
+    assert run.findings == [], [str(f) for f in run.findings]

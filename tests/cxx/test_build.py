@@ -265,14 +265,15 @@ def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tm
     copy) names the intrinsic like the other undeclared-name errors."""
     src = tmp_path / "k.cpp"
     text = (
-        f"{src}:26:5: error: there are no arguments to \u2018copy_cbuf_to_ubuf\u2019 that depend "
-        "on a template parameter, so a declaration of \u2018copy_cbuf_to_ubuf\u2019 must be "
-        "available [-fpermissive]\n"
+        f"{src}:26:5: error: there are no arguments to \u2018copy_ubuf_to_gm_align_v2\u2019 that "
+        "depend on a template parameter, so a declaration of "
+        "\u2018copy_ubuf_to_gm_align_v2\u2019 must be available [-fpermissive]\n"
     )
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
     assert (
         msg
-        == "k.cpp:26: copy_cbuf_to_ubuf (a raw L1 -> UB copy intrinsic) is not supported by ptosim"
+        == "k.cpp:26: copy_ubuf_to_gm_align_v2 (a raw UB -> GM copy intrinsic) is not supported "
+        "by ptosim"
     )
 
 
@@ -286,3 +287,22 @@ def test_the_950_fifo_api_ptosim_lacks_is_named_at_its_line(tmp_path):
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
     assert msg.startswith("k.cpp:50: DIR_C2V_GM (the 950 TPipe's GM-ring direction")
     assert "k.cpp:51: FixpipeParams (the fixpipe parameters of a quantising TPUSH)" in msg
+
+
+STANDARD = """#include <pto/pto-inst.hpp>
+static_assert(__cplusplus == EXPECTED, "the language standard of this target's build");
+extern "C" __global__ AICORE void k(__gm__ float *out) {}
+"""
+
+
+@pytest.mark.parametrize(
+    "target, expected",
+    [("a2a3", "201703L"), ("a5", "201703L"), ("cpu", "202002L")],  # the library's CMake files
+)
+def test_units_build_with_the_language_standard_of_the_librarys_build(tmp_path, target, expected):
+    src = _kernel_file(tmp_path, STANDARD.replace("EXPECTED", expected))
+    assert B.build(src, ["k"], target=target).path.is_file()
+    other = "202002L" if expected == "201703L" else "201703L"
+    src = _kernel_file(tmp_path, STANDARD.replace("EXPECTED", other), "other.cpp")
+    with pytest.raises(CxxBuildError, match="language standard"):
+        B.build(src, ["k"], target=target)

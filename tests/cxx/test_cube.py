@@ -58,6 +58,8 @@ def test_tgemv_forms_from_cxx(prog, devname):
         # 950 models the quantised TSTORE only; the int indices compile
         ("acc_prequant_int", "950pr", ("TEXTRACT", "preQuantScalar")),
         ("acc_to_vec", "a2", ("TEXTRACT", "AccToVecMode")),
+        # the MX scale loads and mad_mx build, and stop at the call (TMATMUL_MX not modelled)
+        ("mx_scale_load", "950pr", ("load_cbuf_to_ca_mx", "TMATMUL_MX")),
     ],
 )
 def test_unmodelled_acc_forms_stop_naming_the_form(prog, entry, device, names):
@@ -123,3 +125,36 @@ def test_conv_tile_load_and_raw_l1_to_gm_copy(prog):
     want = np.zeros((6, 3, 16), np.float16)
     want[:, :2, :] = view.reshape(6, 4, 16)[:, :2, :]
     assert np.array_equal(out2.numpy().reshape(6, 3, 16), want)
+
+
+def test_raw_l1_to_gm_copy_past_its_buffer_stops_at_its_line(prog):
+    """copy_cbuf_to_gm moves whole 32-byte blocks: 7 blocks into a 201-byte buffer write 23
+    bytes past it, a GM write past an allocation (PTO202), named at the copy's C++ line."""
+    dev = pto.Device("a2")
+    src = dev.gm_array(np.arange(201).astype(np.int8))
+    out = dev.gm_zeros((201,), "int8")
+    with pytest.raises(pto.OutOfBoundsError) as exc:
+        dev.run(prog.entry("raw_copy_past_end"), src, out)
+    text = str(exc.value)
+    tag = next(
+        n for n, s in enumerate(CPP.read_text().splitlines(), 1) if "// @raw_copy_past_end" in s
+    )
+    assert text.startswith(f"[PTO202] cube.cpp:{tag}: copy_cbuf_to_gm(nBurst 1, lenBurst 7")
+    assert "GM bytes [0, 224)" in text and "allocation is 201 bytes" in text
+    assert "23 byte(s) past its end" in text and (out.numpy() == 0).all()
+
+
+def test_raw_gm_to_l1_copy_on_950(prog):
+    """copy_gm_to_cbuf_align_v2 moves nBurst bursts of lenBurst bytes, the strides in bytes from
+    one burst's start to the next (GM and L1), on MTE2; bytes between the bursts keep theirs."""
+    src = (np.arange(512) * 7 % 251).astype(np.uint8)
+    dev = pto.Device("950pr")
+    run = dev.run(prog.entry("raw_gm_to_l1"), dev.gm_array(src))
+    assert run.findings == [], [str(f) for f in run.findings]
+    l1 = run.blocks[0].buffers["L1"].data
+    want = np.full(l1.size, 0xFF, np.uint8)  # L1 starts as poison bytes (ptosim.memory)
+    for i in range(3):
+        want[0x100 + 128 * i : 0x100 + 128 * i + 64] = src[96 * i : 96 * i + 64]
+    want[0x1000 : 0x1000 + 256] = src[8 : 8 + 256]
+    assert np.array_equal(l1, want)
+    assert run.pipe_busy.get("PIPE_MTE2", 0) > 0  # a GM -> L1 copy is MTE2 work

@@ -22,6 +22,7 @@ SHAPES_CASES = [
     "ShapesTest.plain_16x16",
     "ShapesTest.host_fill_16x16",
     "ShapesTest.plain_copy_16x16",
+    "ShapesTest.plain_out_16x16",
     "ShapesTest.suite_set_up_ran",
     "ShapesTest.skipped",
     "AddTyped/0.adds",
@@ -129,3 +130,21 @@ def test_a_cpu_program_over_host_vectors_runs_its_calls_in_order(folder_run):
 def test_a_host_vector_global_tensor_stops_on_an_npu_target(folder_run):
     (case,) = folder_run("hostgemm", "a2").reports
     assert case.verdict == "ERROR" and "host memory" in case.error and "main.cpp:" in case.error
+
+
+def test_the_cpu_simulators_in_process_fifo_stops_each_case_with_one_line(folder_run):
+    # the library's cpu tpushpop tests: host threads as cores, TPUSH(tile, pipe), the pipe's
+    # bookkeeping; they compile, and each case names the first entry point ptosim lacks
+    run = folder_run("cpusimfifo", "cpu")
+    got = {r.case: (r.verdict, r.error) for r in run.reports}
+    first = {
+        "CpuSimFifo.reset_then_threads": "main.cpp:21: TPipe::reset_for_cpu_sim",
+        "CpuSimFifo.context_first": "main.cpp:34: pto::cpu_sim::set_execution_context",
+        "CpuSimFifo.bookkeeping": "main.cpp:41: TPipe::GetSharedState",
+        "CpuSimFifo.manual_protocol": "main.cpp:52: TPipe::setAllocateStatus",
+    }
+    assert set(got) == set(first)
+    for case, start in first.items():
+        verdict, error = got[case]
+        assert verdict == "ERROR" and start in error and "not supported by ptosim" in error, error
+        assert "\n" not in error

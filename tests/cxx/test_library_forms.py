@@ -123,18 +123,11 @@ template __global__ AICORE void k<float>(__gm__ float *src);
 """
 
 
-def test_raw_intrinsics_of_the_a5_cube_tests_are_one_line_each(tmp_path):
-    """The library's a5 textract test programs L1 and the MX cube with raw intrinsics ptosim
-    does not model: one line per name at the kernel's line, not the compiler's cascade."""
+def test_raw_intrinsics_of_the_a5_cube_tests_build(tmp_path):
+    """The library's a5 textract test programs L1 and the MX cube with raw intrinsics: the file
+    builds (the GM -> L1 copy runs; the MX ones stop at their call, tests/cxx/test_cube.py)."""
     from ptosim.cxx import build as B
-    from ptosim.errors import CxxBuildError
 
     path = tmp_path / "k.cpp"
     path.write_text(MX_RAW)
-    with pytest.raises(CxxBuildError) as exc:
-        B.build(path, ["k<float>"], target="a5", compiler="g++")
-    assert str(exc.value) == (
-        "[PTO104] k.cpp:7: copy_gm_to_cbuf_align_v2 (a raw GM -> L1 copy intrinsic) is not "
-        "supported by ptosim\nk.cpp:9: mad_mx (the raw MX matrix-multiply intrinsic) is not "
-        "supported by ptosim"
-    )
+    B.build(path, ["k<float>"], target="a5", compiler="g++")  # no CxxBuildError

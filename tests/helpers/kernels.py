@@ -25,6 +25,19 @@ def vec(dt, rows, cols, layout="RowMajor", valid=None, **kw):
     return pto.Tile("Vec", dt, rows, cols, kw.pop("blayout", layout), valid=valid, **kw)
 
 
+def tcvt_only(devname, dst, src, mode="CAST_RINT"):
+    """Run a kernel that places ``src`` at 0 and ``dst`` at 0x8000 and converts (its checks)."""
+    dev = pto.Device(devname)
+
+    @pto.kernel
+    def k():
+        pto.TASSIGN(src, 0)
+        pto.TASSIGN(dst, 0x8000)
+        pto.TCVT(dst, src, mode)
+
+    return dev.run(k)
+
+
 def run_kernel(devname, tiles, loads, body, places=None):
     """TASSIGN ``tiles`` (sequentially from 0 unless in ``places``), TLOAD each (tile, logical
     data) of ``loads`` (ND for RowMajor, DN for ColMajor tiles), then call ``body()``."""

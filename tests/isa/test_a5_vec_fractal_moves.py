@@ -69,13 +69,31 @@ def test_cpu_copies_element_by_element_through_any_layouts():
     np.testing.assert_array_equal(got, want)
 
 
-def test_a5_nd_to_nz_with_a_compacted_column_block_stride_is_not_modelled():
-    # 20 valid rows of a 64-row NZ tile: the reference packs the column blocks 32 rows apart
+@pytest.mark.parametrize("compact, pitch", [(None, 32), ("RowPlusOne", 33)])
+def test_a5_nd_to_nz_packs_column_blocks_by_the_valid_rows(compact, pitch):
+    # 20 valid rows of a 64-row NZ tile: the reference (a5 TMovToVecNd2Nz) packs the column
+    # blocks ceil16(20) = 32 rows apart (33 for a RowPlusOne tile), not Rows = 64 apart
     src = vec("float32", 64, 16, valid=(20, 16))
-    dst = vec("float32", 64, 16, blayout="ColMajor", slayout="RowMajor", valid=(20, 16))
-    data = np.ones((20, 16), np.float32)
+    kw = {"compact": compact} if compact else {}
+    dst = vec("float32", 64, 16, blayout="ColMajor", slayout="RowMajor", valid=(20, 16), **kw)
+    data = (np.arange(20 * 16) + 1).astype(np.float32).reshape(20, 16)
+    run = run_kernel("950pr", [src, dst], [(src, data)], lambda: pto.TMOV(dst, src))
+    got = run.tile_storage(dst)
+    written = np.zeros(got.size, bool)
+    for r in range(20):
+        for c in range(16):
+            off = nz_offset(r, c, pitch, 8)
+            assert got[off] == data[r, c], (r, c)
+            written[off] = True
+    assert np.isnan(got[~written]).all()  # the rest keeps UB's initial (poison) bytes
+
+
+def test_a5_nd_to_nz_past_the_tile_is_refused():
+    src = vec("float32", 48, 16, valid=(40, 16))
+    dst = vec("float32", 40, 16, blayout="ColMajor", slayout="RowMajor", valid=(40, 16))
     with pytest.raises(pto.UnsupportedError, match="tmov-nd-to-nz"):
-        run_kernel("950pr", [src, dst], [(src, data)], lambda: pto.TMOV(dst, src))
+        run_kernel("950pr", [src, dst], [(src, np.ones((40, 16), np.float32))],
+                   lambda: pto.TMOV(dst, src))  # fmt: skip
 
 
 def test_tsubview_of_a_boxed_tile_from_its_origin_and_of_a_same_size_type():

@@ -4,6 +4,8 @@ finding F110 per (instruction site, tensor); a GM write past it stops with OutOf
 Expected values are built by hand from the buffer bytes and the zero fill; the finding count
 is checked over a loop that repeats the same read."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -69,11 +71,16 @@ def test_a_write_past_the_end_still_stops(devname):
 
     @pto.kernel
     def k(buf):
-        pto.TSTORE(_view_past_end(buf), tile)
+        pto.TSTORE(_view_past_end(buf), tile)  # @store-past-end
 
     with pytest.raises(pto.OutOfBoundsError) as e:
         dev.run(k, buf)
     assert e.value.code == "PTO202"
+    here = Path(__file__)
+    line = next(
+        n for n, s in enumerate(here.read_text().splitlines(), 1) if "# @store-past-end" in s
+    )
+    assert f"TSTORE #0 ({here.name}:{line}): " in str(e.value)  # the user's line
     assert "TSTORE" in str(e.value) and "which holds 8 elements; nothing was written" in str(
         e.value
     )

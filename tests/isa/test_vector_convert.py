@@ -432,21 +432,6 @@ def test_unsupported_pairs_are_refused(devname, sdt, ddt):
         cvt(devname, sdt, ddt, np.ones(4))
 
 
-@pytest.mark.parametrize("sdt,ddt", [("float32", "hifloat8"), ("hifloat8", "float32")])
-def test_hifloat8_is_refused_with_the_reason(sdt, ddt):
-    dev = pto.Device("950pr")
-    s, d = vec(sdt, 1, 64), vec(ddt, 1, 64)
-
-    @pto.kernel
-    def k():
-        pto.TASSIGN(s, 0)
-        pto.TASSIGN(d, 0x1000)
-        pto.TCVT(d, s)
-
-    with pytest.raises(UnsupportedError, match="hifloat8"):
-        dev.run(k)
-
-
 def test_bad_mode_is_a_constraint_error():
     with pytest.raises(ConstraintError, match="round-mode"):
         cvt("cpu", "float32", "half", np.ones(4), "CAST_NEAREST")

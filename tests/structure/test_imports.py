@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ptosim.enums",
             "ptosim.dtypes",
             "ptosim.hifloat8",
+            "ptosim.nibbles",
             "ptosim.argcheck",
             "ptosim.cores",
             "ptosim.layout",

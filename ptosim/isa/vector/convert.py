@@ -51,9 +51,30 @@ first, so +inf gives the low bits of INT32_MAX (-1 for i8/i16) and -inf those of
 address, as many as fit in tmp (choice: the chunk layout of the reference is not public).
 Without tmp these pairs use the plain intrinsic with bit 59 = 1. a5 ignores tmp.
 
-hifloat8: the reference lists f32/f16 <-> hifloat8 on a5 but does not define its encoding
-(ptosim stores it as opaque bytes), so every hifloat8 conversion raises UnsupportedError.
-fp4/int4 pairs have no ptosim dtype.
+hifloat8 (a5 f32/f16 -> hif8, hif8 -> f32; ``ptosim/hifloat8.py`` is the format): the a5
+code converts to hifloat8 with ROUND_A whatever the mode (npu/a5 TCvt.hpp passes ROUND_A to
+every hif8 vcvt): nearest, ties away from zero. With sat ON (the default) a value beyond the
+largest finite hifloat8 (2^15) becomes +-2^15, as every narrowing float conversion on a5 does;
+with sat OFF it becomes the infinity pattern. NaN -> 0x80. hif8 -> f32 is exact.
+
+int4b_t (a2a3 f16 <-> s4, packed two per byte as ``ptosim/nibbles.py`` places them): the value
+is computed as for an integer destination and clamped to [-8, 7] (sat ON: the pair is not one
+of the six narrowing pairs), then stored as its low four bits; an int4 source reads each nibble
+as a two's complement value. Nibbles of the iterated region only are written: with an odd valid
+column count the last byte's high nibble keeps its value (choice: the vector mask covers the
+elements, not whole bytes).
+
+fp4 (a5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, ``ptosim/nibbles.py``): bf16 -> fp4 rounds
+by the mode (``vcvt`` with R()) and saturates to the format's largest value (it has no
+infinity), NaN -> +0 (choice: no NaN pattern); the valid rows' bytes are zeroed first and whole
+bytes written (``ConvertRules.packed_whole_bytes``). fp4 -> bf16 is exact.
+
+cpu (cpu/TCvt.hpp) converts int4 and fp4 with any float-like type: sat ON first clamps the
+value to both types' limits (its SafeLimits: int4 [-8, 7], e2m1 [-6, 6], e1m2 [-4, 3.5]; no
+clamp for an fp4 source), then a float or fp4 source is rounded to an integral value by the
+mode (CAST_NONE leaves it), then int4 clamps to [-8, 7] and fp4 takes the simulator's
+truncating encoding, which wraps the exponent of a value past the format's range
+(``nibbles.float4_fields_truncating``: 8.0 -> e2m1 field 0). int4 is one element per byte.
 """
 
 from __future__ import annotations
@@ -62,6 +83,7 @@ import ml_dtypes
 import numpy as np
 
 from ... import dtypes as D
+from ... import hifloat8, nibbles
 from ...findings import CONVERSION_UNDEFINED
 from ...program import emit
 from ...tensors import Tile, TileRef
@@ -130,6 +152,8 @@ def integral(q: np.ndarray, how: str) -> np.ndarray:
 
 def _float_format(dt: D.DType) -> tuple[int, int, float]:
     """(precision bits incl. the implicit one, minimum normal exponent, max finite)."""
+    if dt.packed:
+        return nibbles.float4_format(dt.name)
     fi = ml_dtypes.finfo(dt.np)
     return int(fi.nmant) + 1, int(fi.minexp), float(fi.max)
 
@@ -238,6 +262,14 @@ class Conversion:
             self.sat = (sat or ("OFF" if narrow_off else "ON")) == "ON"
         self.two_step = tmp is not None and not self.sat and (s, d) in rules.tmp_two_step_pairs
         self.how = self._how()
+        # int4 is computed as int8 (its values fit), then narrowed to 4 bits; hifloat8 has its
+        # own codec (module doc)
+        self.packed_src, self.packed_dst = s.packed, d.packed
+        self.hif8_src, self.hif8_dst = s is hif8, d is hif8
+        self.fp4_src, self.fp4_dst = s.kind == "float4", d.kind == "float4"
+        self.fp4_name = d.name if self.fp4_dst else s.name
+        self.packed = (s, d)  # the declared types (self.s / self.d: the numeric stand-ins)
+        self.s, self.d = _numeric(s), _numeric(d)
 
     def _how(self) -> str:
         s, d, mode = self.s, self.d, self.mode
@@ -260,8 +292,62 @@ class Conversion:
         return _HOW[_SUFFIX[mode]]
 
     def convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
-        """``v`` (source dtype) converted; also the count of elements whose result the
-        reference leaves undefined (host UB, NaN/inf -> int on the NPU)."""
+        """``v`` (source dtype; 4-bit fields for a packed source) converted (4-bit fields for a
+        packed destination); also the count of elements whose result the reference leaves
+        undefined (host UB, NaN/inf -> int on the NPU)."""
+        host = self.rules.rounding is ConvertRounding.HOST_CAST
+        if host and (self.packed_src or self.packed_dst):
+            return self._host_packed(v), 0
+        if self.fp4_src:  # every fp4 value is a bfloat16
+            return nibbles.float4_table(self.fp4_name)[v].astype(self.d.np), 0
+        if self.fp4_dst:  # the format has no infinity: always saturating
+            x = round_float(to_f64(v, self.s), self.d, self.how, saturate=True)
+            return nibbles.float4_fields(x, self.fp4_name), 0
+        if self.packed_src:
+            v = nibbles.int4_values(v)
+        if self.hif8_src:  # every hifloat8 value is a float32
+            return hifloat8.decode(v).astype(self.d.np), 0
+        if self.hif8_dst:
+            x = to_f64(v, self.s)
+            if self.sat and self.rules.saturate_narrowing_floats:
+                big = float(hifloat8.MAX_FINITE)
+                x = np.where(np.isnan(x), x, np.clip(x, -big, big))
+            return hifloat8.encode(x), 0
+        out, undefined = self._convert(v)
+        if self.packed_dst:  # sat ON: the pair is not one of the narrowing six
+            out = nibbles.int4_fields(np.clip(out.astype(np.int16), -8, 7))
+        return out, undefined
+
+    def _host_packed(self, v: np.ndarray) -> np.ndarray:
+        """cpu/TCvt.hpp's int4 and fp4 paths (module doc): sat ON clamps to both types' limits
+        (``packed_sat_limits`` for the 4-bit ones; not for an fp4 source); a float or fp4
+        source is rounded to an integral value by the mode (CAST_NONE: unchanged); int4 clamps
+        to [-8, 7]; fp4 is encoded by truncation (``nibbles.float4_fields_truncating``)."""
+        s, d = self.packed
+        if self.fp4_src:
+            x = nibbles.float4_table(s.name)[v]
+        elif self.packed_src:
+            x = nibbles.int4_values(v).astype(np.float64)
+        else:
+            x = to_f64(v, s)
+        if self.sat and not self.fp4_src:
+            limits = self.rules.packed_sat_limits
+            lo_s, hi_s = limits.get(s) or _limits(s)
+            lo_d, hi_d = limits.get(d) or _limits(d)
+            lo, hi = max(lo_s, lo_d), min(hi_s, hi_d)
+            x = np.where(np.isnan(x), hi, np.clip(x, lo, hi))
+        if not s.is_int and s.kind != "int4":  # float-like sources: the mode's integral value
+            how = {"CAST_ODD": "ties_odd"}.get(self.mode, _HOW.get(_SUFFIX.get(self.mode, "")))
+            x = x if self.mode == "CAST_NONE" else integral(x, how)
+        if self.packed_dst and not self.fp4_dst:  # then the C cast truncates
+            return nibbles.int4_fields(np.trunc(np.clip(x, -8, 7)))
+        if self.fp4_dst:
+            return nibbles.float4_fields_truncating(x, d.name)
+        if d.is_float:
+            return round_float(x, d, "rint").astype(d.np)
+        return x.astype(np.int64).astype(d.np)  # int4 -> an integer type: the value
+
+    def _convert(self, v: np.ndarray) -> tuple[np.ndarray, int]:
         s, d = self.s, self.d
         if self.rules.rounding is ConvertRounding.HOST_CAST:
             return self._host(v)
@@ -318,6 +404,12 @@ class Conversion:
         return out, int(np.count_nonzero(ub))
 
 
+def _numeric(dt: D.DType) -> D.DType:
+    """The dtype a conversion computes ``dt``'s values in: int8 for int4, else ``dt`` (fp4
+    keeps its own: ``_float_format`` knows it)."""
+    return i8 if dt.kind == "int4" else dt
+
+
 def _limits(dt: D.DType) -> tuple[float, float]:
     if dt.is_int:
         info = np.iinfo(dt.np)
@@ -364,14 +456,6 @@ class TCvt(VectorInstruction):
         self.require(
             self.sat is None or self.sat in SAT_MODES, "sat", "sat-mode", SAT_MODES, self.sat
         )
-        if hif8 in (s.dtype, d.dtype):
-            self.unsupported(
-                "dst" if d.dtype is hif8 else "src",
-                "hifloat8-encoding",
-                "a conversion whose encoding the reference defines (hifloat8 has none in "
-                "vector_isa.md; ptosim stores it as opaque bytes)",
-                f"{s.dtype.name} -> {d.dtype.name}",
-            )
         self.require_vec("dst", d, arch)
         self.require_vec("src", s, arch)
         if self.tmp is not None:
@@ -418,14 +502,26 @@ class TCvt(VectorInstruction):
             return
         d, s = self.dst, self.src
         r, c = s.geom.grid(R, C)
-        v = ctx.tile_storage(s)[s.offsets(r, c)]
+        placed = ctx.spec.layout.nibbles  # the packed dtypes' placement (nibbles.py)
+        if s.dtype.packed:
+            v = nibbles.read(ctx.tile_storage(s), s, r, c, placed[s.dtype].value)
+        else:
+            v = ctx.tile_storage(s)[s.offsets(r, c)]
         out, undefined = conv.convert(v)
         if conv.two_step:  # the int32 intermediate lands in tmp (module doc)
             wide = Conversion(rules, s.dtype, i32, self.mode, "ON", None).convert(v)[0]
             n = min(R * C, self.tmp.size_bytes // 4)
             t = ctx.memory_of(self.tmp).typed(self.tmp.address, i32, n, what=self.label)
             t[:] = wide.ravel()[:n]
-        ctx.tile_storage(d)[d.offsets(r, c)] = out
+        if d.dtype.packed and rules.packed_whole_bytes:  # valid rows zeroed, whole bytes
+            store = ctx.tile_storage(d)
+            store[: R * d.cols // 2] = 0
+            k = C - C % 2
+            nibbles.write(store, d, r[:, :k], c[:, :k], out[:, :k], placed[d.dtype].value)
+        elif d.dtype.packed:
+            nibbles.write(ctx.tile_storage(d), d, r, c, out, placed[d.dtype].value)
+        else:
+            ctx.tile_storage(d)[d.offsets(r, c)] = out
         if undefined:
             what = (
                 "out-of-range or NaN/inf float -> integer conversion is undefined behaviour "

@@ -59,6 +59,7 @@ from ...program import emit
 from ...tensors import Tile, TileRef
 from ..base import Arch, ExecContext
 from ..cube.instructions import cube_fillpad, cube_move
+from ..cube.onchip import vec_to_mat_applies, vec_to_mat_tinsert
 from ..data import _tile, pad_scalar
 from ..registry import instruction
 from ..spec import FillPad, Window
@@ -568,12 +569,24 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, re
     summary="copy src into dst at (index_row, index_col) (Vec -> Vec)",
 )
 def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, relu="NoRelu",
-            quant=None) -> None:  # fmt: skip
+            quant=None, mode=None) -> None:  # fmt: skip
     """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region; Acc -> Mat
-    through the fixpipe on the cube core (docs/guide-cube.md)."""
+    through the fixpipe on the cube core; on 950 Vec -> Mat from a vector core into its cube
+    core's L1 (``mode``: None, ``"SPLIT2"`` or ``"SPLIT4"``, docs/guide-cube.md)."""
     if isinstance(src, Tile) and src.ref().loc is TileType.Acc:
         cube_move("TINSERT", dst, src, index_row, index_col, relu, quant)
         return
     r = as_int(index_row, "TINSERT index_row")
     c = as_int(index_col, "TINSERT index_col")
+    if (
+        isinstance(dst, Tile) and isinstance(src, Tile) and dst.ref().loc is TileType.Mat
+        and src.ref().loc is TileType.Vec and vec_to_mat_applies()
+    ):  # fmt: skip
+        vec_to_mat_tinsert(dst.ref(), src.ref(), r, c, mode)
+        return
+    if mode is not None:
+        raise KernelError(
+            f"TINSERT mode={mode!r}: the split inserts are a 950 Vec -> Mat form (a Mat dst, a "
+            "Vec src, on a vector core of a mixed kernel)"
+        )
     emit(TInsert(_tile(dst, "TINSERT dst"), _tile(src, "TINSERT src"), r, c))

@@ -84,13 +84,19 @@ public:
     std::string GetString() const { return s.str(); }
     std::ostringstream s;
 };
+// whether `os << v` compiles (C++17 detection: NPU units build as C++17, as the library's CMake)
+template <class T, class = void>
+struct Printable : std::false_type {};
+template <class T>
+struct Printable<T, std::void_t<decltype(std::declval<std::ostream &>() << std::declval<const T &>())>>
+    : std::true_type {};
 template <class T>
 std::string PrintToString(const T &v)
 {
     std::ostringstream s;
     if constexpr (std::is_same_v<T, bool>) s << (v ? "true" : "false");
     else if constexpr (std::is_enum_v<T>) s << static_cast<long long>(v);
-    else if constexpr (requires { s << v; }) s << v;
+    else if constexpr (Printable<T>::value) s << v;
     else s << "<" << sizeof(T) << "-byte object>";
     return s.str();
 }

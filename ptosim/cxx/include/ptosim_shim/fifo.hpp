@@ -10,6 +10,9 @@
 #pragma once
 
 #include <exception>
+#if defined(__CPU_SIM)
+#include <mutex>  // TPipe::SharedState (the CPU simulator's FIFO bookkeeping)
+#endif
 
 namespace pto {
 
@@ -55,6 +58,13 @@ __attribute__((noinline)) int TSYNC_CVID(int block_idx, __gm__ uint8_t *)
 }
 
 namespace detail {
+// The CPU simulator runs a cube/vector FIFO inside one process: host threads take the role of
+// the cube core or a vector core through cpu_sim execution contexts, and the ring is host memory.
+// ptosim runs each core as its own recorded program and the FIFO through a GM ring (fifo.py), so
+// these entry points stop the run at their line.
+inline constexpr const char *kCpuSimFifo =
+    "TPipe::reset_for_cpu_sim (the CPU simulator's in-process cube/vector FIFO, driven from host "
+    "threads under cpu_sim execution contexts)";
 inline const char *split_name(int split)
 {
     static const char *names[] = {"TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT", "TILE_UP_DOWN_ODD",
@@ -84,10 +94,32 @@ struct TPipe {
     static constexpr uint32_t SyncPeriod = SlotNum <= 2 ? SlotNum : SlotNum / 2;
     using RingFiFo = RingFIFO<SlotSize, SlotNum, LocalSlotNum>;
     static_assert(SlotNum >= 1, "TPipe requires SlotNum >= 1");
-    // the producer and consumer halves exist as types (kernels declare them); their counters
-    // and flags are ptosim's (the pipe's handle below)
-    struct Producer {};
-    struct Consumer {};
+    // the producer and consumer halves exist as types and members (kernels declare them); their
+    // counters and flags are ptosim's (the pipe's handle below), so a kernel that drives the
+    // protocol by hand through them stops at that line
+#define PTOSIM_FIFO_MANUAL(NAME, ...)                                                             \
+    __attribute__((noinline)) void NAME(__VA_ARGS__)                                              \
+    {                                                                                             \
+        ::ptosim::unsupported("TPipe::" #NAME " (driving the FIFO's credit protocol by hand)",    \
+                              ::ptosim::call_site(__builtin_return_address(0)));                 \
+    }
+    struct Producer {
+        PTOSIM_FIFO_MANUAL(setAllocateStatus, bool)
+        PTOSIM_FIFO_MANUAL(setRecordStatus, bool)
+        PTOSIM_FIFO_MANUAL(setEntryOffset, uint32_t)
+        PTOSIM_FIFO_MANUAL(allocate)
+        PTOSIM_FIFO_MANUAL(record)
+    };
+    struct Consumer {
+        PTOSIM_FIFO_MANUAL(setWaitStatus, bool)
+        PTOSIM_FIFO_MANUAL(setFreeStatus, bool)
+        PTOSIM_FIFO_MANUAL(setEntryOffset, uint32_t)
+        PTOSIM_FIFO_MANUAL(wait)
+        PTOSIM_FIFO_MANUAL(free)
+    };
+#undef PTOSIM_FIFO_MANUAL
+    Producer prod;
+    Consumer cons;
 
     // The free credits a producer of `tiles` tiles has not waited for (what the destructor
     // takes); kernels static_assert on it, so it is a compile-time function here too. The run
@@ -126,6 +158,34 @@ struct TPipe {
     }
     TPipe(const TPipe &) = delete;
     TPipe &operator=(const TPipe &) = delete;
+    // the CPU simulator's reset of its in-process FIFO state (the library's cpu tpushpop tests)
+    __attribute__((noinline)) static void reset_for_cpu_sim()
+    {
+        ::ptosim::unsupported(detail::kCpuSimFifo, ::ptosim::call_site(__builtin_return_address(0)));
+    }
+#if defined(__CPU_SIM)
+    // ... and its bookkeeping, which those tests inspect: the fields they read, so that they
+    // compile; reaching it stops the run at its line
+    struct SharedState {
+        std::mutex mutex;
+        int occupied = 0, next_producer_slot = 0, next_c2v_consumer_slot = 0, next_v2c_consumer_slot = 0;
+        int popped_not_freed = 0;
+        int popped_not_freed_by_lane[2] = {};
+        uint32_t producers_allocated[SlotNum] = {};
+        uint32_t producers_done[SlotNum] = {};
+    };
+    struct SharedStateStorage {
+        unsigned char bytes[sizeof(SharedState)] = {};
+    };
+    __attribute__((noinline)) static SharedState &GetSharedState()
+    {
+        ::ptosim::unsupported("TPipe::GetSharedState (the bookkeeping of the CPU simulator's in-process "
+                              "cube/vector FIFO)",
+                              ::ptosim::call_site(__builtin_return_address(0)));
+        static SharedState unused;
+        return unused;
+    }
+#endif
     // the library's destructor: the producer takes the free credits it has not waited for
     __attribute__((noinline)) ~TPipe() noexcept(false)
     {
@@ -254,5 +314,43 @@ PTOSIM_NOINLINE RecordEvent TFREE(Pipe &pipe, WaitEvents &...events)
     detail::fifo("TFREE", pc, pipe, (int *)nullptr, Split);
     return {};
 }
+
+// TPUSH(tile, pipe) / TPOP(tile, pipe): the CPU simulator's host-side operand order
+template <typename TileData, typename Pipe, std::enable_if_t<is_tile_data_v<TileData>, int> = 0,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TPUSH(TileData &, Pipe &, WaitEvents &...)
+{
+    ::ptosim::unsupported("TPUSH(tile, pipe) (the CPU simulator's in-process FIFO form)", PTOSIM_PC);
+    return {};
+}
+template <typename TileData, typename Pipe, std::enable_if_t<is_tile_data_v<TileData>, int> = 0,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TPOP(TileData &, Pipe &, WaitEvents &...)
+{
+    ::ptosim::unsupported("TPOP(tile, pipe) (the CPU simulator's in-process FIFO form)", PTOSIM_PC);
+    return {};
+}
+
+// The CPU simulator's execution contexts (its pto/common/cpu_stub.hpp): which core the calling
+// host thread acts as. Declared so that its tests compile; each call stops the run at its line.
+namespace cpu_sim {
+#define PTOSIM_CPU_SIM_CONTEXT(WHAT) \
+    ::ptosim::unsupported("pto::cpu_sim::" WHAT " (the CPU simulator's execution contexts: a host " \
+                          "thread acting as a cube or vector core)", \
+                          ::ptosim::call_site(__builtin_return_address(0)))
+__attribute__((noinline)) inline void register_hooks(void *, void *) { PTOSIM_CPU_SIM_CONTEXT("register_hooks"); }
+__attribute__((noinline)) inline void set_execution_context(uint32_t, uint32_t, uint32_t = 1)
+{
+    PTOSIM_CPU_SIM_CONTEXT("set_execution_context");
+}
+__attribute__((noinline)) inline void reset_execution_context() { PTOSIM_CPU_SIM_CONTEXT("reset_execution_context"); }
+struct ScopedExecutionContext {
+    __attribute__((noinline)) ScopedExecutionContext(uint32_t, uint32_t, uint32_t = 1)
+    {
+        PTOSIM_CPU_SIM_CONTEXT("ScopedExecutionContext");
+    }
+};
+#undef PTOSIM_CPU_SIM_CONTEXT
+} // namespace cpu_sim
 
 } // namespace pto

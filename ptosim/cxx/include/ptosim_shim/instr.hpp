@@ -544,12 +544,17 @@ std::string value_targ2()
 // kernel's line (TLOG(x) instead of TLOG(dst, src)).
 } // namespace pto
 namespace ptosim {
+// whether ptosim_enum_type(u) names U as an enum mode (C++17 detection: NPU units build as C++17)
+template <typename U, typename = void>
+struct is_enum_mode : std::false_type {};
+template <typename U>
+struct is_enum_mode<U, std::void_t<decltype(ptosim_enum_type(std::declval<U &>()))>> : std::true_type {};
 template <typename T>
 constexpr bool counts_as_operand()
 {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (::pto::is_event<U>::value) return false;
-    else if constexpr (requires(U u) { ptosim_enum_type(u); }) return false;
+    else if constexpr (is_enum_mode<U>::value) return false;
     else return true;
 }
 template <typename... A>
@@ -560,14 +565,24 @@ constexpr int operand_count()
 } // namespace ptosim
 namespace pto {
 
-// the body of every generic overload: check the operand count, wait on Event operands, record
+// the body of every generic overload: check the operand count, wait on Event operands, record.
+// The count check is one function template per instruction (NAME##_operand_count_check), not a copy
+// in each of the overloads: every C++ unit parses this header, and its size is most of the build
+// time of a small kernel. An error still names the kernel's line ("required from here").
 #define PTOSIM_GENERIC_BODY(NAME, TARGS)                                                                \
     {                                                                                                   \
-        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+        detail::NAME##_operand_count_check<A...>();                                                     \
         detail::issue(#NAME, PTOSIM_PC, TARGS, args...);                                                \
         return {};                                                                                      \
     }
 #define PTOSIM_GENERIC(NAME)                                                                            \
+    namespace detail {                                                                                  \
+    template <typename... A>                                                                            \
+    constexpr void NAME##_operand_count_check()                                                         \
+    {                                                                                                   \
+        PTOSIM_ARITY_##NAME((::ptosim::operand_count<A...>()));                                          \
+    }                                                                                                   \
+    }                                                                                                   \
     template <typename... A>                                                                            \
     PTOSIM_NOINLINE RecordEvent NAME(A &...args) PTOSIM_GENERIC_BODY(NAME, "")                          \
     template <typename... A>                                                                            \
@@ -769,6 +784,32 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<E>, RecordEvent> TQUANT(D &dst, 
     ::ptosim::wait_events(pc, events...);
     ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, *exp, *max, *scaling);
     return {};
+}
+
+// The library's a5 ND -> NZ move between two Vec tiles, which its tinsert test calls directly with
+// the tiles' data pointers and valid shapes: ptosim lays a tile of each type over its pointer
+// (the destination valid validRow x validCol, the source srcValidRow x validCol) and runs TMOV.
+namespace detail {
+template <typename X>
+X tile_over(typename X::DType *p, uint32_t rows, uint32_t cols)
+{
+    X t = [&] {
+        if constexpr (X::ValidRow == DYNAMIC && X::ValidCol == DYNAMIC) return X(rows, cols);
+        else if constexpr (X::ValidRow == DYNAMIC) return X(rows);
+        else if constexpr (X::ValidCol == DYNAMIC) return X(cols);
+        else return X();
+    }();
+    TASSIGN(t, (uintptr_t)p - ::ptosim::onchip_base());
+    return t;
+}
+} // namespace detail
+template <typename T, typename DstTileData, typename SrcTileData>
+PTOSIM_NOINLINE void TMovToVecNd2Nz(typename DstTileData::TileDType dst, typename SrcTileData::TileDType src,
+                                    uint32_t validRow, uint32_t validCol, uint32_t srcValidRow, unsigned = 0)
+{
+    DstTileData d = detail::tile_over<DstTileData>(dst, validRow, validCol);
+    SrcTileData s = detail::tile_over<SrcTileData>(src, srcValidRow, validCol);
+    TMOV(d, s);
 }
 
 } // namespace pto

@@ -39,6 +39,8 @@ PTOSIM_ENUM(RoundMode, uint8_t, CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CA
 PTOSIM_ENUM(TCopyMode, uint8_t, SHALLOW_COPY = 0, DEEP_COPY = 1)
 PTOSIM_ENUM(AccToVecMode, uint8_t, SingleModeVec0, SingleModeVec1, DualModeSplitM, DualModeSplitN)
 PTOSIM_ENUM(ReluPreMode, uint8_t, NoRelu = 0, NormalRelu = 1)
+// TINSERT<mode>(mat, vec): the 950 split inserts (Vec NZ -> Mat in 2 or 4 burst groups)
+PTOSIM_ENUM(TInsertMode, uint8_t, SPLIT2 = 2, SPLIT4 = 3)
 PTOSIM_ENUM(AtomicType, uint8_t, AtomicNone = 0, AtomicAdd = 1)
 PTOSIM_ENUM(SaturationMode, uint8_t, ON = 0, OFF = 1)
 PTOSIM_ENUM(TFillPadMode, uint8_t, Normal = 0, InPlace = 1, Expand = 2)
@@ -631,6 +633,7 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 #include "describe.hpp"
 #include "instr.hpp"
 #include "fifo.hpp"
+#include "vreg.hpp"
 
 #if defined(__CPU_SIM)
 // the library's CPU build declares the ACL host types and calls (aclFloat16, aclrtMalloc ...)

@@ -109,21 +109,40 @@ inline float minifloat(unsigned bits, int e_bits, int m_bits, int bias, int spec
     return sign ? -v : v;
 }
 } // namespace ptosim
+namespace ptosim {
+// The pattern (of the first `count`) whose value is nearest `v` (the first of a tie; 0 when
+// none compares, as for hifloat8, whose value the shim does not decode): the host-side
+// conversion of a number, e.g. std::fill(buffer, end, 0) in a test's main.cpp.
+template <typename T>
+inline uint8_t nearest_pattern(double v, unsigned count)
+{
+    uint8_t best = 0;
+    double gap = INFINITY;
+    for (unsigned b = 0; b < count; ++b) {
+        const double d = std::fabs(double(float(T(uint8_t(b)))) - v);
+        if (d < gap) gap = d, best = uint8_t(b);
+    }
+    return best;
+}
+} // namespace ptosim
 // Negation flips the sign bits (SIGNS: bit 7, or bits 3 and 7 of a 4-bit pair; e8m0 has none).
-#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS)                         \
-    struct NAME {                                                  \
-        uint8_t bits = 0;                                          \
-        NAME() = default;                                          \
-        explicit NAME(uint8_t b) : bits(b) {}                      \
-        explicit operator float() const { return VALUE; }          \
-        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); } \
+// A number converts to the nearest pattern (a 4-bit pair: into its low element).
+#define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS, COUNT)                                   \
+    struct NAME {                                                                   \
+        uint8_t bits = 0;                                                           \
+        NAME() = default;                                                           \
+        explicit NAME(uint8_t b) : bits(b) {}                                       \
+        template <typename V, std::enable_if_t<std::is_arithmetic_v<V>, int> = 0>   \
+        NAME(V v) : bits(::ptosim::nearest_pattern<NAME>(double(v), COUNT)) {}      \
+        explicit operator float() const { return VALUE; }                           \
+        NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); }              \
     };
-PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80)
-PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80)
-PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00)
-PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80)
-PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88)
-PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88)
+PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80, 256)
+PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80, 256)
+PTOSIM_OPAQUE8(float8_e8m0_t, bits == 0xFF ? NAN : std::ldexp(1.0f, int(bits) - 127), 0x00, 256)
+PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80, 256)
+PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88, 16)
+PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88, 16)
 #undef PTOSIM_OPAQUE8
 
 // the packed 4-bit element types hold two values per byte ("twin" types; global, as the
@@ -374,13 +393,20 @@ __attribute__((noinline)) inline void wait_flag_dev(int64_t flag_id)
     ptosim::send("wait_flag_dev", ptosim::call_site(__builtin_return_address(0)), b);
 }
 inline void set_ffts_base_addr(uint64_t) {}
-__attribute__((noinline)) inline void set_intra_block(pipe_t, int64_t)
+// 950 intra-block flags between the cube core and one vector core (ptosim/isa/sync.py)
+__attribute__((noinline)) inline void set_intra_block(pipe_t pipe, int64_t id)
 {
-    ptosim::unsupported("set_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+    std::string b;
+    ptosim::jkey(b, "pipe"); ptosim::jstr(b, ptosim::pipe_name(pipe));
+    ptosim::jkey(b, "id"); ptosim::jint(b, id);
+    ptosim::send("set_intra_block", ptosim::call_site(__builtin_return_address(0)), b);
 }
-__attribute__((noinline)) inline void wait_intra_block(pipe_t, int64_t)
+__attribute__((noinline)) inline void wait_intra_block(pipe_t pipe, int64_t id)
 {
-    ptosim::unsupported("wait_intra_block (intra-block cube/vector sync)", ptosim::call_site(__builtin_return_address(0)));
+    std::string b;
+    ptosim::jkey(b, "pipe"); ptosim::jstr(b, ptosim::pipe_name(pipe));
+    ptosim::jkey(b, "id"); ptosim::jint(b, id);
+    ptosim::send("wait_intra_block", ptosim::call_site(__builtin_return_address(0)), b);
 }
 
 // fixpipe quantisation modes: a builtin unscoped enum of the device compiler (kernels write both
@@ -431,6 +457,96 @@ __attribute__((noinline)) void copy_cbuf_to_gm(T *dst, U *src, uint8_t sid, uint
     ptosim::jkey(b, "src_gap"); ptosim::juint(b, srcGap);
     ptosim::jkey(b, "dst_gap"); ptosim::juint(b, dstGap);
     ptosim::send("copy_cbuf_to_gm", ptosim::call_site(__builtin_return_address(0)), b);
+}
+
+// the a5 raw GM -> L1 copy (MTE2): nBurst bursts of lenBurst bytes, burst i read from
+// src + i * srcStride and written to dst + i * dstStride (strides in bytes, start to start, as the
+// library's a5 TLOAD into L1 computes them); ptosim runs it as a TLOAD of an L1 tile over those
+// bytes. Padding counts other than 0 stop the run in Python (their fill is not modelled).
+template <typename T, typename U>
+__attribute__((noinline)) void copy_gm_to_cbuf_align_v2(T *dst, U *src, uint8_t sid, uint32_t nBurst,
+                                                        uint32_t lenBurst, uint8_t leftPaddingCount,
+                                                        uint8_t rightPaddingCount, bool dataSelectBit,
+                                                        uint8_t l2CacheCtl, uint64_t srcStride, uint32_t dstStride)
+{
+    std::string b;
+    ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)src);
+    ptosim::jkey(b, "l1"); ptosim::juint(b, (unsigned long long)((uintptr_t)dst - (uintptr_t)ptosim::onchip_base()));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst_bytes"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "left_pad"); ptosim::juint(b, leftPaddingCount);
+    ptosim::jkey(b, "right_pad"); ptosim::juint(b, rightPaddingCount);
+    ptosim::jkey(b, "data_select"); ptosim::juint(b, dataSelectBit ? 1 : 0);
+    ptosim::jkey(b, "src_stride_bytes"); ptosim::juint(b, srcStride);
+    ptosim::jkey(b, "dst_stride_bytes"); ptosim::juint(b, dstStride);
+    (void)l2CacheCtl;  // a cache hint: no effect on the data
+    ptosim::send("copy_gm_to_cbuf_align_v2", ptosim::call_site(__builtin_return_address(0)), b);
+}
+// the raw on-chip copies of a mixed a5 kernel, each nBurst bursts of lenBurst 32-byte blocks with
+// srcGap / dstGap blocks between bursts: GM -> UB (MTE2, a vector core), UB -> the cube core's L1
+// (MTE3, a vector core), L1 -> the UB of vector core `sid` (MTE1, the cube core)
+namespace ptosim {
+template <typename T, typename U>
+__attribute__((noinline)) void raw_burst_copy(const char *op, T *dst, U *src, bool dst_gm, bool src_gm,
+                                              uint8_t sid, uint16_t nBurst, uint16_t lenBurst, uint16_t srcGap,
+                                              uint16_t dstGap, long long pc)
+{
+    std::string b;
+    auto where = [](const void *p, bool gm) {
+        return gm ? (unsigned long long)(uintptr_t)p
+                  : (unsigned long long)((uintptr_t)p - (uintptr_t)ptosim::onchip_base());
+    };
+    ptosim::jkey(b, "dst"); ptosim::juint(b, where((const void *)dst, dst_gm));
+    ptosim::jkey(b, "src"); ptosim::juint(b, where((const void *)src, src_gm));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "src_gap"); ptosim::juint(b, srcGap);
+    ptosim::jkey(b, "dst_gap"); ptosim::juint(b, dstGap);
+    ptosim::send(op, pc, b);
+}
+} // namespace ptosim
+template <typename T, typename U>
+__attribute__((noinline)) void copy_gm_to_ubuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                               uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_gm_to_ubuf", dst, src, false, true, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
+}
+template <typename T, typename U>
+__attribute__((noinline)) void copy_ubuf_to_cbuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                                 uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_ubuf_to_cbuf", dst, src, false, false, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
+}
+template <typename T, typename U>
+__attribute__((noinline)) void copy_cbuf_to_ubuf(T *dst, U *src, uint8_t sid, uint16_t nBurst, uint16_t lenBurst,
+                                                 uint16_t srcGap, uint16_t dstGap)
+{
+    ptosim::raw_burst_copy("copy_cbuf_to_ubuf", dst, src, false, false, sid, nBurst, lenBurst, srcGap, dstGap,
+                           ptosim::call_site(__builtin_return_address(0)));
+}
+// the a5 MX intrinsics (TMATMUL_MX's scale loads and mad): declared so that a test file using them
+// builds; the run stops at the call (TMATMUL_MX is not modelled)
+template <class... A>
+__attribute__((noinline)) void load_cbuf_to_ca_mx(A...)
+{
+    ptosim::unsupported("load_cbuf_to_ca_mx (the raw L1 -> L0A load of MX scales; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void load_cbuf_to_cb_mx(A...)
+{
+    ptosim::unsupported("load_cbuf_to_cb_mx (the raw L1 -> L0B load of MX scales; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
+}
+template <class... A>
+__attribute__((noinline)) void mad_mx(A...)
+{
+    ptosim::unsupported("mad_mx (the raw MX matrix multiply; TMATMUL_MX is not modelled)",
+                        ptosim::call_site(__builtin_return_address(0)));
 }
 
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect

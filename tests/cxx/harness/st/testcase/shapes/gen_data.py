@@ -16,6 +16,7 @@ add_case("ShapesTest.launched_16x16", 16, 16, np.float32)
 add_case("ShapesTest.plain_16x16", 16, 16, np.float32)
 add_case("ShapesTest.host_fill_16x16", 16, 16, np.float32)
 add_case("ShapesTest.plain_copy_16x16", 16, 16, np.float32)
+add_case("ShapesTest.plain_out_16x16", 16, 16, np.float32)
 for r, c in [(16, 16), (32, 64)]:
     add_case(f"Sizes/AddP.float/{r}x{c}", r, c, np.float32)
 for i in range(4):

@@ -13,8 +13,10 @@ template <typename T, int R, int C>
 void CallAdd(T *out, T *a, T *b);
 template <typename T, int R, int C>
 void CallAddCopy(T *out, T *a, T *b);
+template <typename T, int R, int C>
+void CallAddOut(T *out, T *a, T *b);
 
-enum class How { Launch, Plain, HostFill, PlainCopy };
+enum class How { Launch, Plain, HostFill, PlainCopy, PlainOut };
 
 static std::string CaseDir()
 {
@@ -67,6 +69,8 @@ void RunAdd(How how)
         CallAdd<T, R, C>(dO, dA, dB);
     } else if (how == How::PlainCopy) {
         CallAddCopy<T, R, C>(dO, dA, dB);
+    } else if (how == How::PlainOut) {
+        CallAddOut<T, R, C>(dO, dA, dB);
     } else {
         LaunchAdd<T, R, C>(dO, dA, dB, stream);
     }
@@ -103,6 +107,7 @@ TEST_F(ShapesTest, launched_16x16) { RunAdd<float, 16, 16>(How::Launch); }
 TEST_F(ShapesTest, plain_16x16) { RunAdd<float, 16, 16>(How::Plain); }
 TEST_F(ShapesTest, host_fill_16x16) { RunAdd<float, 16, 16>(How::HostFill); }
 TEST_F(ShapesTest, plain_copy_16x16) { RunAdd<float, 16, 16>(How::PlainCopy); }
+TEST_F(ShapesTest, plain_out_16x16) { RunAdd<float, 16, 16>(How::PlainOut); }
 TEST_F(ShapesTest, suite_set_up_ran) { EXPECT_TRUE(suite_ready()); }
 TEST_F(ShapesTest, skipped) { GTEST_SKIP() << "not on this device"; }
 

@@ -371,6 +371,10 @@ class DmaRules:
     # (column), shape4 (shape3) elements, whatever validCol (validRow): the a2a3 library loads
     # such a tile as one ND2NZ row (tload_common.hpp, the "vector input" loads)
     mat_vector_load_moves_view: bool = False
+    # NZ2NZ TLOAD (UB and L1): nBurst is the GlobalTensor's shape1 and lenBurst validRow*32 B,
+    # with no check of the valid shape against the view: validRow is free, validCol unused (the
+    # register-arch tload_common.hpp TLoadVecNZ2NZ / TLoadCubeNZ2NZ, no static assert on it)
+    nz_load_valid_shape_free: bool = False
 
 
 @dataclass(frozen=True, eq=False)

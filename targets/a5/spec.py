@@ -250,6 +250,9 @@ SPEC = S.TargetSpec(
         # copies take the burst pitch and outer strides only (ND stride 3, DN stride 4, NZ
         # stride 1; loops over strides 0-2), never the burst dimension's (D13, F112)
         reads_burst_strides=False,
+        # NZ2NZ TLOAD: shape1 bursts of validRow*32 bytes, the valid shape not checked; the
+        # rest of the tile keeps its bytes (tload_common.hpp TLoadVecNZ2NZ, TLoadCubeNZ2NZ)
+        nz_load_valid_shape_free=True,
     ),
     indexed=S.IndexedRules(
         kernel=S.IndexedKernel.SIMT,  # semantics.md 3.1.4, 3.2.4

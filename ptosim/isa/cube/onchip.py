@@ -166,6 +166,9 @@ def copy_cbuf_to_ubuf(dst, src, sid, n_burst, len_burst, src_gap, dst_gap) -> No
 #   one block (the whole valid bytes rounded up to blocks);
 # - TINSERT<SPLIT2 / SPLIT4> (NZ source): the column blocks of the valid rows rounded up to 16
 #   in 2 or 4 groups (the last takes the remainder), the same bursts as one NZ insert.
+# A packed 4-bit type moves as bytes (sizeof is 1 for two elements): an NZ source's validCol
+# and index column, a ZN source's validRow and index row, are halved first (the library's
+# byteValidCol / byteIndexCol); the other counts are used as given, as the library does.
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -177,6 +180,11 @@ def vec_to_mat_bursts(dst, src, r: int, c: int, mode: str | None) -> list[tuple]
     c0 = BLOCK_BYTES // sz
     vr, vc = src.valid
     g = src.geom
+    zn = g.is_row_major and g.slayout.name == "ColMajor"
+    if src.dtype.packed and not g.is_row_major:  # NZ fp4: the column index and count in bytes
+        vc, c = vc // 2, c // 2
+    elif src.dtype.packed and zn:  # ZN fp4: the row index and count in bytes
+        vr, r = vr // 2, r // 2
     if mode is not None:  # split inserts: NZ source
         aligned = _ceil(vr, 16) * 16
         total = _ceil(vc, c0)
@@ -188,7 +196,7 @@ def vec_to_mat_bursts(dst, src, r: int, c: int, mode: str | None) -> list[tuple]
         counts = [part, last] if k == 2 else [part, part, part, last]
         return [(d0 + i * part * dst_block, i * part * src_block, n, aligned, src_gap, dst_gap)
                 for i, n in enumerate(counts)]  # fmt: skip
-    if g.is_row_major and g.slayout.name == "ColMajor":  # ZN
+    if zn:
         stride = {"Null": src.cols, "RowPlusOne": _ceil(vc, 16) * 16 + 1}.get(
             g.compact.name, _ceil(vc, 16) * 16
         )

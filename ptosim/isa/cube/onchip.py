@@ -161,9 +161,10 @@ def copy_cbuf_to_ubuf(dst, src, sid, n_burst, len_burst, src_gap, dst_gap) -> No
 # - ZN source (into a ZN Mat): one burst per c0-row block of the valid rows, each of validCol
 #   blocks, the source's rows Cols apart (a compact tile: the valid columns rounded up to 16,
 #   plus one for RowPlusOne), the destination's Mat Cols apart;
-# - ND source: row by row (validCol x sizeof(T) / 32 blocks each, the rows Cols apart in
-#   both), or one run when the rows are whole and the widths agree, or when a row is under
-#   one block (the whole valid bytes rounded up to blocks);
+# - ND source (and any other row-major source but ZN, such as ZZ: the library's dispatch): row
+#   by row (validCol x sizeof(T) / 32 blocks each, the rows Cols apart in both), or one run
+#   when the rows are whole and the widths agree, or when a row is under one block (the whole
+#   valid bytes rounded up to blocks);
 # - TINSERT<SPLIT2 / SPLIT4> (NZ source): the column blocks of the valid rows rounded up to 16
 #   in 2 or 4 groups (the last takes the remainder), the same bursts as one NZ insert.
 # A packed 4-bit type moves as bytes (sizeof is 1 for two elements): an NZ source's validCol
@@ -238,9 +239,11 @@ def vec_to_mat_tinsert(dst, src, r: int, c: int, mode) -> None:
     g = src.geom
     nz = not g.is_row_major and g.slayout.name == "RowMajor"
     zn = g.is_row_major and g.slayout.name == "ColMajor"
-    if not (nz or (mode is None and (zn or g.is_nd))):
-        _refuse(arch, "src", "layout", "an NZ Vec tile (or, without a mode, ZN or ND)",
-                g.layout_name)  # fmt: skip
+    # the library's dispatch: ZN, else any row-major source (ND, or a boxed one such as the
+    # ZZ of an MX scale tile) by the ND copies, else NZ; a mode needs NZ (a5 TInsert.hpp)
+    if not (nz or (mode is None and g.is_row_major)):
+        _refuse(arch, "src", "layout", "an NZ Vec tile (or, without a mode, a row-major one: "
+                "ZN, ND or another row-major box layout)", g.layout_name)  # fmt: skip
     vr, vc = src.valid
     if r + vr > dst.rows or c + vc > dst.cols:
         _refuse(arch, "src", "window-within-dst", f"index + src valid <= {dst.rows}x{dst.cols}",

@@ -300,7 +300,8 @@ class _Transfer(Instruction):
       a valid shape that differs from the view is accepted and follows the DMA arithmetic,
       with finding F101 (burst length) or F106 (burst count).
     - a5 programs start-to-start strides: the burst length (validCol for ND, validRow for DN)
-      is free, the other valid dimension must match the view.
+      is free, the other valid dimension must match the view; an NZ TLOAD checks neither
+      (``nz_load_valid_shape_free``: shape1 bursts of validRow*32 bytes, validCol unused).
     """
 
     tile: TileRef

@@ -50,3 +50,24 @@ def test_a2a3_nz_load_still_needs_the_view_valid_shape():
     with pytest.raises(pto.ConstraintError) as e:
         _run("a2", (16, 32))
     assert e.value.rule == "valid-shape" and "validRow == 32" in str(e.value)
+
+
+def test_nz_load_into_l1_takes_the_same_bursts():
+    """The cube core's NZ2NZ load into a Mat tile: the same shape1 bursts of validRow rows."""
+
+    @pto.kernel(cores="mix")
+    def k(src):
+        if not pto.is_cube():
+            return
+        mat = pto.Tile("Mat", "float32", GM_ROWS, COLS, "ColMajor", slayout="RowMajor",
+                       valid=(16, 16))  # fmt: skip
+        pto.TASSIGN(mat, 0x0)
+        pto.TLOAD(mat, pto.GlobalTensor(src, (1, COLS // C0, GM_ROWS // 16, 16, C0), layout="NZ"))
+
+    dev = pto.Device("950pr")
+    gm = (np.arange(GM_ROWS * COLS) + 1).astype(np.float32)
+    run = dev.run(k, dev.gm_array(gm))
+    l1 = run.blocks[0].buffers["L1"].data[: GM_ROWS * COLS * 4].view(np.float32)
+    want = np.full((COLS // C0, GM_ROWS, C0), np.nan, np.float32)  # L1 starts as NaN poison
+    want[:, :16] = gm.reshape(COLS // C0, GM_ROWS, C0)[:, :16]
+    assert np.array_equal(l1.reshape(want.shape), want, equal_nan=True)

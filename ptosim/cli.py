@@ -89,10 +89,10 @@ def _cmd_instructions(args) -> int:
 def _cmd_devices(args) -> int:
     for name in available_devices():
         cfg = load_config(name)
-        print(
-            f"{name:<6} target {cfg.target:<5} UB {cfg.memory.ub_size_bytes // 1024} KiB  "
-            f"{cfg.description}"
-        )
+        ub = f"UB {cfg.memory.size_of('UB') // 1024} KiB"
+        if cfg.memory.ub_reserve is not None:  # 950: the platform config's usable part
+            ub += f" ({cfg.memory.ub_size_bytes // 1024} usable)"
+        print(f"{name:<6} target {cfg.target:<5} {ub}  {cfg.description}")
     return 0
 
 

@@ -39,7 +39,8 @@ class MemoryConfig(_Strict):
     bias table (BT) and fixpipe buffer (FB); ``ub_align_bytes`` is the address alignment of
     every one of them (TASSIGN and the allocator)."""
 
-    ub_size_bytes: int = Field(gt=0)  # the UB a kernel may use
+    # the UB the platform config gives a kernel (ptosim's tile allocator stays inside it)
+    ub_size_bytes: int = Field(gt=0)
     l1_size_bytes: int = Field(gt=0)
     l0a_size_bytes: int = Field(gt=0)
     l0b_size_bytes: int = Field(gt=0)
@@ -52,8 +53,20 @@ class MemoryConfig(_Strict):
     ub_physical_bytes: int | None = Field(default=None, gt=0)
 
     def size_of(self, space: str) -> int:
-        """The size of one buffer by its space name (``"UB"``, ``"L0C"`` ...)."""
+        """The bytes of one buffer an instruction may address, by its space name (``"UB"``,
+        ``"L0C"`` ...): for UB the physical size where the config gives one (950: 256 KiB; the
+        library's own a5 kernels and limits use all of it, ``ub_reserve``)."""
+        if space == "UB" and self.ub_physical_bytes is not None:
+            return self.ub_physical_bytes
         return getattr(self, f"{space.lower()}_size_bytes")
+
+    @property
+    def ub_reserve(self) -> tuple[int, int] | None:
+        """[first, end) bytes of the UB the platform config reserves (its ``ub_size`` ends
+        below the physical UB: 950's top 8 KiB), None where the whole UB is usable. A launch
+        without SIMT work may place tiles there (finding F114); ptosim's allocator does not."""
+        m = self.ub_physical_bytes
+        return None if m is None or m <= self.ub_size_bytes else (self.ub_size_bytes, m)
 
 
 class AclConfig(_Strict):

@@ -44,6 +44,9 @@ VEC, AIC, AIV = "vec", "aic", "aiv"
 INTRA_MODES = (3, 4, 5)
 INTRA_FLAG_BASE = 64  # intra-block ids are keyed from here, apart from the FFTS flags 0..15
 INTRA_SUBCORE_OFFSET = 16  # the library's a5 VEC_CORE_ID_OFFSET: cube id + 16 addresses AIV1
+INTRA_ID_RULE = (
+    "cube ids 0-15 reach AIV0, 16-31 AIV1 as id - 16; AIVk's id reaches the cube as id + 16 k"
+)
 
 
 def parse_cores(value, what: str = "kernel cores") -> str | None:
@@ -181,24 +184,32 @@ class Topology:
             return "L1", self._core(role.block, AIC)
         return space, core
 
-    def intra_missing(self, core: int, flag: int) -> str | None:
-        """Why a 950 ``wait_intra_block`` on ``core`` (its ``flag``: INTRA_FLAG_BASE + id, see
-        ptosim/isa/sync.py) never returns: which core would post it and with which id; None
-        for an FFTS flag."""
+    def intra_sender(self, core: int, flag: int) -> tuple[int, int, int] | None:
+        """For a 950 ``wait_intra_block`` on ``core`` (its ``flag``: INTRA_FLAG_BASE + id, see
+        ptosim/isa/sync.py): (the one core that can post it, the id that core passes to
+        set_intra_block, the id waited on); None for an FFTS flag. The cube core's ids 0-15
+        come from AIV0 and 16-31 from AIV1 (as id - 16); AIVk's id comes from the cube core's
+        id + 16 k (the library's a5 SyncAll and TSync)."""
         block_id = flag - INTRA_FLAG_BASE
         if block_id < 0:
             return None
         role = self.roles[core]
         if role.kind == AIC:
             sub, sent = divmod(block_id, INTRA_SUBCORE_OFFSET)
-            poster = self._core(role.block, AIV, sub)
-        else:
-            sent = block_id + INTRA_SUBCORE_OFFSET * role.subblock
-            poster = self._core(role.block, AIC)
+            return self._core(role.block, AIV, sub), sent, block_id
+        sent = block_id + INTRA_SUBCORE_OFFSET * role.subblock
+        return self._core(role.block, AIC), sent, block_id
+
+    def intra_missing(self, core: int, flag: int) -> str | None:
+        """Why a 950 ``wait_intra_block`` on ``core`` never returns: which core would post it
+        and with which id; None for an FFTS flag."""
+        sender = self.intra_sender(core, flag)
+        if sender is None:
+            return None
+        poster, sent, block_id = sender
         return (
             f"no set_intra_block(pipe, {sent}) from {self.names([poster], 'core')} reaches "
-            f"{self.names([core], 'core')} as id {block_id} (cube ids 0-15 reach AIV0, 16-31 "
-            "AIV1 as id - 16; AIVk's id reaches the cube as id + 16 k)"
+            f"{self.names([core], 'core')} as id {block_id} ({INTRA_ID_RULE})"
         )
 
     def _round(self, core: int, mode: int) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -224,8 +224,8 @@ TILE_OUTSIDE_MEMORY = FindingCode(
     "F111",
     "tile-outside-memory",
     "a TASSIGN places a tile (partly) past the end of its memory (UB, L1 ...); only an address is "
-    "set, so the run goes on and the first instruction that reads or writes the tile stops with "
-    "rule `fits-in-memory` (D22); reported once per TASSIGN site",
+    "set, so the run goes on and the first instruction that reads or writes bytes of it past "
+    "the end stops with rule `fits-in-memory` (D22); reported once per TASSIGN site",
     "a TASSIGN address with the whole tile inside the memory (`ptosim devices` lists the sizes)",
 )
 GM_STRIDE_IGNORED = FindingCode(
@@ -245,6 +245,16 @@ GM_WRITE_INTO_PADDING = FindingCode(
     "per instruction site and buffer",
     "allocate the bytes the kernel writes (whole 32-byte blocks for block copies), or shrink the "
     "write",
+)
+UB_RESERVE = FindingCode(
+    "F114",
+    "ub-reserve",
+    "a TASSIGN or raw UB copy of a launch without SIMT work reaches the top of the 950 UB that "
+    "the platform config reserves (its ub_size, 248 KiB, ends 8 KiB below the physical 256 "
+    "KiB): the library's own kernels and limits use the whole UB, so the run goes on; memory "
+    "managed by AscendC stays below it and a SIMT launch may not use it; reported once per site",
+    "keep the tile below the platform config's ub_size if the kernel shares the core with "
+    "AscendC-managed buffers or SIMT work",
 )
 FLAG_UNCONSUMED = FindingCode(
     "F201",

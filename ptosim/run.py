@@ -14,6 +14,7 @@ from .checks.hazards import analyse
 from .checks.structural import structural_issued
 from .checks.tile_bounds import tile_outside_memory_findings
 from .checks.tiles import live_overlap_findings
+from .checks.ub_reserve import ub_reserve_findings
 from .config import DeviceConfig
 from .cores import Topology
 from .engine import core as engine
@@ -162,9 +163,9 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
     _check_core_buffers(program, slots)
     arch = program.arch
     simt = simt_budget_bytes(program, config)
-    for space, capacity in arch.buffers:
+    for space, _ in arch.buffers:
         mine = [s for s in slots if s.space == space]
-        limit = simt if (simt is not None and space == "UB") else capacity
+        limit = simt if (simt is not None and space == "UB") else _alloc_limit(arch, space)
         for s in mine:
             if s.placement.auto:
                 s.placement.address = None
@@ -180,6 +181,14 @@ def place_tiles(program: Program, config: DeviceConfig) -> list[_Slot]:
             taken = sorted(taken + [(s.placement.address, s.placement.address + s.size_bytes)])
         _check_fits(program, config, mine, limit, simt)
     return slots
+
+
+def _alloc_limit(arch: Arch, space: str) -> int:
+    """The end of the bytes the allocator may give tiles of ``space``: the usable UB (the
+    platform config's ``ub_size``, below 950's reserved top 8 KiB, which only a TASSIGN may
+    reach), the whole buffer elsewhere."""
+    capacity = arch.size_of(space)
+    return min(capacity, arch.ub_size_bytes) if space == "UB" else capacity
 
 
 def _first_fit(size: int, taken: list[tuple[int, int]], align: int) -> int:
@@ -204,7 +213,13 @@ def _check_fits(program: Program, config: DeviceConfig, slots, limit: int, simt)
     ]
     if not over:
         return
-    what = "SIMT UB budget" if limit == simt else over[0].space
+    space = over[0].space
+    if limit == simt:
+        what = "SIMT UB budget"
+    elif limit < (program.arch.size_of(space) or limit):
+        what = f"usable {space} (the platform config's; a TASSIGN may place tiles above it)"
+    else:
+        what = space
     hint = (
         (
             " (declare a larger dynamic UB with @pto.kernel(dyn_ubuf_size=...) or "
@@ -245,7 +260,7 @@ class TilePlacer:
         arch = self.program.arch
         if space == "UB" and self._simt is not None:
             return self._simt
-        return arch.size_of(space)
+        return _alloc_limit(arch, space)
 
     def place(self, instr) -> None:
         """Place the tiles ``instr`` uses for the first time; raise UbBudgetError if they (or,
@@ -498,7 +513,7 @@ def run_blocks(
             program.run_untimed()
             if progress is not None:
                 progress(len(program), len(program))
-        overlaps = [(f, c) for c, p in enumerate(programs) for f in _tile_findings(p)]
+        overlaps = [(f, c) for c, p in enumerate(programs) for f in _tile_findings(p, config)]
         findings: list[Finding] = [f for ctx in ctxs for f in ctx.findings]
         findings += [f for f, _ in overlaps]
         if progress is not None and getattr(progress, "phase", None) is not None:
@@ -536,7 +551,7 @@ def run_blocks(
     if phase is not None:
         phase("analysing")
     # per-block passes that need the whole program: after the run (a session's body ran then)
-    overlaps = [(f, core) for core, p in enumerate(programs) for f in _tile_findings(p)]
+    overlaps = [(f, core) for core, p in enumerate(programs) for f in _tile_findings(p, config)]
     # (finding, reporting core): semantic findings, live tile overlaps, unconsumed posts
     reported: list[tuple[Finding, int | None]] = [
         (f, core) for core, ctx in enumerate(ctxs) for f in ctx.findings
@@ -567,9 +582,14 @@ def run_blocks(
     return result
 
 
-def _tile_findings(program: Program) -> list[Finding]:
-    """The per-program tile passes: TASSIGNs past the end of memory (F111), live overlaps."""
-    return tile_outside_memory_findings(program) + live_overlap_findings(program)
+def _tile_findings(program: Program, config: DeviceConfig) -> list[Finding]:
+    """The per-program tile passes: TASSIGNs past the end of memory (F111), into the reserved
+    UB (F114), live overlaps."""
+    return (
+        tile_outside_memory_findings(program)
+        + ub_reserve_findings(program, config.memory.ub_reserve)
+        + live_overlap_findings(program)
+    )
 
 
 def blocks_at_once(programs: list[Program], config: DeviceConfig) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..cores import Topology
+from ..cores import INTRA_FLAG_BASE, INTRA_ID_RULE, Topology
 from ..findings import FLAG_MISUSE, FLAG_NEVER_POSTED, FLAG_REUSED, FLAG_UNCONSUMED, Edit, Finding
 from ..isa.sync import SetFlag, WaitFlag
 from ..plan import StepKind
@@ -377,11 +377,17 @@ def cross_stuck(views, topology: Topology) -> list[Finding]:
     if all(len(v.clocks.order) == len(v.issued) for v in views):
         return []  # every step of every core ran
     posted: dict[tuple[int, int], list] = {}  # (core, flag) -> its ffts_cross_core_sync instrs
+    # (core, flag) -> (set_intra_block, its receiver) of the 950 point-to-point flags
+    intra: dict[tuple[int, int], list] = {}
     modes: dict[int, int] = {}
     for v in views:
         for step, instr in v.issued:
             if step.kind is StepKind.CROSS_SET:
                 _, mode, flag = step.flag
+                if flag >= INTRA_FLAG_BASE:
+                    to = topology.round_of(v.core, mode)[1]
+                    intra.setdefault((v.core, flag), []).append((instr, to))
+                    continue
                 posted.setdefault((v.core, flag), []).append(instr)
                 modes[flag] = mode
     out: list[Finding] = []
@@ -390,6 +396,11 @@ def cross_stuck(views, topology: Topology) -> list[Finding]:
             if step.kind is not StepKind.CROSS_WAIT or not _never_ran(v, i):
                 continue
             flag = step.flag[2]
+            sender = topology.intra_sender(v.core, flag)
+            if sender is not None:
+                why = explain_stuck(views, v, instr, topology)
+                out.append(_intra_stuck(v.core, instr, flag, intra, topology, why))
+                break  # the rest of the core is stuck behind it
             mode = modes.get(flag, topology.likely_mode(v.core))
             members = topology.posters_to(v.core, mode)
             absent = [m for m in members if not posted.get((m, flag))]
@@ -424,3 +435,34 @@ def cross_stuck(views, topology: Topology) -> list[Finding]:
             )
             break  # the rest of the core is stuck behind it
     return out
+
+
+def _intra_stuck(core, instr, flag, intra, topology: Topology, fifo_why) -> Finding:
+    """F209 for a 950 wait_intra_block that never returns, in the user's ids: the one core that
+    can post it and the id that core passes to set_intra_block (``Topology.intra_sender``)."""
+    poster, sent, waited = topology.intra_sender(core, flag)
+    me, them = topology.names([core], "core"), topology.names([poster], "core")
+    posts = intra.get((poster, flag), [])
+    to_me = [p for p, receivers in posts if core in receivers]
+    if fifo_why is not None:
+        why = fifo_why
+    elif not to_me:
+        why = (
+            f"{them} never posts set_intra_block(pipe, {sent}), the only post that reaches "
+            f"{me} as id {waited} ({INTRA_ID_RULE})"
+        )
+        astray = [(p, r) for p, r in posts if core not in r]
+        if astray:
+            p, receivers = astray[0]
+            why += f"; its {_label(p)} reaches {topology.names(receivers, 'core')} instead"
+    else:
+        why = (
+            f"every set_intra_block(pipe, {sent}) from {them} ({len(to_me)}) is consumed "
+            "before it: one wait too many"
+        )
+    return FLAG_NEVER_POSTED.make(
+        "cross-wait-never-posted",
+        f"{me}: {_label(instr)} waits for intra-block id {waited} from {them}, which never "
+        f"comes (a hang on every target): {why}",
+        (instr.position,),
+    )

@@ -32,7 +32,8 @@ def tile_outside_memory_findings(program) -> list[Finding]:
                 "tile-outside-memory",
                 f"{instr.label}{where}: tile {tile.name} at {instr.address:#x} ends at {end:#x}, "
                 f"{past} byte(s) past the end of {mem} ({end - past} bytes); the first "
-                "instruction that reads or writes it stops with rule fits-in-memory",
+                "instruction that reads or writes bytes of it past the end stops with rule "
+                "fits-in-memory",
                 (instr.position,),
             )
         )

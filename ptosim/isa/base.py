@@ -51,6 +51,7 @@ class Arch:
 
     target: str  # the family name, for messages ("cpu" | "a2a3" | "a5")
     device: str
+    # the usable UB (the allocator's limit); ``buffers`` holds the addressable (physical) one
     ub_size_bytes: int
     l1_size_bytes: int
     ub_align_bytes: int
@@ -325,27 +326,39 @@ class ExecContext:
         mem = self.memory_of(ref)
         address = ref.address
         if address is not None and (address < 0 or address + ref.size_bytes > mem.size_bytes):
-            self._outside_memory(ref, mem)
+            self._outside_memory(ref, mem, ref.size_bytes, "")
         return mem.typed(address, ref.dtype, ref.numel)
 
-    def _outside_memory(self, ref: TileRef, mem: Scratchpad) -> NoReturn:
+    def require_inside(self, ref: TileRef, size_bytes: int, used: str = "") -> None:
+        """Check that the ``size_bytes`` the instruction touches from the tile's address lie
+        inside its memory (``used``: what those bytes are, when not the whole tile).
+
+        Raises:
+            MemoryLayoutError: rule ``fits-in-memory`` (D22).
+        """
+        mem, address = self.memory_of(ref), ref.address
+        if address is not None and (address < 0 or address + size_bytes > mem.size_bytes):
+            self._outside_memory(ref, mem, size_bytes, used)
+
+    def _outside_memory(self, ref: TileRef, mem: Scratchpad, size: int, used: str) -> NoReturn:
         instr = self.instr
         operand = next(
             (name for name, r in instr.tile_operands().items() if r is ref), "tile"
         ) if instr else "tile"  # fmt: skip
-        end = ref.address + ref.size_bytes
+        end = ref.address + size
         placement = getattr(ref.placement, "root", ref.placement)
         at = f" at {placement.assigned_at}" if getattr(placement, "assigned_at", None) else ""
         raise MemoryLayoutError(
             instr.opcode if instr else "access",
             operand,
             "fits-in-memory",
-            f"address + {ref.size_bytes} bytes <= {mem.name} size {mem.size_bytes}",
-            f"{ref.address:#x} + {ref.size_bytes} = {end:#x}",
+            f"address + {size} bytes <= {mem.name} size {mem.size_bytes}",
+            f"{ref.address:#x} + {size} = {end:#x}",
             target=self.arch.target,
             source=instr.source if instr else None,
             position=instr.position if instr else None,
-            detail=f"tile {ref.name}, placed by the TASSIGN{at}; this instruction accesses it",
+            detail=f"tile {ref.name}, placed by the TASSIGN{at}; this instruction accesses "
+            + (used or "it"),
         )
 
     def memory_from(self, ref: TileRef) -> np.ndarray:

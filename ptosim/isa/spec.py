@@ -539,6 +539,10 @@ class LayoutRules:
     # their whole blocks from src and only the tail block through tmp (a2a3: elements, a5:
     # bytes, npu/a5/TSort32.hpp compares validCol * sizeof(T))
     sort32_tmp_row_limit_unit: Sort32TmpLimit = Sort32TmpLimit.ELEMENTS
+    # bytes the padding step loads from the start of tmp's last block (a5: a whole 256-byte
+    # vector register, vlds; 0: a2a3 pads with a masked vector_dup and loads nothing): with
+    # the sorted blocks, the extent of tmp the lowering touches, whatever tmp's declared size
+    sort32_tail_load_bytes: int = 0
     # TMRGSORT(dst, src, blockLen) over the groups inside dst's valid columns, any whole-record
     # blockLen (False: refused; the NPU's blockLen and repeat rules are not modelled)
     mrgsort_block_len: bool = False

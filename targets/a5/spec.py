@@ -373,6 +373,8 @@ SPEC = S.TargetSpec(
         gather_compare=True,  # npu/a5 TGather.hpp, TGATHER<..., CmpMode>: vcmp + vsqz
         gather_compare_squeeze=True,
         sort32_tmp_row_limit_unit=S.Sort32TmpLimit.BYTES,
+        # npu/a5/TSort32.hpp: the tail pad loads one vector register (vlds) at the last block
+        sort32_tail_load_bytes=256,
     ),  # the facts of reference/cube_isa.md for the 950 cube
     cube=S.CubeRules(
         onchip_cv_paths=True,  # UB <-> L1 between the cube core and its vector cores

@@ -5,25 +5,27 @@ missing.
 
 TSORT32(dst, src, idx[, tmp]): for each valid row and each block of 32 consecutive valid
 columns, the pairs (src[i, j], idx[i, j]) sorted by score descending, ties by index ascending
-(stable), written as 8-byte records at dst row i: 4-byte types -> [score][index u32]
-(2 elements per record); 2-byte types -> [score][0][index u32] (4 elements per record).
-Where block ``b`` lands is the target's ``LayoutRules.sort32_pitch``: after the previous
-block's records (NPU, tsort32.md), or at column 2*32*b whatever the record size (cpu: 2-byte
-blocks overlap and the later one wins). A last block of fewer than 32 valid columns: cpu sorts
-its pairs only (``sort32_partial_block``). a2a3 and a5 (``sort32_tail_via_tmp``, their
-``TSort32.hpp``) need the 4-operand form and sort the block whole, padded: per row, when C <= 8160
-(a2a3) or C*size <= 8160 bytes (a5, ``sort32_tmp_row_limit_unit``), the row's
+(stable), written as 8-byte records at dst row i: 4-byte types -> [score][index u32] (2
+elements per record); 2-byte types -> [score][0][index u32] (4 elements per record). Where
+block ``b`` lands is the target's ``LayoutRules.sort32_pitch``: after the previous block's
+records (NPU, tsort32.md), or at column 2*32*b whatever the record size (cpu: 2-byte blocks
+overlap and the later one wins). A last block of fewer than 32 valid columns: cpu sorts its
+pairs only (``sort32_partial_block``). a2a3 and a5 (``sort32_tail_via_tmp``, their
+``TSort32.hpp``) need the 4-operand form and sort the block whole, padded: per row, when C <=
+8160 (a2a3) or C*size <= 8160 bytes (a5, ``sort32_tmp_row_limit_unit``), the row's
 ``ceil(C*size/32)`` blocks are copied to tmp (``copy_ubuf_to_ubuf``), elements ``C`` up to the
 next multiple of 32 of tmp set to ``-(0.0/0.0)`` (a negative quiet NaN: float 0xFFC00000, half
-0xFE00; ``vector_dup``) and the ``ceil(C/32)`` blocks sorted from tmp; for longer rows the whole
-blocks are sorted from src and only the last block goes through tmp. The padded block gives 32
-records: the pads sort after every number and carry the idx elements past column C of idx's
-row; records, tmp copies and pads land past dst's row or tmp's tile where they are larger than
-it (the library's own test has a 16-column tmp). Other targets without the partial rule refuse
-the shape (rule ``sort-block``). Checks: idx uint32, dst row holds the records of the valid
-pairs (rule ``dst-cols``), dst has src's dtype. NaN scores: their order is not given (the
-reference's comparison is not an ordering with NaN); ptosim sorts them after every number, by
-index.
+0xFE00; ``vector_dup``) and the ``ceil(C/32)`` blocks sorted from tmp; for longer rows the
+whole blocks are sorted from src and only the last block goes through tmp. The padded block
+gives 32 records: the pads sort after every number and carry the idx elements past column C of
+idx's row; records, tmp copies and pads land past dst's row or tmp's tile where they are larger
+than it (the library's own test has a 16-column tmp), and rule ``fits-in-memory`` checks the
+bytes of tmp the lowering touches, not its declared size (``tmp_touched_bytes``; a5 also loads
+a whole vector register at the last block, ``sort32_tail_load_bytes``). Other targets without
+the partial rule refuse the shape (rule ``sort-block``). Checks: idx uint32, dst row holds the
+records of the valid pairs (rule ``dst-cols``), dst has src's dtype. NaN scores: their order is
+not given (the reference's comparison is not an ordering with NaN); ptosim sorts them after
+every number, by index.
 
 TMRGSORT(dst, src0, src1[, src2, src3], exhausted=False): merges 2-4 sorted record lists (row 0
 of each source, its valid columns) into dst row 0 as the reference's loop does: at each step
@@ -121,6 +123,16 @@ class TSort32(VectorInstruction):
         in_bytes = arch.spec.layout.sort32_tmp_row_limit_unit is Sort32TmpLimit.BYTES
         return 0 if (C * sz if in_bytes else C) <= MAX_UB_TMP_UNITS else C // SORT_BLOCK
 
+    def tmp_touched_bytes(self, arch: Arch) -> int:
+        """With ``padded_tail``: the bytes from tmp's start the lowering reads or writes (not
+        tmp's declared size): the row's, or the tail block's, copy padded to whole blocks of 32,
+        and the target's register load at the last block (``sort32_tail_load_bytes``)."""
+        C, sz = self.src.valid_col, self.src.dtype.size_bytes
+        tail = C - self.first_block_via_tmp(arch) * SORT_BLOCK
+        sorted_bytes = -(-tail // SORT_BLOCK) * SORT_BLOCK * sz
+        load = arch.spec.layout.sort32_tail_load_bytes
+        return max(sorted_bytes, sorted_bytes - SORT_BLOCK * sz + load)
+
     def validate(self, arch: Arch) -> None:
         d, s, x = self.dst, self.src, self.idx
         self.require_defined(arch, "src", s.dtype)
@@ -200,7 +212,8 @@ class TSort32(VectorInstruction):
         dt, sz = d.dtype, d.dtype.size_bytes
         n = C // SORT_BLOCK  # whole blocks; block n is the padded one
         smem, xmem = ctx.memory_from(s), ctx.memory_from(x)
-        ctx.tile_storage(t)  # rule fits-in-memory for a tmp placed past the end of UB
+        used = self.tmp_touched_bytes(ctx.arch)  # rule fits-in-memory: these bytes, not tmp's
+        ctx.require_inside(t, used, f"its first {used} bytes (the padded copy and loads)")
         tmem, dmem = ctx.memory_from(t), ctx.memory_from(d)
         idx_stride = 0 if x.valid_row == 1 else x.cols
         pad = np.array([PAD_BITS[sz]], dtype=f"u{sz}").view(dt.np)[0]

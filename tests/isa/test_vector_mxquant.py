@@ -183,7 +183,7 @@ ROUNDS_BF16 = {"950pr": ("MXFP8", "MXFP4_E2M1"), "cpu": ("MXFP4_E2M1",)}
 @pytest.mark.parametrize("quant,sdt", CASES)
 def test_tquant_mx_matches_independent_formulation(dev, alg, quant, sdt):
     R, C = 3, 96
-    x = sample(R, C, sdt, seed=hash((quant, sdt, alg)) % 1000)
+    x = sample(R, C, sdt, seed=CASES.index((quant, sdt)) * 2 + (alg == "NV"))
     r, (_, dst, exp, *_rest) = run_mx(dev, x, sdt, quant, alg)
     x32 = x.astype(np.float32)
     want_exp, codes = expected(

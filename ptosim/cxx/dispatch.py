@@ -50,6 +50,7 @@ ENUM_KEYWORDS = {
     "ScatterAxis": "axis",
     "HistByte": "byte",
     "QuantType": "quant",
+    "QuantScaleAlg": "scale_alg",
     "AccPhase": "phase",
     "ReluPreMode": "relu",
     "TInsertMode": "mode",
@@ -68,6 +69,13 @@ POSITIONAL_EXCEPTIONS = {("TQUANT", 4): ("dst", "src", "scale", "offset")}
 # ... keyed further by the QuantType: a symmetric quant has no offset, so its 4th tile is the
 # tmp of TQUANT<INT8_SYM>(dst, src, scale, tmp) (vector_isa.md 3.15)
 POSITIONAL_EXCEPTIONS[("TQUANT", 4, "INT8_SYM")] = ("dst", "src", "scale", "tmp")
+# the MX forms: TQUANT<Q, ..., QuantScaleAlg>(dst, src, &exp, &max, &scaling[, &exp_zz])
+for _q in ("MXFP8", "MXFP4_E2M1"):
+    POSITIONAL_EXCEPTIONS[("TQUANT", 5, _q)] = ("dst", "src", "exp", "group_max", "scaling")
+POSITIONAL_EXCEPTIONS[("TQUANT", 6, "MXFP8")] = (
+    *POSITIONAL_EXCEPTIONS[("TQUANT", 5, "MXFP8")],
+    "exp_zz",
+)
 # explicitly mapped here (the seeds, data movement, sync), not through the registry
 EXPLICIT = {
     "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TEXPANDS", "MGATHER", "MSCATTER", "TSCATTER",
@@ -328,6 +336,8 @@ class Dispatcher:
                     ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), relu=relu, quant=quant,
                     phase=phase,
                 )  # fmt: skip
+            elif len(ops) == 3:  # TMOV(dst, src, tmp): the ND -> ZZ exponent move
+                pto.TMOV(ops[0], ops[1], ops[2])
             else:
                 pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
         elif op in ("TEXTRACT", "TINSERT") and "prequant" in t:

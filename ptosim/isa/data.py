@@ -53,6 +53,7 @@ from .spec import (
     TMovCopy,
     UbBurstPitch,
 )
+from .tmov_zz import TMovNdToZz
 
 
 def pad_scalar(ref: TileRef, *, null_as_zero: bool):
@@ -1022,11 +1023,18 @@ def TSTORE(
     family="data movement",
     summary="Vec -> Vec copy; Mat -> Left/Right/Bias (MTE1), Acc -> Mat (fixpipe)",
 )
-def TMOV(dst: Tile, src: Tile, *, relu="NoRelu", quant=None, phase="Unspecified") -> None:
+def TMOV(
+    dst: Tile, src: Tile, tmp: Tile | None = None, *, relu="NoRelu", quant=None,
+    phase="Unspecified",
+) -> None:  # fmt: skip
     """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
     and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant``: its quantisation, as for
     TSTORE, C++ ``TMOV_FP`` with a Scaling tile; ``phase="Final"``: the unit flag, as for
-    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words)."""
+    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words). With ``tmp``: an E8M0
+    exponent tile into the ZZ scale layout (950; tmov_zz.py)."""
+    if tmp is not None:
+        emit(TMovNdToZz(_tile(dst, "TMOV dst"), _tile(src, "TMOV src"), _tile(tmp, "TMOV tmp")))
+        return
     if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase):
         return
     normal = ReluPreMode.parse(relu, "TMOV relu") is ReluPreMode.NormalRelu

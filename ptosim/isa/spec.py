@@ -361,6 +361,8 @@ class DmaRules:
     tmov: TMovCopy
     # Vec TMOV from an ND tile into an NZ or ZN tile converts the layout (VALID_ELEMENTS)
     tmov_nd_to_fractal: bool = False
+    # TMOV(dst, src, tmp): a row-major E8M0 tile into the cube's ZZ scale layout (vector/tmov_zz.py)
+    tmov_nd_to_zz: bool = False
     # ND/DN TLOAD: the valid region need only fit in the view (where a must-match applies)
     load_valid_within_view: bool = False
     # the DMA reads the stride of the burst dimension (ND stride[4], DN stride[3], NZ strides
@@ -512,6 +514,34 @@ class CompareRules:
 
 
 @dataclass(frozen=True, eq=False)
+class MxQuantRules:
+    """TQUANT's MX forms (MXFP8 E4M3, MXFP4 E2M1 with shared E8M0 exponents per group of 32;
+    vector/mxquant.py): what differs between the targets that define them."""
+
+    fp8_sources: DTypes  # src dtypes of MXFP8
+    fp4_sources: DTypes  # src dtypes of MXFP4_E2M1
+    # a 16-bit src's columns past valid_col (up to Cols) are zeroed in place before the groups
+    # are reduced (the NPU's pad pass); else they are read as they are
+    zeroes_src_pad: bool
+    # MXFP8: a NaN element is skipped by the group max (a running std::max); else it makes the
+    # group's exponent 0xFF
+    fp8_max_skips_nan: bool
+    # quant forms whose bf16 source's scaled value is rounded to bf16 before the encoding
+    bf16_scaled_rounds: tuple[str, ...]
+    # E4M3 of a negative value that rounds to zero: True 0x80 (rounding keeps the sign); False
+    # the cpu simulator's nearest-code search (module doc of mxquant)
+    e4m3_keeps_zero_sign: bool
+    # a one-row exponent tile holds the groups flat (else the group (r, j) is exp[r, j])
+    exp_flat_one_row: bool
+    # max / scaling tiles of a 16-bit source hold bf16 bit patterns (else values of their dtype)
+    side_tiles_bf16_bits: bool
+    # MXFP4: dst's whole storage is zeroed first
+    zeroes_fp4_dst: bool
+    # the NZ form with a reordered exponent tile (TQUANT<MXFP8, VecStoreMode::NZ>)
+    nz_exponent_form: bool
+
+
+@dataclass(frozen=True, eq=False)
 class LayoutRules:
     """Layout, fill, view, gather, quantise and index-sequence families."""
 
@@ -532,6 +562,8 @@ class LayoutRules:
     # TSORT32 with validCol not a multiple of 32: the tail block's records only (False: refused,
     # the NaN-padded tail the NPU sorts through tmp is not modelled)
     sort32_partial_block: bool = False
+    # TQUANT's MX forms; None: UnsupportedError naming the form
+    mx_quant: MxQuantRules | None = None
     # TSORT32 with tmp and such a tail: the a2a3 4-operand lowering (the row or the tail block
     # copied to tmp, padded to 32 with -NaN, sorted whole; vector.sort)
     sort32_tail_via_tmp: bool = False

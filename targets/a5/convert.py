@@ -10,7 +10,9 @@ of the wider element type (``256 / max(sizeof S, sizeof D)`` elements): ``vlds``
 
 from __future__ import annotations
 
+from ptosim.isa.tmov_zz import TMovNdToZz
 from ptosim.isa.vector.convert import TCvt
+from ptosim.isa.vector.mxquant import GROUP, TQuantMx
 from ptosim.isa.vector.quant import TCi, TDequant, TQuant
 from ptosim.plan import Region, Step
 
@@ -96,4 +98,68 @@ def plan_tci(instr: TCi, ctx) -> list[Step]:
     return vf.steps()
 
 
-PLANS.update({TQuant: plan_tquant, TDequant: plan_tdequant, TCi: plan_tci})
+def _flat(ref, size_bytes: int) -> Region:
+    return Region("UB", ref.address, ref.address + size_bytes)
+
+
+def plan_tquant_mx(instr: TQuantMx, ctx) -> list[Step]:
+    """npu/a5 TQuant.hpp's three passes over valid_row x Cols source elements, one vector of
+    the source type per step: the group maxima (``vlds``, ``vabs``, ``vmax``, ``vcmax``, stored),
+    the exponents and scalings (``vand``, ``vsub``, ``vsel`` per vector of groups), then
+    ``vmul`` and ``vcvt`` into dst. The zero-pad pass of 16-bit sources is not priced (an
+    estimate: its cost is not separately known)."""
+    s, d = instr.src, instr.dst
+    n_elem = s.valid_row * s.cols
+    groups = n_elem // GROUP
+    vf = VectorFunction(ctx, s.dtype)
+    vectors = ceil_div(n_elem * s.dtype.size_bytes, vf.vl)
+    group_vectors = ceil_div(groups * s.dtype.size_bytes, vf.vl)
+    info = {"elements": n_elem, "groups": groups}
+    src = _flat(s, n_elem * s.dtype.size_bytes)
+    side = groups * s.dtype.size_bytes
+    vf.op("vlds", vectors, "src (max)", reads=(src,), **info)
+    for op in ("vabs", "vmax", "vcmax"):
+        vf.op(op, vectors, "group max", **info)
+    vf.op("vsts", group_vectors, "group max", writes=(_flat(instr.group_max, side),), **info)
+    for op in ("vand", "vsub", "vsel"):
+        vf.op(op, group_vectors, "exponent", **info)
+    exp_bytes = groups if instr.exp.rows == 1 else instr.exp.rows * instr.exp.cols
+    vf.op("vsts", group_vectors, "exp", writes=(_flat(instr.exp, exp_bytes),), **info)
+    vf.op("vsts", group_vectors, "scaling", writes=(_flat(instr.scaling, side),), **info)
+    vf.op("vlds", vectors, "src (quantise)", reads=(src,), **info)
+    vf.op("vmul", vectors, "scale", **info)
+    vf.op("vcvt", vectors, "encode", **info)
+    dst_bytes = n_elem // 2 if d.dtype.bits == 4 else n_elem
+    vf.op("vsts", ceil_div(dst_bytes, vf.vl), "dst", writes=(_flat(d, dst_bytes),), **info)
+    return vf.steps()
+
+
+def plan_tmov_nd_to_zz(instr: TMovNdToZz, ctx) -> list[Step]:
+    """npu/a5 TMov.hpp TMovNdTo2Zz: the index tables (``vci``, ``vmuls``, stores into tmp), the
+    zeroing of the source rows up to the 16-row boundary (not priced: at most one ``vsts``),
+    then per vector of 8 boxes ``vlds`` of the offsets, ``vadd``, ``vgather2``, ``vsts``."""
+    d = instr.dst
+    R, G = d.valid
+    boxes = -(-R // 16) * (G // 2)
+    vf = VectorFunction(ctx, "uint16")
+    vectors = ceil_div(boxes, 8)
+    info = {"boxes": boxes}
+    vf.op("vci", 1 + ceil_div(R, 16), "index tables", **info)
+    vf.op("vmuls", 1, "index tables", **info)
+    vf.op("vsts", 2 + ceil_div(R, 16), "index tables", writes=(_flat(instr.tmp, 2 * (boxes + 32)),))
+    vf.op("vlds", vectors + 1, "offsets", **info)
+    vf.op("vadd", vectors, "indices", **info)
+    vf.op("vgather2", vectors, "gather", reads=(_flat(instr.src, -(-R // 16) * 16 * G),), **info)
+    vf.op("vsts", vectors, "dst", writes=(_flat(d, boxes * 32),), **info)
+    return vf.steps()
+
+
+PLANS.update(
+    {
+        TQuant: plan_tquant,
+        TQuantMx: plan_tquant_mx,
+        TDequant: plan_tdequant,
+        TCi: plan_tci,
+        TMovNdToZz: plan_tmov_nd_to_zz,
+    }
+)

@@ -246,6 +246,7 @@ SPEC = S.TargetSpec(
         atomic_add_dtypes=(i8, i16, i32, f16, bf16, f32),
         tmov=S.TMovCopy.VALID_ELEMENTS,  # the valid region through both layouts
         tmov_nd_to_fractal=True,  # npu/a5 TMov.hpp: TMovToVecNd2Nz, TMovNdTo2Zn
+        tmov_nd_to_zz=True,  # npu/a5 TMov.hpp: TMovNdTo2Zz (the 3-tile TMOV)
         # npu/a5 TLoad.hpp / TStore.hpp and the register-arch tload_common.hpp: the vector
         # copies take the burst pitch and outer strides only (ND stride 3, DN stride 4, NZ
         # stride 1; loops over strides 0-2), never the burst dimension's (D13, F112)
@@ -365,6 +366,22 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,  # choice: the formula (no a5 lowering in our sources)
         dequant_row_params=True,  # npu/a5 TDeQuant.hpp: a BRC_B32 load of [i * RowStride]
         tci_tmp_bytes=None,  # vci; tmp ignored
+        # npu/a5 TQuant.hpp: ZeroPadSourceTile (16-bit sources), vmax reductions (a NaN wins),
+        # the bf16 multiply of bf16 sources, vcvt to e4m3 (rounding keeps a zero's sign), a
+        # one-row exponent tile written flat (TRESHAPE to 1D), bf16 bits in the max / scaling
+        # tiles of 16-bit sources (the B16 exponent paths store uint16 patterns)
+        mx_quant=S.MxQuantRules(
+            fp8_sources=(f32, f16, bf16),
+            fp4_sources=(f16, bf16),  # CheckTQuantMxTypes
+            zeroes_src_pad=True,
+            fp8_max_skips_nan=False,
+            bf16_scaled_rounds=("MXFP8", "MXFP4_E2M1"),
+            e4m3_keeps_zero_sign=True,
+            exp_flat_one_row=True,
+            side_tiles_bf16_bits=True,
+            zeroes_fp4_dst=False,
+            nz_exponent_form=False,
+        ),
         histogram_idx_shape=True,  # npu/a5 THistogram.hpp THISTOGRAM_IMPL
         # npu/a5/TSort32.hpp, the 4-operand form: the a2a3 padded tail, the whole-row path
         # limited by the row's bytes

@@ -20,6 +20,9 @@ _MATMULS = ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGE
 _MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor", "vcmps",
          "vsel", "vexp", "vln", "vabs", "vmuls", "vmod", "vmula", "vmins", "vneg",
          "vor")  # fmt: skip
+# the MX forms of TQUANT (convert.plan_tquant_mx) and the ND -> ZZ TMOV (plan_tmov_nd_to_zz)
+_MX_QUANT = ("vabs", "vmax", "vcmax", "vand", "vsub", "vsel")
+_ZZ = ("vci", "vmuls", "vadd", "vgather2")
 _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
            "PROD": ("vmul",)}  # fmt: skip
 
@@ -30,7 +33,7 @@ USES: dict[str, tuple[str, ...]] = {
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
-    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf"),
+    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf", *_ZZ),
     **{name: ("control",) for name in _SYNC},
     # the raw UB <-> L1 copies between the cube core and its vector cores (targets/a5/cube.py)
     "copy_ubuf_to_cbuf": ("copy_ubuf_to_cbuf",),
@@ -70,7 +73,7 @@ USES: dict[str, tuple[str, ...]] = {
     **{f"TCOLARG{op}": (*_LS, "vdup", "vadds", "vcmp", "vsel") for op in ("MAX", "MIN")},
     **{f"TPARTARG{op}": (*_LS, "vcmp", "vsel", "vmov") for op in ("MAX", "MIN")},
     "TCVT": (*_LS, "vcvt", "vbr"),
-    "TQUANT": (*_LS, "vcvt", "vbr", "vmul", "vadd"),
+    "TQUANT": (*_LS, "vcvt", "vbr", "vmul", "vadd", *_MX_QUANT),
     "TDEQUANT": (*_LS, "vcvt", "vbr", "vmul", "vsub"),
     "TCI": ("vf", "vci", "vsts"),
     "TCMP": (*_LS, "vcmp", "psts"),

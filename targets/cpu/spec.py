@@ -274,6 +274,22 @@ SPEC = S.TargetSpec(
         quant_via_tcvt=False,
         dequant_row_params=False,
         tci_tmp_bytes=None,
+        # cpu/TQuant.hpp: a running std::max over float(|x|) (NaN skipped) for MXFP8, bf16
+        # rounding of the scaled value for bf16 sources of MXFP4 only (ApplyE2M1ScaleForSource),
+        # E4M3 by a nearest-code search (a negative value rounding to zero gives 0x00), exp at
+        # its (row, group) element, dst zeroed first for MXFP4 (InitMxOutput)
+        mx_quant=S.MxQuantRules(
+            fp8_sources=(f32, f16, bf16),
+            fp4_sources=(f32, f16, bf16),
+            zeroes_src_pad=False,
+            fp8_max_skips_nan=True,
+            bf16_scaled_rounds=("MXFP4_E2M1",),
+            e4m3_keeps_zero_sign=False,
+            exp_flat_one_row=False,
+            side_tiles_bf16_bits=False,
+            zeroes_fp4_dst=True,
+            nz_exponent_form=True,
+        ),
         # cpu/TSort32.hpp: block b at dst column 2*32*b; 2-byte records take 4 columns, so a
         # later block overwrites half of the one before (tsort32.md gives 4*32*b for the NPUs)
         sort32_pitch=S.Sort32Pitch.TWICE_COLUMNS,

@@ -115,3 +115,40 @@ extern "C" __global__ AICORE void onchip_950(__gm__ float *out, __gm__ float *sr
     set_intra_block(PIPE_MTE1, 0);
 #endif
 }
+
+// 950 vector registers (our own code), on AIV0: the unaligned-load pair (vldas / vldus) of a
+// 256-byte register stored under a predicate of its first 40 lanes, between a vdup of 0 over the
+// whole row and a vdup of 7 stored from byte 64 under a 192-lane predicate
+extern "C" __global__ AICORE void vreg_copy_950(__gm__ uint8_t *out, __gm__ uint8_t *src)
+{
+#if defined(__DAV_VEC__)
+    if (get_subblockid() == 0) {
+        using Row = Tile<TileType::Vec, uint8_t, 1, CCE_VL>;
+        using RowGM8 = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, CCE_VL>, Stride<CCE_VL, CCE_VL, CCE_VL, CCE_VL, 1>>;
+        Row a, b;
+        TASSIGN(a, 0x0);
+        TASSIGN(b, 0x1000);
+        RowGM8 srcGM(src), outGM(out);
+        TLOAD(a, srcGM);
+        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        __VEC_SCOPE__
+        {
+            RegTensor<uint8_t> zero, seven, loaded;
+            UnalignReg ureg;
+            uint32_t all = CCE_VL, first = 40, tail = CCE_VL - 64;
+            MaskReg full = CreatePredicate<uint8_t>(all);
+            vdup(zero, 0, full, MODE_ZEROING);
+            vdup(seven, 7, full, MODE_ZEROING);
+            vsts(zero, b.data(), 0, NORM_B8, full);
+            vldas(ureg, a.data());
+            vldus(loaded, ureg, a.data());
+            vsts(loaded, b.data(), 0, NORM_B8, CreatePredicate<uint8_t>(first));
+            vsts(seven, b.data(), 64, NORM_B8, CreatePredicate<uint8_t>(tail));
+        }
+        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+        TSTORE(outGM, b);
+    }
+#endif
+}

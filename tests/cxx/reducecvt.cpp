@@ -305,10 +305,10 @@ QUANT(TQUANT_ASYM_offset_ptr, uint8_t, TQUANT<QuantType::INT8_ASYM>(dst, src, sc
 QUANT_TMP(TQUANT_ASYM_tmp_offset, uint8_t, TQUANT<QuantType::INT8_ASYM>(dst, src, scale, tmp, offset))
 QUANT_TMP(TQUANT_ASYM_tmp_offset_ptr, uint8_t, TQUANT<QuantType::INT8_ASYM>(dst, src, scale, tmp, &offset))
 
-// ---- TQUANT's MX form (exponent, group-max and scaling tiles by pointer): not modelled, it stops --
-extern "C" __global__ AICORE void TQUANT_MXFP8(__gm__ float8_e4m3_t *out, __gm__ float *in)
+// ---- TQUANT's MX form (exponent, group-max and scaling tiles by pointer; 950 and cpu) -------------
+extern "C" __global__ AICORE void TQUANT_MXFP8(__gm__ int8_t *out, __gm__ float *in)
 {
-    V<float> src; V<uint8_t> exp; V<float> max; V<float> scaling; V<float8_e4m3_t> dst;
+    V<float> src; V<uint8_t> exp; V<float> max; V<float> scaling; V<int8_t> dst;
     place(src, exp, max, scaling, dst); load(src, in); to_vec();
     TQUANT<QuantType::MXFP8>(dst, src, &exp, &max, &scaling);
     to_store(); store(out, dst);

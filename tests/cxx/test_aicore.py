@@ -74,3 +74,17 @@ def test_950_on_chip_path_from_cxx(prog):
     want = np.concatenate([full[:, 8 * j : 8 * j + 8].reshape(-1) for j in range(4)])
     np.testing.assert_array_equal(out.numpy(), want)
     assert run.findings == [], [str(f) for f in run.findings]
+
+
+def test_950_vector_register_load_and_partial_stores(prog):
+    """vldas / vldus then vsts under a 40-lane predicate copies the first 40 bytes; a vdup
+    register stored under a 192-lane predicate from byte 64 fills exactly those lanes; the
+    bytes between keep the earlier whole-row store of 0. Each store is one instruction on
+    PIPE_V, ordered by the flags (no finding)."""
+    dev = pto.Device("950pr")
+    data = ((np.arange(256) * 37) % 251 + 1).astype(np.uint8)
+    out = dev.gm_zeros((256,), "uint8")
+    run = dev.run(prog.entry("vreg_copy_950"), out, dev.gm_array(data))
+    want = np.concatenate([data[:40], np.zeros(24, np.uint8), np.full(192, 7, np.uint8)])
+    np.testing.assert_array_equal(out.numpy(), want)
+    assert run.findings == [], [str(f) for f in run.findings]

@@ -362,13 +362,13 @@ for quant, dt in (("INT8_SYM", "int8"), ("INT8_ASYM", "uint8")):
             lambda t: pto.TQUANT(t[3], t[0], t[1], t[4], quant="INT8_SYM"), data,
         )  # fmt: skip
 
-# TQUANT<MXFP8>(dst, src, &exp, &max, &scaling): tiles = [src, exp, max, scaling, dst]; the MX
-# forms stop on every target
+# TQUANT<MXFP8>(dst, src, &exp, &max, &scaling): tiles = [src, exp, max, scaling, dst]; a2a3
+# has no MX form
 case(
     "TQUANT_MXFP8", "TQUANT",
-    [vec("float32"), vec("uint8"), vec("float32"), vec("float32"), vec("float8_e4m3")], [0], [4],
-    lambda t: pto.TQUANT(t[4], t[0], t[1], t[2], t[3], quant="MXFP8"), inputs(Q_SRC),
-    {d: "PTO102" for d in DEVICES},
+    [vec("float32"), vec("uint8"), vec("float32"), vec("float32"), vec("int8")], [0], [4],
+    lambda t: pto.TQUANT(t[4], t[0], exp=t[1], group_max=t[2], scaling=t[3], quant="MXFP8"),
+    inputs(Q_SRC), {"a2": "PTO102"},
 )  # fmt: skip
 
 # TDEQUANT(dst, src, scale, offset)

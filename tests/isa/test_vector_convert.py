@@ -603,12 +603,6 @@ def test_tquant_int8(devname, quant):
     assert clobbered == (devname == "a2")  # a2a3 scales src in place
 
 
-def test_tquant_mx_is_unsupported():
-    src, dst, sc = vec("float32", 1, 64), vec("int8", 1, 64), vec("float32", 1, 8)
-    with pytest.raises(UnsupportedError, match="mx-quant"):
-        run_tiles("cpu", [], lambda: pto.TQUANT(dst, src, sc, quant="MXFP8"), [src, dst, sc])
-
-
 @pytest.mark.parametrize("devname", ["cpu", "a2", "950pr"])
 @pytest.mark.parametrize("sdt", ["int8", "int16"])
 def test_tdequant(devname, sdt):

@@ -14,8 +14,8 @@ same way; dst int8 = ``clamp(rint(v), -128, 127)`` (SYM) or uint8 = ``clamp(rint
   before clamping).
 - Every target reads ``scale(i, 0)`` (a mode-2 block scale with different values per column
   is not modelled).
-MX forms (``MXFP8``, ``MXFP4``, ... with shared-exponent side tiles) raise UnsupportedError: the
-reference describes them only in outline (OCP/NV group algorithms, NPU parity uncertain).
+MX forms (``quant="MXFP8"`` / ``"MXFP4_E2M1"`` with ``exp``, ``group_max``, ``scaling`` tiles and
+``scale_alg``): ``mxquant.py``.
 
 TDEQUANT(dst, src, scale, offset): dst f32, src i8/i16, scale/offset f32 of one tile type;
 ``dst[i, j] = (f32(src[i, j]) - offset[i, p]) * scale[i, p]`` with
@@ -46,11 +46,12 @@ from ..data import _tile
 from ..registry import instruction
 from .common import VectorInstruction, round_to, wrap_to
 from .convert import Conversion
+from .mxquant import MX_QUANTS, TQuantMx
 
 __all__ = ["TQUANT", "TDEQUANT", "TCI", "QUANT_MODES", "MX_MODES"]
 
 QUANT_MODES = ("INT8_SYM", "INT8_ASYM")
-MX_MODES = ("MXFP8", "MXFP8_E4M3", "MXFP8_E5M2", "MXFP4", "MXFP4_E2M1")
+MX_MODES = MX_QUANTS
 
 
 def _row_param(ctx: ExecContext, ref: TileRef, R: int) -> np.ndarray:
@@ -70,13 +71,7 @@ class TQuant(VectorInstruction):
 
     def validate(self, arch: Arch) -> None:
         self.require_defined(arch)
-        if self.quant in MX_MODES:
-            self.unsupported(
-                "quant",
-                "mx-quant",
-                f"one of {QUANT_MODES} (the MX forms are only outlined by the reference)",
-                self.quant,
-            )
+        self.require(self.scale is not None, "scale", "operand-required", "a tile", None)
         self.require(self.quant in QUANT_MODES, "quant", "quant-mode", QUANT_MODES, self.quant)
         d, s = self.dst, self.src
         for name in ("dst", "src", "scale"):
@@ -232,16 +227,47 @@ def _opt(value, what):
 
 @instruction(
     family="conversion",
-    summary="dst = clamp(rint(src * scale (+ offset))) as int8/uint8 (INT8_SYM / INT8_ASYM)",
+    summary="dst = clamp(rint(src * scale (+ offset))) as int8/uint8 (INT8_SYM / INT8_ASYM); "
+    "MXFP8 / MXFP4_E2M1 with a shared exponent per 32 elements",
 )
-def TQUANT(dst, src, scale, tmp=None, offset=None, *, quant="INT8_SYM") -> None:
-    """Quantise f32 to int8/uint8 with per-row inverse scales (module doc). MX forms raise
-    UnsupportedError."""
+def TQUANT(
+    dst,
+    src,
+    scale=None,
+    tmp=None,
+    offset=None,
+    *,
+    quant="INT8_SYM",
+    exp=None,
+    group_max=None,
+    scaling=None,
+    exp_zz=None,
+    scale_alg="OCP",
+) -> None:
+    """Quantise f32 to int8/uint8 with per-row inverse scales (module doc), or, for
+    ``quant="MXFP8"`` / ``"MXFP4_E2M1"``, f32/f16/bf16 to E4M3 bytes / packed E2M1 with one
+    E8M0 exponent per group of 32 into ``exp``, the groups' largest magnitudes into
+    ``group_max`` and their scalings into ``scaling`` (``scale_alg`` "OCP" or "NV";
+    ``exp_zz``: the NZ-reordered exponents, cpu; mxquant.py)."""
+    if quant in MX_QUANTS:
+        emit(
+            TQuantMx(
+                _tile(dst, "TQUANT dst"),
+                _tile(src, "TQUANT src"),
+                _opt(exp, "TQUANT exp"),
+                _opt(group_max, "TQUANT group_max"),
+                _opt(scaling, "TQUANT scaling"),
+                _opt(exp_zz, "TQUANT exp_zz"),
+                quant,
+                scale_alg,
+            )
+        )
+        return
     emit(
         TQuant(
             _tile(dst, "TQUANT dst"),
             _tile(src, "TQUANT src"),
-            _tile(scale, "TQUANT scale"),
+            _opt(scale, "TQUANT scale"),
             _opt(tmp, "TQUANT tmp"),
             _opt(offset, "TQUANT offset"),
             quant,

@@ -169,6 +169,17 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents 
     ::ptosim::record("TMOV", pc, "", dst, src);
     return {};
 }
+// TMOV(dst, src, tmp): the 950's ND -> ZZ move of an E8M0 exponent tile through a scratch tile
+template <typename DstTileData, typename SrcTileData, typename TmpTileData, typename... WaitEvents>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<TmpTileData>, RecordEvent> TMOV(DstTileData &dst, SrcTileData &src,
+                                                                                TmpTileData &tmp,
+                                                                                WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, "", dst, src, tmp);
+    return {};
+}
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
 {
@@ -773,8 +784,9 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, 
 }
 
 // TQUANT's MX forms: TQUANT<Q[, Dst, Src, Exp, Max, Scaling, QuantScaleAlg]>(dst, src, &exp, &max,
-// &scaling), the shared-exponent, group-max and scaling tiles by pointer. Recorded with the
-// QuantType, so the run stops at the call's line naming the form ptosim does not model.
+// &scaling), the shared-exponent, group-max and scaling tiles by pointer, recorded with the
+// QuantType and the scale algorithm; and the cpu layer's NZ form TQUANT<MXFP8, VecStoreMode::NZ>(dst,
+// src, &exp, &max, &scaling, &exp_zz) with the reordered exponents (ptosim/isa/vector/mxquant.py).
 template <QuantType Q, typename D, typename S, typename E, typename M, typename Sc,
           QuantScaleAlg Alg = QuantScaleAlg::OCP, typename... WaitEvents>
 PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<E>, RecordEvent> TQUANT(D &dst, S &src, E *exp, M *max,
@@ -782,7 +794,19 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<E>, RecordEvent> TQUANT(D &dst, 
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, *exp, *max, *scaling);
+    ::ptosim::record("TQUANT", pc, detail::value_targ2<Q, Alg>(), dst, src, *exp, *max, *scaling);
+    return {};
+}
+template <QuantType Q, VecStoreMode Mode, typename D, typename S, typename E, typename M, typename Sc,
+          typename... WaitEvents>
+PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<E>, RecordEvent> TQUANT(D &dst, S &src, E *exp, M *max,
+                                                                        Sc *scaling, E *exp_zz,
+                                                                        WaitEvents &...events)
+{
+    static_assert(Mode == VecStoreMode::NZ, "TQUANT<Q, VecStoreMode>: the NZ form (ND is the 5-tile call)");
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TQUANT", pc, detail::value_targ<Q>(), dst, src, *exp, *max, *scaling, *exp_zz);
     return {};
 }
 

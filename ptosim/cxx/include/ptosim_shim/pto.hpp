@@ -102,10 +102,11 @@ PTOSIM_ENUM(RemAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(FmodSAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(RemSAlgorithm, uint8_t, DEFAULT, HIGH_PRECISION)
 PTOSIM_ENUM(HistByte, uint8_t, BYTE_0, BYTE_1, BYTE_2, BYTE_3)
-// the library's values: the MX forms first (recorded by name; ptosim stops at an MX form)
+// the library's values: the MX forms first (recorded by name)
 PTOSIM_ENUM(QuantType, uint8_t, MXFP8 = 0, MXFP4_E2M1 = 1, INT8_SYM = 2, INT8_ASYM = 3)
 PTOSIM_ENUM(QuantScaleAlg, uint8_t, OCP = 0, NV = 1)
 PTOSIM_ENUM(MxQuantAlg, uint8_t, OcpMxFp8E4M3 = 0, NvMxFp8E4M3 = 1, OcpMxFp4E2M1 = 2, NvMxFp4E2M1 = 3, Hif4 = 4)
+PTOSIM_ENUM(VecStoreMode, uint8_t, ND = 0, NZ = 1)
 PTOSIM_ENUM(GatherAxis, uint8_t, GATHER_ROW, GATHER_COL)
 
 // the operations an Event<SrcOp, DstOp> names (the library's Op names, and ptosim's older
@@ -305,6 +306,10 @@ struct TileIdentity {
 };
 } // namespace detail
 
+// the storage offset of element (r, c) (pto/cpu/tile_offsets.hpp, the CPU build)
+template <typename TileData>
+constexpr std::size_t GetTileElementOffset(int r, int c);
+
 template <TileType Loc_, typename Element_, const int Rows_, const int Cols_, const BLayout BFractal_ = BLayout::RowMajor,
           const int RowValid_ = Rows_, const int ColValid_ = Cols_, const SLayout SFractal_ = SLayout::NoneBox,
           const int SFractalSize_ = TileConfig::fractalABSize, const PadValue PadVal_ = PadValue::Null,
@@ -373,6 +378,28 @@ struct Tile : detail::TileIdentity {
     __attribute__((noinline)) DType GetValue(const uint32_t i)
     {
         return ::ptosim::scalar_read<DType>("Tile.GetValue", ::ptosim::call_site(__builtin_return_address(0)), *this, i);
+    }
+    // element (r, c) through data() (the CPU build's host-side access; a packed 4-bit element is
+    // the nibble offset % 2 of byte offset / 2, the low nibble first)
+    DType GetElement(int64_t r, int64_t c)
+    {
+        const std::size_t k = GetTileElementOffset<Tile>(int(r), int(c));
+        if constexpr (IsTwinType<DType>()) {
+            const uint8_t b = data_[k / 2].RawData();
+            return DType::FromRaw(uint8_t((k % 2 ? b >> 4 : b) & 0xF));
+        } else {
+            return data_[k];
+        }
+    }
+    void SetElement(int64_t r, int64_t c, const DType &v)
+    {
+        const std::size_t k = GetTileElementOffset<Tile>(int(r), int(c));
+        if constexpr (IsTwinType<DType>()) {
+            const uint8_t b = data_[k / 2].RawData(), n = uint8_t(v.RawData() & 0xF);
+            data_[k / 2] = DType::FromRaw(uint8_t(k % 2 ? (b & 0x0F) | (n << 4) : (b & 0xF0) | n));
+        } else {
+            data_[k] = v;
+        }
     }
     // storage size (the packed 4-bit types hold two elements per byte)
     static constexpr size_t GetSizeInUnits() { return (IsTwinType<DType>() ? Numel / 2 : Numel); }
@@ -480,6 +507,20 @@ struct BaseShape2D<T, rows, cols, Layout::DN>
                         (rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols, 1, rows>;
     BaseShape2D() = default;
     BaseShape2D(int64_t r, int64_t c) : Base(r * c, r * c, r * c, 1, r) {}
+};
+// NZ: column blocks of C0 = 32 / sizeof(T) elements, each rows x C0 (16-row fractals of C0)
+template <typename T, int64_t rows, int64_t cols>
+struct BaseShape2D<T, rows, cols, Layout::NZ>
+    : Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+             rows == DYNAMIC ? DYNAMIC : rows * int64_t(32 / sizeof(T)), 16 * int64_t(32 / sizeof(T)),
+             int64_t(32 / sizeof(T)), 1> {
+    using Base = Stride<(rows == DYNAMIC || cols == DYNAMIC) ? DYNAMIC : rows * cols,
+                        rows == DYNAMIC ? DYNAMIC : rows * int64_t(32 / sizeof(T)), 16 * int64_t(32 / sizeof(T)),
+                        int64_t(32 / sizeof(T)), 1>;
+    BaseShape2D() = default;
+    BaseShape2D(int64_t r, int64_t c)
+        : Base(r * c, r * int64_t(32 / sizeof(T)), 16 * int64_t(32 / sizeof(T)), int64_t(32 / sizeof(T)), 1)
+    {}
 };
 
 struct MrgSortExecutedNumList {
@@ -642,4 +683,6 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 // ... and its CPU memory model (tests pick an architecture through it)
 #include "pto/cpu/NPUMemoryModel.hpp"
 #include "pto/cpu/tile_offsets.hpp"
+// ... and its scalar MX helpers (pto::cpu_quant), which its TQUANT tests call
+#include "cpu_quant.hpp"
 #endif

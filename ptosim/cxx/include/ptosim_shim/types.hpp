@@ -126,7 +126,9 @@ inline uint8_t nearest_pattern(double v, unsigned count)
 }
 } // namespace ptosim
 // Negation flips the sign bits (SIGNS: bit 7, or bits 3 and 7 of a 4-bit pair; e8m0 has none).
-// A number converts to the nearest pattern (a 4-bit pair: into its low element).
+// A number converts to the nearest pattern (a 4-bit pair: into its low element). RawData /
+// FromRaw: the byte (of a 4-bit element read by Tile::GetElement, its nibble), as the library's
+// types offer them.
 #define PTOSIM_OPAQUE8(NAME, VALUE, SIGNS, COUNT)                                   \
     struct NAME {                                                                   \
         uint8_t bits = 0;                                                           \
@@ -136,6 +138,8 @@ inline uint8_t nearest_pattern(double v, unsigned count)
         NAME(V v) : bits(::ptosim::nearest_pattern<NAME>(double(v), COUNT)) {}      \
         explicit operator float() const { return VALUE; }                           \
         NAME operator-() const { return NAME(uint8_t(bits ^ SIGNS)); }              \
+        uint8_t RawData() const { return bits; }                                    \
+        static NAME FromRaw(uint8_t b) { return NAME(b); }                          \
     };
 PTOSIM_OPAQUE8(float8_e4m3_t, ::ptosim::minifloat(bits, 4, 3, 7, 2), 0x80, 256)
 PTOSIM_OPAQUE8(float8_e5m2_t, ::ptosim::minifloat(bits, 5, 2, 15, 1), 0x80, 256)

@@ -34,6 +34,7 @@ from .l1_copies import (
     copy_cbuf_to_gm,
     copy_gm_to_cbuf_align_v2,
 )
+from .mx_intrinsics import load_mx_scales, mad_mx_call
 from .onchip_copies import copy_gm_to_ubuf, onchip_copy
 from .raw import RawAccess
 
@@ -286,6 +287,10 @@ class Dispatcher:
             copy_gm_to_ubuf(self, req)
         elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
             onchip_copy(self, op, req)
+        elif op in ("load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx"):
+            load_mx_scales(op, req)
+        elif op == "mad_mx":
+            mad_mx_call(req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",

@@ -284,12 +284,50 @@ extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
     copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
 }
 
-// the a5 MX intrinsics compile (the library's a5 textract test uses them); the run stops at the first
-extern "C" __global__ AICORE void mx_scale_load(__gm__ float *c)
+// the a5 MX intrinsics as the library's a5 textract test drives them: fp8 A (16 x 64, ND -> NZ) and
+// B (64 x 16, DN -> ZN) through L1 into L0A / L0B, their scales (one 16 x 2 fractal each) by a raw
+// GM -> L1 copy and load_cbuf_to_ca_mx / _cb_mx to the data addresses / 16, then mad_mx
+extern "C" __global__ AICORE void mx_raw(__gm__ float8_e4m3_t *a, __gm__ float8_e4m3_t *b, __gm__ uint8_t *scales,
+                                         __gm__ float *c)
 {
-    using M = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
-    M t;
-    TASSIGN(t, 0x0);
-    load_cbuf_to_ca_mx(uint64_t(0), static_cast<__cbuf__ void *>(t.data()), 0, 0, 1, 1, 1, 1);
-    mad_mx(c, c, c, 16, 64, 16, false, false, false, true);
+    using XA = Tile<TileType::Mat, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor>;
+    using XB = Tile<TileType::Mat, float8_e4m3_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor>;
+    using S = Tile<TileType::Mat, uint8_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using L = TileLeft<float8_e4m3_t, 16, 64>;
+    using R = TileRight<float8_e4m3_t, 64, 16>;
+    using C = TileAcc<float, 16, 16>;
+    using AG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, 16, 64>, Stride<1024, 1024, 1024, 64, 1>>;
+    using BG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, 64, 16>, Stride<1024, 1024, 1024, 1, 64>, Layout::DN>;
+    AG ag(a);
+    BG bg(b);
+    CGm cg(c);
+    XA xa;
+    XB xb;
+    S s;
+    L l;
+    R r;
+    C acc;
+    TASSIGN(xa, 0x0);
+    TASSIGN(xb, 0x1000);
+    TASSIGN(s, 0x2000);
+    TASSIGN(l, 0x400);
+    TASSIGN(r, 0x800);
+    TASSIGN(acc, 0x0);
+    TLOAD(xa, ag);
+    TLOAD(xb, bg);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)s.data(), scales, 0, 1, 64, 0, 0, 0, 0, 0, 0);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TMOV(l, xa);
+    TMOV(r, xb);
+    uint64_t la = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(l.data())) / 16;
+    uint64_t rb = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(r.data())) / 16;
+    load_cbuf_to_ca_mx(la, static_cast<__cbuf__ void *>(s.data()), 0, 0, 1, 1, 1, 1);
+    load_cbuf_to_cb_mx(rb, static_cast<__cbuf__ void *>(s.data() + 32), 0, 0, 1, 1, 1, 1);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    mad_mx(acc.data(), l.data(), r.data(), 16, 64, 16, false, false, false, true);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    TSTORE(cg, acc);
 }

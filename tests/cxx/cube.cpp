@@ -30,6 +30,14 @@ using YGm = GlobalTensor<float, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
 static_assert(TileLeftScale<float8_e8m0_t, 16, 2>::Loc == TileType::ScaleLeft, "TileLeftScale");
 static_assert(TileRightScaleCompact<float8_e8m0_t, 2, 16>::Loc == TileType::ScaleRight, "TileRightScale");
 static_assert(sizeof(GetScaleAddr(static_cast<float *>(nullptr))) == 8, "GetScaleAddr");
+// the MX scale views of a GlobalTensor: a 32 x 4 scale matrix of A in 16 x 2 fractals (ZZ), B's
+// 4 x 32 one per 16 columns (NN); the fractals 32 bytes apart
+using MxA = TileShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ZZ>;
+using MxAS = BaseShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ZZ>;
+using MxB = TileShape2D<float8_e8m0_t, 4, 32, Layout::MX_B_NN>;
+static_assert(MxA::staticShape[1] == 2 && MxA::staticShape[2] == 2 && MxA::staticShape[3] == 16, "MX_A_ZZ");
+static_assert(MxAS::staticStride[1] == 64 && MxAS::staticStride[2] == 32 && MxAS::staticStride[3] == 2, "MX_A_ZZ");
+static_assert(MxB::staticShape[1] == 2 && MxB::staticShape[2] == 2 && MxB::staticShape[4] == 2, "MX_B_NN");
 } // namespace
 
 // c = a @ b + a @ b (TMATMUL, then TMATMUL_ACC), d = bias + a @ b (TMATMUL_BIAS)
@@ -282,6 +290,17 @@ extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
     TASSIGN(u, 0x1000);
     copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)t.data(), src, 0, 3, 64, 0, 0, 0, 0, 96, 128);
     copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
+}
+
+// a TLOAD of MX scales from their GM layout (the tile-level TMATMUL_MX path): stops at its line
+extern "C" __global__ AICORE void mx_scale_tload(__gm__ float8_e8m0_t *s)
+{
+    using G = GlobalTensor<float8_e8m0_t, MxA, MxAS, Layout::MX_A_ZZ>;
+    using T = Tile<TileType::Mat, float8_e8m0_t, 32, 4, BLayout::RowMajor, 32, 4, SLayout::RowMajor, 32>;
+    G g(s);
+    T t;
+    TASSIGN(t, 0x0);
+    TLOAD(t, g);  // @mx_tload
 }
 
 // the a5 MX intrinsics as the library's a5 textract test drives them: fp8 A (16 x 64, ND -> NZ) and

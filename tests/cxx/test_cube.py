@@ -93,6 +93,16 @@ def test_mx_intrinsics_from_cxx_on_950(prog):
     np.testing.assert_array_equal(c.numpy(), want.astype(np.float32))
 
 
+def test_mx_scale_layouts_compile_and_their_tload_stops_at_its_line(prog):
+    dev = pto.Device("950pr")
+    with pytest.raises(pto.PtoSimError) as e:
+        dev.run(prog.entry("mx_scale_tload"), dev.gm_zeros((1, 128), "uint8"))
+    text = str(e.value)
+    at = next(i for i, x in enumerate(CPP.read_text().splitlines(), 1) if "@mx_tload" in x)
+    assert text.startswith(f"[PTO103] cube.cpp:{at}:") and "Layout::MX_A_ZZ" in text, text
+    assert "TMATMUL_MX" in text and text.count("\n") == 0
+
+
 def test_quantised_stores_from_cxx_on_950(prog):
     """TSTORE(gm, acc, preQuantScalar) passes its word; TSTORE_FP reads a Scaling tile staged
     by TMOV (tests/isa/cube/test_fixpipe_quant_950.py has the arithmetic)."""

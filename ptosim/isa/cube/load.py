@@ -31,6 +31,7 @@ from ..base import Arch, ExecContext
 from ..spec import DmaTransfer
 from .common import NZ, ZN, CubeInstruction, read_block, write_block
 from .geometry import byte_geom, ceil_to, packed_axis
+from .geometry import c0 as c0_of
 
 # the layout conversions of TLOAD into L1 this module performs: (GM layout, tile layout) -> name
 CONVERSIONS = {(Layout.ND, NZ): "ND2NZ", (Layout.DN, ZN): "DN2ZN", (Layout.DN, NZ): "DN2NZ"}
@@ -202,7 +203,7 @@ class MatFillPad(CubeInstruction):
         if s.placement is not d.placement and s.address != d.address:
             write_block(ctx, d, read_block(ctx, s, min(vr, d.rows), min(vc, d.cols)))
         zero = np.zeros((), d.dtype.np)
-        cols_kept = min(ceil_to(vc, d.dtype.c0), d.cols)
+        cols_kept = min(ceil_to(vc, c0_of(d.dtype)), d.cols)  # fp4: 64 (a5 TFillPad_cube)
         if vr < d.rows and cols_kept:
             write_block(ctx, d, np.full((d.rows - vr, cols_kept), zero), r0=vr)
         if cols_kept < d.cols:

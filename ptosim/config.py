@@ -51,11 +51,16 @@ class MemoryConfig(_Strict):
     # the physical UB where it is larger than the usable one (950: 256 KiB, of which 8 KiB are
     # reserved: the usable 248 KiB of the public platform config)
     ub_physical_bytes: int | None = Field(default=None, gt=0)
+    # the MX scale areas next to L0A / L0B (950: the ScaleLeft / ScaleRight tiles TMATMUL_MX
+    # reads); None: the target has none (Atlas A2/A3)
+    l0a_mx_size_bytes: int | None = Field(default=None, gt=0)
+    l0b_mx_size_bytes: int | None = Field(default=None, gt=0)
 
-    def size_of(self, space: str) -> int:
+    def size_of(self, space: str) -> int | None:
         """The bytes of one buffer an instruction may address, by its space name (``"UB"``,
         ``"L0C"`` ...): for UB the physical size where the config gives one (950: 256 KiB; the
-        library's own a5 kernels and limits use all of it, ``ub_reserve``)."""
+        library's own a5 kernels and limits use all of it, ``ub_reserve``); None for a buffer
+        the device lacks (the MX scale areas off the 950)."""
         if space == "UB" and self.ub_physical_bytes is not None:
             return self.ub_physical_bytes
         return getattr(self, f"{space.lower()}_size_bytes")

@@ -78,7 +78,9 @@ class Device:
                 spaces = ("UB", "L1")  # 950: its cube core's L1 (shared, ptosim/run.py)
             arch = self._archs[key] = dataclasses.replace(
                 self.arch,
-                buffers=tuple((sp, mem.size_of(sp)) for sp in spaces),
+                buffers=tuple(
+                    (sp, mem.size_of(sp)) for sp in spaces if mem.size_of(sp) is not None
+                ),
                 core_kind=core_kind,
                 launch=launch,
             )

@@ -24,7 +24,9 @@ GM_BASE_ADDRESS = 0x1_0000_0000  # arbitrary, non-zero so that GM and UB address
 
 # The on-chip buffer each tile kind lives in (reference/cube_isa.md 1.2, common/memory.hpp's
 # address-space qualifier per tile kind): the vector core's UB; the cube core's L1 (cbuf), L0A,
-# L0B, L0C, bias table (BT) and fixpipe buffer (FB). The 950 MX scale tiles sit in L0A / L0B.
+# L0B, L0C, bias table (BT) and fixpipe buffer (FB). The 950 MX scale tiles sit in the scale
+# areas of L0A / L0B (L0A_MX / L0B_MX: 4 KiB each, a separate address range: the scale of the
+# data at L0A address a is at L0A_MX address a >> 4, a5/utils.hpp GetScaleAddr).
 SPACE_OF_LOC = {
     TileType.Vec: "UB",
     TileType.Mat: "L1",
@@ -33,15 +35,16 @@ SPACE_OF_LOC = {
     TileType.Acc: "L0C",
     TileType.Bias: "BT",
     TileType.Scaling: "FB",
-    TileType.ScaleLeft: "L0A",
-    TileType.ScaleRight: "L0B",
+    TileType.ScaleLeft: "L0A_MX",
+    TileType.ScaleRight: "L0B_MX",
 }
 # The buffers of each core kind (ptosim/cores.py): a vector core of a vector-only launch keeps
 # the L1 it had before the cube core was modelled (kernels staging GM -> L1 with MGATHER).
 CORE_SPACES = {
     "vec": ("UB", "L1"),
     "aiv": ("UB",),
-    "aic": ("L1", "L0A", "L0B", "L0C", "BT", "FB"),
+    # the MX scale areas only where the device config sizes them (950)
+    "aic": ("L1", "L0A", "L0B", "L0C", "BT", "FB", "L0A_MX", "L0B_MX"),
 }
 
 

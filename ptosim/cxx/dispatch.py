@@ -34,6 +34,7 @@ from .l1_copies import (
     copy_cbuf_to_gm,
     copy_gm_to_cbuf_align_v2,
 )
+from .mx_intrinsics import load_mx_scales, mad_mx_call
 from .onchip_copies import copy_gm_to_ubuf, onchip_copy
 from .raw import RawAccess
 
@@ -222,6 +223,11 @@ class Dispatcher:
         return text or "none"
 
     def global_tensor(self, d: dict) -> pto.GlobalTensor:
+        if d["lay"].startswith("MX_"):  # the scale views of the 950 MX matmul (pto.hpp)
+            raise CxxError(
+                f"a GlobalTensor in Layout::{d['lay']} (MX scales for TMATMUL_MX) is not "
+                "implemented by ptosim"
+            )
         dt = as_dtype(d["dt"])
         buf, off = self.gm_over(d["ptr"], "GlobalTensor pointer")
         if off % dt.size_bytes:
@@ -294,6 +300,10 @@ class Dispatcher:
             copy_gm_to_ubuf(self, req)
         elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
             onchip_copy(self, op, req)
+        elif op in ("load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx"):
+            load_mx_scales(op, req)
+        elif op == "mad_mx":
+            mad_mx_call(req)
         elif op in (
             "Tile.GetValue",
             "Tile.SetValue",

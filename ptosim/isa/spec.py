@@ -635,6 +635,10 @@ class CubeRules:
     # TMATMUL (Left dtype, Right dtype) pairs of two different types the mad takes (a5: the
     # fp8 mixes e4m3 x e5m2 and e5m2 x e4m3); the other pairs need one type
     mad_mixed_inputs: frozenset[tuple[DType, DType]] = frozenset()
+    # the MX mad (mad_mx, ptosim/isa/cube/mx.py): Left / Right dtypes -> Acc dtype, each Left
+    # dtype with each Right dtype of the map (a5: fp8 e4m3 / e5m2 and fp4 e2m1 / e1m2, every
+    # combination within fp8 and within fp4); empty: no MX mad on this target
+    mx_pairs: Mapping[DType, DType] = field(default_factory=dict)
     # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
     # dtypes; empty: not modelled on this target (the form stops the run naming it)
     quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)

@@ -21,6 +21,7 @@ import numpy as np
 from ptosim.enums import MATRIX_LAYOUTS, Pipe, TileType
 from ptosim.footprint import gm_regions, merged_runs
 from ptosim.isa.cube.fixpipe import AccStore, AccToMat
+from ptosim.isa.cube.geometry import c0 as c0_of
 from ptosim.isa.cube.load import MatFillPad, MatLoad
 from ptosim.isa.cube.matmul import MatMul
 from ptosim.isa.cube.move import MatToBias, MatToL0, MatToScaling
@@ -53,7 +54,8 @@ def mad_cycles(ctx, m: int, k: int, n: int, dtype) -> int:
     """The vendor cost model's mad (cube_isa.md 5)."""
     cube = _cube(ctx)
     step = cube.mad_fp32_step_cycles if dtype.name == "float32" else 1
-    return cube.mad_head_cycles + ceil_div(m, 16) * ceil_div(k, dtype.c0) * ceil_div(n, 16) * step
+    fractals = ceil_div(m, 16) * ceil_div(k, c0_of(dtype)) * ceil_div(n, 16)
+    return cube.mad_head_cycles + fractals * step
 
 
 def plan_matmul(instr: MatMul, ctx) -> list[Step]:
@@ -77,7 +79,8 @@ def plan_matmul(instr: MatMul, ctx) -> list[Step]:
 def plan_l0(instr: MatToL0, ctx) -> list[Step]:
     rows, cols = instr.region(ctx)
     d = instr.dst
-    nbytes = ceil_div(rows * cols * d.dtype.size_bytes, FRACTAL_BYTES) * FRACTAL_BYTES
+    elem_bits = 4 if d.dtype.packed else 8 * d.dtype.size_bytes  # fp4: two per byte
+    nbytes = ceil_div(rows * cols * elem_bits // 8, FRACTAL_BYTES) * FRACTAL_BYTES
     cube = _cube(ctx)
     left = d.loc is TileType.Left
     rate = cube.l1_to_l0a_bytes_per_cycle if left else cube.l1_to_l0b_bytes_per_cycle

@@ -6,15 +6,22 @@ so configs/950pr.toml carries the a2a3 model's figures labelled ``estimate``.
 
 The raw UB <-> L1 copies between the cube core and its vector cores (ptosim/isa/cube/onchip.py)
 cost their bytes at ``ub_l1_bytes_per_cycle`` (an estimate: no public figure) on the pipe the
-intrinsic runs on (MTE3 on a vector core, MTE1 on the cube core)."""
+intrinsic runs on (MTE3 on a vector core, MTE1 on the cube core).
+
+The MX mad (ptosim/isa/cube/mx.py) costs the mad formula of its m, k, n (C0 = 64 for fp4, 32 for
+fp8: the fractals it walks); its scale loads cost their 32-byte fractals at the L1 -> L0A / L0B
+rate. Both are estimates: no cost model has MX entries."""
 
 from __future__ import annotations
 
+from ptosim.enums import Pipe
+from ptosim.isa.cube.mx import SCALE_FRACTAL_BYTES, MxMatMul, MxScaleLoad
 from ptosim.isa.cube.onchip import OnchipCopy
-from ptosim.plan import Region, merge_ranges
+from ptosim.plan import Region, Step, StepKind, merge_ranges
 
 from ..a2a3.cube import PLANS as _A2A3_PLANS
-from ..a2a3.cube import _copy_step, _cube
+from ..a2a3.cube import _copy_step, _cube, mad_cycles
+from ..costs import tile_region
 
 
 def _regions(space: str, ranges) -> list[Region]:
@@ -32,5 +39,29 @@ def plan_onchip_copy(instr: OnchipCopy, ctx) -> list:
                        instr.opcode.lower())]  # fmt: skip
 
 
+def plan_mx_scale_load(instr: MxScaleLoad, ctx) -> list:
+    cube = _cube(ctx)
+    left = instr.opcode.endswith("ca_mx")
+    rate = cube.l1_to_l0a_bytes_per_cycle if left else cube.l1_to_l0b_bytes_per_cycle
+    nbytes = len(instr.fractals()) * SCALE_FRACTAL_BYTES
+    return [_copy_step(ctx, Pipe.PIPE_MTE1, instr.opcode, nbytes, rate,
+                       [tile_region(instr.src)], [tile_region(instr.dst)], instr.opcode,
+                       extra={"estimate": "no cost model has MX entries"})]  # fmt: skip
+
+
+def plan_mx_matmul(instr: MxMatMul, ctx) -> list:
+    m, k, n = instr.mkn()
+    reads = [tile_region(getattr(instr, name)) for name in instr.reads]
+    args = {"intrinsic": "mad_mx", "m": m, "k": k, "n": n, "source": _cube(ctx).source,
+            "estimate": "the mad formula; no cost model has MX entries"}  # fmt: skip
+    return [
+        Step(Pipe.PIPE_M, StepKind.CUBE, mad_cycles(ctx, m, k, n, instr.a.dtype),
+             f"mad_mx {m}x{k}x{n}", reads=tuple(reads), writes=(tile_region(instr.dst),),
+             args=args)
+    ]  # fmt: skip
+
+
 PLANS = dict(_A2A3_PLANS)
 PLANS[OnchipCopy] = plan_onchip_copy
+PLANS[MxScaleLoad] = plan_mx_scale_load
+PLANS[MxMatMul] = plan_mx_matmul

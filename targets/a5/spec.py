@@ -400,6 +400,8 @@ SPEC = S.TargetSpec(
         left_any_blayout=False,
         mad_pairs={i8: i32, f16: f32, bf16: f32, f32: f32, e4m3: f32, e5m2: f32, hif8: f32},
         mad_mixed_inputs=frozenset({(e4m3, e5m2), (e5m2, e4m3)}),  # a5 CheckMadValid
+        # a5 CheckMadMxValid: fp8 x fp8 or fp4 x fp4 (either format each), float out
+        mx_pairs={e4m3: f32, e5m2: f32, fp4_e2m1: f32, fp4_e1m2: f32},
         m1_as_16=False,  # gemvCtrl disables GEMV for TMATMUL (cube_isa.md 3.4)
         acc_input=S.AccInput.IN_PLACE,
         bias_order=S.BiasOrder.INITIAL_VALUE,

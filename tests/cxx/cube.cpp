@@ -30,6 +30,14 @@ using YGm = GlobalTensor<float, Shape<1, 1, 1, 1, N>, Stride<N, N, N, N, 1>>;
 static_assert(TileLeftScale<float8_e8m0_t, 16, 2>::Loc == TileType::ScaleLeft, "TileLeftScale");
 static_assert(TileRightScaleCompact<float8_e8m0_t, 2, 16>::Loc == TileType::ScaleRight, "TileRightScale");
 static_assert(sizeof(GetScaleAddr(static_cast<float *>(nullptr))) == 8, "GetScaleAddr");
+// the MX scale views of a GlobalTensor: a 32 x 4 scale matrix of A in 16 x 2 fractals (ZZ), B's
+// 4 x 32 one per 16 columns (NN); the fractals 32 bytes apart
+using MxA = TileShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ZZ>;
+using MxAS = BaseShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ZZ>;
+using MxB = TileShape2D<float8_e8m0_t, 4, 32, Layout::MX_B_NN>;
+static_assert(MxA::staticShape[1] == 2 && MxA::staticShape[2] == 2 && MxA::staticShape[3] == 16, "MX_A_ZZ");
+static_assert(MxAS::staticStride[1] == 64 && MxAS::staticStride[2] == 32 && MxAS::staticStride[3] == 2, "MX_A_ZZ");
+static_assert(MxB::staticShape[1] == 2 && MxB::staticShape[2] == 2 && MxB::staticShape[4] == 2, "MX_B_NN");
 } // namespace
 
 // c = a @ b + a @ b (TMATMUL, then TMATMUL_ACC), d = bias + a @ b (TMATMUL_BIAS)
@@ -284,12 +292,61 @@ extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
     copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
 }
 
-// the a5 MX intrinsics compile (the library's a5 textract test uses them); the run stops at the first
-extern "C" __global__ AICORE void mx_scale_load(__gm__ float *c)
+// a TLOAD of MX scales from their GM layout (the tile-level TMATMUL_MX path): stops at its line
+extern "C" __global__ AICORE void mx_scale_tload(__gm__ float8_e8m0_t *s)
 {
-    using M = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
-    M t;
+    using G = GlobalTensor<float8_e8m0_t, MxA, MxAS, Layout::MX_A_ZZ>;
+    using T = Tile<TileType::Mat, float8_e8m0_t, 32, 4, BLayout::RowMajor, 32, 4, SLayout::RowMajor, 32>;
+    G g(s);
+    T t;
     TASSIGN(t, 0x0);
-    load_cbuf_to_ca_mx(uint64_t(0), static_cast<__cbuf__ void *>(t.data()), 0, 0, 1, 1, 1, 1);
-    mad_mx(c, c, c, 16, 64, 16, false, false, false, true);
+    TLOAD(t, g);  // @mx_tload
+}
+
+// the a5 MX intrinsics as the library's a5 textract test drives them: fp8 A (16 x 64, ND -> NZ) and
+// B (64 x 16, DN -> ZN) through L1 into L0A / L0B, their scales (one 16 x 2 fractal each) by a raw
+// GM -> L1 copy and load_cbuf_to_ca_mx / _cb_mx to the data addresses / 16, then mad_mx
+extern "C" __global__ AICORE void mx_raw(__gm__ float8_e4m3_t *a, __gm__ float8_e4m3_t *b, __gm__ uint8_t *scales,
+                                         __gm__ float *c)
+{
+    using XA = Tile<TileType::Mat, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor>;
+    using XB = Tile<TileType::Mat, float8_e4m3_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor>;
+    using S = Tile<TileType::Mat, uint8_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using L = TileLeft<float8_e4m3_t, 16, 64>;
+    using R = TileRight<float8_e4m3_t, 64, 16>;
+    using C = TileAcc<float, 16, 16>;
+    using AG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, 16, 64>, Stride<1024, 1024, 1024, 64, 1>>;
+    using BG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, 64, 16>, Stride<1024, 1024, 1024, 1, 64>, Layout::DN>;
+    AG ag(a);
+    BG bg(b);
+    CGm cg(c);
+    XA xa;
+    XB xb;
+    S s;
+    L l;
+    R r;
+    C acc;
+    TASSIGN(xa, 0x0);
+    TASSIGN(xb, 0x1000);
+    TASSIGN(s, 0x2000);
+    TASSIGN(l, 0x400);
+    TASSIGN(r, 0x800);
+    TASSIGN(acc, 0x0);
+    TLOAD(xa, ag);
+    TLOAD(xb, bg);
+    copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)s.data(), scales, 0, 1, 64, 0, 0, 0, 0, 0, 0);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TMOV(l, xa);
+    TMOV(r, xb);
+    uint64_t la = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(l.data())) / 16;
+    uint64_t rb = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(r.data())) / 16;
+    load_cbuf_to_ca_mx(la, static_cast<__cbuf__ void *>(s.data()), 0, 0, 1, 1, 1, 1);
+    load_cbuf_to_cb_mx(rb, static_cast<__cbuf__ void *>(s.data() + 32), 0, 0, 1, 1, 1, 1);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    mad_mx(acc.data(), l.data(), r.data(), 16, 64, 16, false, false, false, true);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    TSTORE(cg, acc);
 }

@@ -3,6 +3,7 @@ for the cube core, exact against integer products computed here with numpy, no f
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -58,8 +59,6 @@ def test_tgemv_forms_from_cxx(prog, devname):
         # 950 models the quantised TSTORE only; the int indices compile
         ("acc_prequant_int", "950pr", ("TEXTRACT", "preQuantScalar")),
         ("acc_to_vec", "a2", ("TEXTRACT", "AccToVecMode")),
-        # the MX scale loads and mad_mx build, and stop at the call (TMATMUL_MX not modelled)
-        ("mx_scale_load", "950pr", ("load_cbuf_to_ca_mx", "TMATMUL_MX")),
     ],
 )
 def test_unmodelled_acc_forms_stop_naming_the_form(prog, entry, device, names):
@@ -68,6 +67,40 @@ def test_unmodelled_acc_forms_stop_naming_the_form(prog, entry, device, names):
         dev.run(prog.entry(entry), dev.gm_zeros((16, 16), "float32"))
     text = str(e.value)
     assert all(n in text for n in names) and "cube.cpp:" in text, text
+
+
+def test_mx_intrinsics_from_cxx_on_950(prog):
+    """load_cbuf_to_ca_mx / _cb_mx and mad_mx as the library's a5 textract test calls them:
+    C = (A * 2^(sA - 127)) @ (B * 2^(sB - 127)), one scale per row (column) and 32-wide K group,
+    in numpy (tests/isa/test_mx_matmul.py has the layouts and fp4)."""
+    rng = np.random.default_rng(11)
+    a = rng.choice([-2.0, -0.5, 0.0, 1.0, 1.5, 3.0], (16, 64))
+    b = rng.choice([-1.0, 0.25, 0.0, 2.0, 0.75], (64, 16))
+    sa = rng.integers(124, 131, (16, 2)).astype(np.uint8)  # scale of A[i, 32 g : 32 g + 32]
+    sb = rng.integers(124, 131, (2, 16)).astype(np.uint8)  # scale of B[32 g : 32 g + 32, j]
+    # one 16 x 2 fractal each, row by row: A's scales, then B's transposed
+    scales = np.concatenate([sa.reshape(-1), sb.T.reshape(-1)]).reshape(1, 64)
+    want = (a * np.repeat(np.ldexp(1.0, sa.astype(int) - 127), 32, axis=1)) @ (
+        b * np.repeat(np.ldexp(1.0, sb.astype(int) - 127), 32, axis=0)
+    )
+    e4m3 = ml_dtypes.float8_e4m3fn
+    dev = pto.Device("950pr")
+    c = dev.gm_zeros((16, 16), "float32")
+    bt = np.ascontiguousarray(b.T).astype(e4m3)  # B column-major (DN)
+    args = (dev.gm_array(a.astype(e4m3)), dev.gm_array(bt), dev.gm_array(scales), c)
+    run = dev.run(prog.entry("mx_raw"), *args)
+    assert run.findings == [], [str(f) for f in run.findings]
+    np.testing.assert_array_equal(c.numpy(), want.astype(np.float32))
+
+
+def test_mx_scale_layouts_compile_and_their_tload_stops_at_its_line(prog):
+    dev = pto.Device("950pr")
+    with pytest.raises(pto.PtoSimError) as e:
+        dev.run(prog.entry("mx_scale_tload"), dev.gm_zeros((1, 128), "uint8"))
+    text = str(e.value)
+    at = next(i for i, x in enumerate(CPP.read_text().splitlines(), 1) if "@mx_tload" in x)
+    assert text.startswith(f"[PTO103] cube.cpp:{at}:") and "Layout::MX_A_ZZ" in text, text
+    assert "TMATMUL_MX" in text and text.count("\n") == 0
 
 
 def test_quantised_stores_from_cxx_on_950(prog):

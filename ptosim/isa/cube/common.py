@@ -10,7 +10,7 @@ from ...errors import KernelError
 from ...tensors import GlobalTensor, GmRef, Tile, TileRef
 from ..base import Arch, ExecContext, Instruction
 from ..spec import CubeAddressing
-from .geometry import stored
+from .geometry import byte_geom, packed_axis, stored
 
 # the layouts (BLayout, SLayout) each cube tile kind may have, whatever the target
 NZ = (BLayout.ColMajor, SLayout.RowMajor)
@@ -58,10 +58,24 @@ def storage(ctx: ExecContext, ref: TileRef) -> np.ndarray:
 
 
 def read_block(ctx: ExecContext, ref: TileRef, rows: int, cols: int, r0: int = 0, c0: int = 0):
-    """Logical block [r0:r0+rows, c0:c0+cols] of a tile, through its stored geometry."""
+    """Logical block [r0:r0+rows, c0:c0+cols] of a tile, through its stored geometry (a
+    packed 4-bit tile: its 4-bit fields, uint8 0..15)."""
     g = geom_of(ctx, ref)
     r, c = np.meshgrid(np.arange(r0, r0 + rows), np.arange(c0, c0 + cols), indexing="ij")
+    if ref.dtype.packed:
+        at, high = _nibbles(g, r, c)
+        b = storage(ctx, ref)[at]
+        return np.where(high, b >> 4, b & 0x0F).astype(np.uint8)
     return storage(ctx, ref)[g.offsets(r, c)]
+
+
+def _nibbles(g, r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(byte offset, is the high nibble) of elements (r, c) of a packed tile of geometry g
+    (geometry.byte_geom)."""
+    bg = byte_geom(g)
+    if packed_axis(g) == 0:
+        return bg.offsets(r // 2, c), (r % 2) == 1
+    return bg.offsets(r, c // 2), (c % 2) == 1
 
 
 def write_block(ctx: ExecContext, ref: TileRef, values, r0: int = 0, c0: int = 0) -> None:
@@ -72,6 +86,14 @@ def write_block(ctx: ExecContext, ref: TileRef, values, r0: int = 0, c0: int = 0
         return
     g = geom_of(ctx, ref)
     r, c = np.meshgrid(np.arange(r0, r0 + rows), np.arange(c0, c0 + cols), indexing="ij")
+    if ref.dtype.packed:  # 4-bit fields into their nibbles, the other nibble kept
+        at, high = _nibbles(g, r, c)
+        st = storage(ctx, ref)
+        v = values.astype(np.uint8) & 0x0F
+        lo = ~high  # each byte's two nibbles in two passes (a pass has no repeated byte)
+        st[at[lo]] = (st[at[lo]] & 0xF0) | v[lo]
+        st[at[high]] = (st[at[high]] & 0x0F) | (v[high] << 4)
+        return
     storage(ctx, ref)[g.offsets(r, c)] = values.astype(ref.dtype.np, copy=False)
 
 

@@ -13,7 +13,7 @@ from ..spec import TMovCopy
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
 from .common import gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
-from .load import MatFillPad, MatLoad, conversion_of
+from .load import MatFillPad, MatLoad, byte_views, conversion_of
 from .matmul import MatMul
 from .move import MatToBias, MatToL0, MatToMat, MatToScaling
 
@@ -112,7 +112,7 @@ def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     t, g = tile.ref(), gm.ref()
     if conversion_of(t, g) is None:
         return False
-    emit(MatLoad(t, g))
+    emit(MatLoad(*byte_views(t, g)))
     return True
 
 

@@ -10,18 +10,28 @@ that on a2a3 the C0 block a moved row (ND2NZ) or column (DN2ZN) ends in is zero-
 (``zero_c0_tail``); ptosim leaves the other bytes as they were, and kernels that need zeros
 there call TFILLPAD on the Mat tile, as the library's do. The CPU simulator fills every other
 element with the pad value (0 for Null), as for a Vec tile.
+
+A packed 4-bit tile (fp4 on the 950) moves as its bytes: the npu/a5 TLOAD halves every byte
+offset and count of the contiguous dimension (common.hpp GetByteSize), so ND2NZ of fp4 is ND2NZ
+of the uint8 views with the columns halved, DN2ZN the same with the rows halved
+(``byte_views``; geometry.py has the fp4 fractal).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from ...dtypes import uint8
 from ...enums import Layout, PadValue, Pipe, TileType
+from ...layout import GmGeom
 from ...tensors import GmRef, TileRef
 from ..base import Arch, ExecContext
 from ..spec import DmaTransfer
 from .common import NZ, ZN, CubeInstruction, read_block, write_block
-from .geometry import ceil_to
+from .geometry import byte_geom, ceil_to, packed_axis
+from .geometry import c0 as c0_of
 
 # the layout conversions of TLOAD into L1 this module performs: (GM layout, tile layout) -> name
 CONVERSIONS = {(Layout.ND, NZ): "ND2NZ", (Layout.DN, ZN): "DN2ZN", (Layout.DN, NZ): "DN2NZ"}
@@ -32,6 +42,34 @@ def conversion_of(tile: TileRef, gm: GmRef) -> str | None:
     if tile.loc is not TileType.Mat:
         return None
     return CONVERSIONS.get((gm.layout, (tile.geom.blayout, tile.geom.slayout)))
+
+
+def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
+    """The uint8 views a packed tile's converting TLOAD moves (module doc): the tile's byte
+    geometry and the GlobalTensor with its contiguous dimension (4 for ND, 3 for DN) halved
+    and every other stride and the offset in bytes. A view whose elements do not pair up in
+    whole bytes (an odd extent, stride or offset) is returned as given: MatLoad refuses it."""
+    if not t.dtype.packed:
+        return t, g
+    axis = packed_axis(t.geom)
+    inner = 3 if g.layout is Layout.DN else 4
+    if (axis == 0) != (inner == 3):
+        return t, g
+    outer = [(n, st) for k, (n, st) in enumerate(zip(g.shape, g.stride)) if k != inner]
+    extent = t.rows if axis == 0 else t.cols
+    odd = any(n > 1 and st % 2 for n, st in outer) or g.offset % 2 or extent % 2
+    if odd or g.shape[inner] % 2 or (g.shape[inner] > 1 and g.stride[inner] != 1):
+        return t, g
+    if axis == 0:
+        tile = replace(t, geom=byte_geom(t.geom), valid_row=(t.valid_row + 1) // 2)
+    else:
+        tile = replace(t, geom=byte_geom(t.geom), valid_col=(t.valid_col + 1) // 2)
+    shape = list(g.shape)
+    shape[inner] //= 2
+    stride = [st // 2 if n > 1 else 1 for n, st in zip(g.shape, g.stride)]
+    stride[inner] = 1
+    return tile, GmRef(g.buffer, uint8, GmGeom(tuple(shape), tuple(stride), g.layout),
+                       g.offset // 2)  # fmt: skip
 
 
 class MatLoad(CubeInstruction):
@@ -52,6 +90,12 @@ class MatLoad(CubeInstruction):
         self.require_kind("tile", t, TileType.Mat)
         self.require_element_dtype("tile", t, arch)
         self.require_same_dtype("tile", t, "gm", g)
+        self.require(  # a packed load that moves as bytes was rewritten (byte_views)
+            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile and GlobalTensor whose "
+            "elements pair up in bytes along the contiguous dimension (even extents, strides "
+            "and offset)", f"{t.geom.layout_name} {t.rows}x{t.cols}, GM shape {list(g.shape)} "
+            f"stride {list(g.stride)} offset {g.offset}",
+        )  # fmt: skip
         self.require(
             "any" in allowed or self.form in allowed, "tile", "layout-pairing",
             " / ".join(sorted(allowed)), self.form,
@@ -159,7 +203,7 @@ class MatFillPad(CubeInstruction):
         if s.placement is not d.placement and s.address != d.address:
             write_block(ctx, d, read_block(ctx, s, min(vr, d.rows), min(vc, d.cols)))
         zero = np.zeros((), d.dtype.np)
-        cols_kept = min(ceil_to(vc, d.dtype.c0), d.cols)
+        cols_kept = min(ceil_to(vc, c0_of(d.dtype)), d.cols)  # fp4: 64 (a5 TFillPad_cube)
         if vr < d.rows and cols_kept:
             write_block(ctx, d, np.full((d.rows - vr, cols_kept), zero), r0=vr)
         if cols_kept < d.cols:

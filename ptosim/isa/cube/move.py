@@ -22,6 +22,7 @@ from ..base import Arch, ExecContext
 from ..spec import CubeAddressing, ExtractBounds
 from .common import NZ, ZN, ZZ, CubeInstruction, layout_of, read_block, storage, write_block
 from .fixpipe import relu_convert
+from .geometry import c0 as c0_of
 from .geometry import stored
 
 
@@ -69,7 +70,8 @@ class MatToL0(CubeInstruction):
         cube = arch.spec.cube
         self.require_kind("src", s, TileType.Mat)
         self.require_kind("dst", d, TileType.Left, TileType.Right)
-        self.require_dtype("dst", d.dtype, tuple(cube.mad_pairs), "dtype")
+        mad_inputs = tuple(dict.fromkeys((*cube.mad_pairs, *cube.mx_pairs)))
+        self.require_dtype("dst", d.dtype, mad_inputs, "dtype")
         self.require_same_dtype("dst", d, "src", s)
         if self.is_vector:
             self._vector_rules(arch)
@@ -104,9 +106,9 @@ class MatToL0(CubeInstruction):
     def _fractal_rules(self) -> None:
         """textract_common.hpp: shapes and indices in whole fractals (cube_isa.md 3.2)."""
         d, s = self.dst, self.src
-        c0 = d.dtype.c0
+        c0 = c0_of(d.dtype)  # 64 for fp4 (npu/a5 TExtract.hpp c0Size)
         if self.transposes:  # all of them multiples of the fractal size
-            f = 32 if d.dtype.size_bytes == 1 else 16
+            f = c0 if d.dtype.size_bytes == 1 else 16
             need = {
                 "src Rows": s.rows, "src Cols": s.cols, "dst Rows": d.rows, "dst Cols": d.cols,
                 "index_row": self.index_row, "index_col": self.index_col,

@@ -523,6 +523,48 @@ struct BaseShape2D<T, rows, cols, Layout::NZ>
     {}
 };
 
+// the MX scale layouts of a GlobalTensor (the 950 TMATMUL_MX's float8_e8m0 scales): an M x K/32
+// scale matrix of A (MX_A_*) or K/32 x N of B (MX_B_*) viewed as 5-D, two scales of one row (A) or
+// column (B) adjacent: ZZ / NN as 16 x 2 fractals, ND / DN as pairs. ptosim compiles these views;
+// a TLOAD of one stops naming the form (the tile-level TMATMUL_MX is not modelled yet).
+namespace detail {
+constexpr int64_t mx_div(int64_t v, int64_t d) { return v == DYNAMIC ? DYNAMIC : v / d; }
+constexpr int64_t mx_mul(int64_t v, int64_t f) { return v == DYNAMIC ? DYNAMIC : v * f; }
+constexpr int64_t mx_area(int64_t r, int64_t c) { return (r == DYNAMIC || c == DYNAMIC) ? DYNAMIC : r * c; }
+} // namespace detail
+#define PTOSIM_MX_VIEW(L, S1, S2, S3, S4, S5, T1, T2, T3, T4, T5, DS, DT)                              \
+    template <typename T, int64_t rows, int64_t cols>                                                   \
+    struct TileShape2D<T, rows, cols, Layout::L> : Shape<S1, S2, S3, S4, S5> {                          \
+        using Shape<S1, S2, S3, S4, S5>::Shape;                                                         \
+        TileShape2D() = default;                                                                        \
+        TileShape2D(int64_t r, int64_t c) : Shape<S1, S2, S3, S4, S5> DS {}                             \
+    };                                                                                                  \
+    template <typename T, int64_t rows, int64_t cols>                                                   \
+    struct BaseShape2D<T, rows, cols, Layout::L> : Stride<T1, T2, T3, T4, T5> {                         \
+        using Stride<T1, T2, T3, T4, T5>::Stride;                                                       \
+        BaseShape2D() = default;                                                                        \
+        BaseShape2D(int64_t r, int64_t c) : Stride<T1, T2, T3, T4, T5> DT {}                            \
+    };
+PTOSIM_MX_VIEW(MX_A_ZZ, 1, detail::mx_div(rows, 16), detail::mx_div(cols, 2), 16, 2,
+               detail::mx_area(rows, cols), detail::mx_mul(cols, 16), 32, 2, 1,
+               (1, r / 16, c / 2, 16, 2), (r * c, c * 16, 32, 2, 1))
+PTOSIM_MX_VIEW(MX_A_ND, 1, 1, rows, detail::mx_div(cols, 2), 2,
+               detail::mx_area(rows, cols), detail::mx_area(rows, cols), cols, 2, 1,
+               (1, 1, r, c / 2, 2), (r * c, r * c, c, 2, 1))
+PTOSIM_MX_VIEW(MX_A_DN, 1, 1, detail::mx_div(cols, 2), rows, 2,
+               detail::mx_area(rows, cols), detail::mx_area(rows, cols), detail::mx_mul(rows, 2), 2, 1,
+               (1, 1, c / 2, r, 2), (r * c, r * c, r * 2, 2, 1))
+PTOSIM_MX_VIEW(MX_B_NN, 1, detail::mx_div(cols, 16), detail::mx_div(rows, 2), 16, 2,
+               detail::mx_area(rows, cols), detail::mx_mul(rows, 16), 32, 2, 1,
+               (1, c / 16, r / 2, 16, 2), (r * c, r * 16, 32, 2, 1))
+PTOSIM_MX_VIEW(MX_B_ND, 1, 1, detail::mx_div(rows, 2), cols, 2,
+               detail::mx_area(rows, cols), detail::mx_area(rows, cols), detail::mx_mul(cols, 2), 2, 1,
+               (1, 1, r / 2, c, 2), (r * c, r * c, c * 2, 2, 1))
+PTOSIM_MX_VIEW(MX_B_DN, 1, 1, cols, detail::mx_div(rows, 2), 2,
+               detail::mx_area(rows, cols), detail::mx_area(rows, cols), rows, 2, 1,
+               (1, 1, c, r / 2, 2), (r * c, r * c, r, 2, 1))
+#undef PTOSIM_MX_VIEW
+
 struct MrgSortExecutedNumList {
     uint16_t mrgSortList0 = 0, mrgSortList1 = 0, mrgSortList2 = 0, mrgSortList3 = 0;
 };

@@ -532,25 +532,78 @@ __attribute__((noinline)) void copy_cbuf_to_ubuf(T *dst, U *src, uint8_t sid, ui
     ptosim::raw_burst_copy("copy_cbuf_to_ubuf", dst, src, false, false, sid, nBurst, lenBurst, srcGap, dstGap,
                            ptosim::call_site(__builtin_return_address(0)));
 }
-// the a5 MX intrinsics (TMATMUL_MX's scale loads and mad): declared so that a test file using them
-// builds; the run stops at the call (TMATMUL_MX is not modelled)
-template <class... A>
-__attribute__((noinline)) void load_cbuf_to_ca_mx(A...)
+// the a5 MX intrinsics (ptosim/cxx/mx_intrinsics.py runs them)
+// load_cbuf_to_ca_mx / load_cbuf_to_cb_mx(dst, src, rowStart, colStart, rowSteps, colSteps,
+// srcStride, dstStride): 32-byte scale fractals from L1 into the MX scale area of L0A / L0B. `dst`
+// is a scale-area address: the library passes GetScaleAddr(left.data()) (the data pointer >> 4),
+// the textract test data() / 16. The on-chip range starts at a multiple of 4 GiB, so dst << 4 is
+// back inside it and (dst << 4) - base is the L0A / L0B offset whose scales these are.
+namespace ptosim {
+template <typename T>
+constexpr const char *dtype_name();  // describe.hpp
+inline uint64_t mx_scale_offset(uint64_t dst)
 {
-    ptosim::unsupported("load_cbuf_to_ca_mx (the raw L1 -> L0A load of MX scales; TMATMUL_MX is not modelled)",
-                        ptosim::call_site(__builtin_return_address(0)));
+    uint64_t p = dst << 4;
+    uintptr_t b = onchip_base();
+    return (p >= b && p < b + ONCHIP_SPAN) ? (p - b) >> 4 : dst;
 }
-template <class... A>
-__attribute__((noinline)) void load_cbuf_to_cb_mx(A...)
+__attribute__((noinline)) inline void load_mx_scales(const char *op, uint64_t dst, const void *src,
+                                                     uint16_t rowStart, uint16_t colStart, uint8_t rowSteps,
+                                                     uint8_t colSteps, uint16_t srcStride, uint16_t dstStride,
+                                                     long long pc)
 {
-    ptosim::unsupported("load_cbuf_to_cb_mx (the raw L1 -> L0B load of MX scales; TMATMUL_MX is not modelled)",
-                        ptosim::call_site(__builtin_return_address(0)));
+    std::string b;
+    jkey(b, "dst"); juint(b, mx_scale_offset(dst));
+    jkey(b, "src"); juint(b, (unsigned long long)((uintptr_t)src - (uintptr_t)onchip_base()));
+    jkey(b, "row_start"); juint(b, rowStart);
+    jkey(b, "col_start"); juint(b, colStart);
+    jkey(b, "row_steps"); juint(b, rowSteps);
+    jkey(b, "col_steps"); juint(b, colSteps);
+    jkey(b, "src_stride"); juint(b, srcStride);
+    jkey(b, "dst_stride"); juint(b, dstStride);
+    send(op, pc, b);
 }
-template <class... A>
-__attribute__((noinline)) void mad_mx(A...)
+} // namespace ptosim
+__attribute__((noinline)) inline void load_cbuf_to_ca_mx(uint64_t dst, const void *src, uint16_t rowStart,
+                                                         uint16_t colStart, uint8_t rowSteps, uint8_t colSteps,
+                                                         uint16_t srcStride, uint16_t dstStride)
 {
-    ptosim::unsupported("mad_mx (the raw MX matrix multiply; TMATMUL_MX is not modelled)",
-                        ptosim::call_site(__builtin_return_address(0)));
+    ptosim::load_mx_scales("load_cbuf_to_ca_mx", dst, src, rowStart, colStart, rowSteps, colSteps, srcStride,
+                           dstStride, ptosim::call_site(__builtin_return_address(0)));
+}
+__attribute__((noinline)) inline void load_cbuf_to_cb_mx(uint64_t dst, const void *src, uint16_t rowStart,
+                                                         uint16_t colStart, uint8_t rowSteps, uint8_t colSteps,
+                                                         uint16_t srcStride, uint16_t dstStride)
+{
+    ptosim::load_mx_scales("load_cbuf_to_cb_mx", dst, src, rowStart, colStart, rowSteps, colSteps, srcStride,
+                           dstStride, ptosim::call_site(__builtin_return_address(0)));
+}
+// mad_mx(c, a, b, m, k, n, unitFlag, gemvCtrl, biasBufferCtrl, cmatrixInitVal): the MX mad of the
+// L0A / L0B data at a / b with the scales at their scale-area addresses. With biasBufferCtrl the
+// library puts the bias table address into c's upper 32 bits (a5 TMatmul.hpp TMatmulMxBias); the
+// on-chip range starts at a multiple of 4 GiB, so c's low 32 bits are the L0C offset either way.
+template <typename C, typename A, typename B>
+__attribute__((noinline)) void mad_mx(C *c, A *a, B *b, uint16_t m, uint16_t k, uint16_t n, uint8_t unitFlag,
+                                      bool gemvCtrl, bool biasBufferCtrl, bool cmatrixInitVal)
+{
+    std::string o;
+    uintptr_t base = ptosim::onchip_base();
+    uintptr_t cv = (uintptr_t)c;  // the bias form: the L0C offset in the low 32 bits
+    ptosim::jkey(o, "c_addr"); ptosim::juint(o, (unsigned long long)(biasBufferCtrl ? (cv & 0xffffffffULL) : cv - base));
+    ptosim::jkey(o, "bias"); ptosim::juint(o, (unsigned long long)((uintptr_t)c >> 32));
+    ptosim::jkey(o, "a_addr"); ptosim::juint(o, (unsigned long long)((uintptr_t)a - base));
+    ptosim::jkey(o, "b_addr"); ptosim::juint(o, (unsigned long long)((uintptr_t)b - base));
+    ptosim::jkey(o, "c_dt"); ptosim::jstr(o, ptosim::dtype_name<C>());
+    ptosim::jkey(o, "a_dt"); ptosim::jstr(o, ptosim::dtype_name<A>());
+    ptosim::jkey(o, "b_dt"); ptosim::jstr(o, ptosim::dtype_name<B>());
+    ptosim::jkey(o, "m"); ptosim::juint(o, m);
+    ptosim::jkey(o, "k"); ptosim::juint(o, k);
+    ptosim::jkey(o, "n"); ptosim::juint(o, n);
+    ptosim::jkey(o, "unit_flag"); ptosim::juint(o, unitFlag);
+    ptosim::jkey(o, "gemv_ctrl"); ptosim::juint(o, gemvCtrl ? 1 : 0);
+    ptosim::jkey(o, "bias_ctrl"); ptosim::juint(o, biasBufferCtrl ? 1 : 0);
+    ptosim::jkey(o, "init_zero"); ptosim::juint(o, cmatrixInitVal ? 1 : 0);
+    ptosim::send("mad_mx", ptosim::call_site(__builtin_return_address(0)), o);
 }
 
 // instruction-cache / profiling intrinsics used by benchmark-style kernels: no effect

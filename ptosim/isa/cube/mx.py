@@ -1,0 +1,214 @@
+"""The 950 MX (microscaling) mad and its scale loads (reference/cube_isa.md 3.4 TMATMUL_MX).
+
+An MX mad multiplies fp8 (e4m3 / e5m2) or fp4 (e2m1 / e1m2) Left and Right tiles whose every
+group of 32 elements along K shares one power-of-two scale (float8_e8m0: 2^(byte - 127), 0xFF is
+NaN; docs/isa/cube/ops/mad/mad-mx.md of the library):
+
+    C[i, j] = sum_k (A[i, k] * 2^(sA[i, k // 32] - 127)) * (B[k, j] * 2^(sB[k // 32, j] - 127))
+
+The scales sit in the MX scale areas next to L0A / L0B (memory spaces ``L0A_MX`` / ``L0B_MX``,
+4 KiB each): the scales of the data at L0A address ``a`` are at ``L0A_MX`` address ``a >> 4``
+(a5/utils.hpp GetScaleAddr; the mad takes no scale operand). Their layout, as npu/a5
+TExtract.hpp writes them (TExtractToAmx / TExtractToBmx: ``dstStride`` is the scale columns / 2
+between 16-row blocks): 32-byte fractals of 16 rows x 2 scales, A's in ZZ order (a ScaleLeft
+tile ``RowMajor, RowMajor, 32``: the K / 64 fractals of rows 0-15, then rows 16-31 ...), B's
+the same for B transposed (a ScaleRight tile ``ColMajor, ColMajor, 32``: per 16 columns of B,
+the K / 64 fractals of 2 x 16 scales, each column's two scales together).
+
+``load_cbuf_to_ca_mx`` / ``load_cbuf_to_cb_mx`` (dst, src, rowStart, colStart, rowSteps,
+colSteps, srcStride, dstStride) copy 32-byte fractals from L1, as the library drives them
+(TExtractToAmx: rowStart = indexRow / 16, colStart = indexCol / 2, srcStride = the source's
+columns / 2, dstStride = the valid columns / 2): fractal ``(rowStart + i) * srcStride +
+colStart + j`` of the source to fractal ``i * dstStride + j`` of the destination, for i below
+rowSteps and j below colSteps, on MTE1. The library's a5 textract test calls them with the two
+step counts the other way round (rowSteps = K / 64, colSteps = M / 16, both strides M / 16); with
+its K / 64 == 1 both readings copy the same contiguous fractals.
+
+Numerics: the products are exact (a few significant bits times powers of two) and, as for the
+other NPU mads (decision D18, numerics.py), ptosim sums them in float64 and rounds once to
+float32; the library's golden is ``np.matmul`` of the scaled inputs in float32. TMATMUL_MX and
+TGEMV_MX as tile instructions are not provided yet: this module runs the C++ intrinsics (the
+library's test kernels call them directly; ptosim/cxx/mx_intrinsics.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as D
+from ... import nibbles
+from ...enums import BLayout, Pipe, SLayout, TileType
+from ...program import emit
+from ...tensors import Tile, TileRef
+from ..base import Arch, ExecContext
+from .common import NZ, ZN, ZZ, CubeInstruction, read_block, storage, tile_arg, write_block
+from .geometry import ceil_to
+
+MX_GROUP = 32  # K elements per scale (MX_BLOCK_SIZE, common/constants.hpp)
+MX_BASE_K = 64  # the MX mad consumes K in multiples of 64 (a5 CheckMadMxValid BASEK)
+SCALE_FRACTAL_BYTES = 32  # one scale fractal: 16 x 2 e8m0 (fractalMxSize)
+SCALE_SHIFT = 4  # scale-area address = data address >> 4 (a5/utils.hpp SHIFT_MX_ADDR)
+NN = (BLayout.ColMajor, SLayout.ColMajor)  # the ScaleRight tile
+
+
+class MxScaleLoad(CubeInstruction):
+    """``load_cbuf_to_ca_mx`` / ``load_cbuf_to_cb_mx``: scale fractals L1 -> L0A_MX / L0B_MX
+    (module doc). ``src`` and ``dst`` are uint8 rows over the bytes the copy may touch."""
+
+    nominal_pipe = Pipe.PIPE_MTE1
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, opcode: str, dst: TileRef, src: TileRef, steps: tuple[int, ...]):
+        self.opcode = opcode
+        self.dst, self.src = dst, src
+        self.row_start, self.col_start, self.row_steps, self.col_steps = steps[:4]
+        self.src_stride, self.dst_stride = steps[4:]
+
+    def fractals(self) -> list[tuple[int, int]]:
+        """(source fractal, destination fractal) of every 32-byte copy, in issue order."""
+        return [
+            ((self.row_start + i) * self.src_stride + self.col_start + j, i * self.dst_stride + j)
+            for i in range(self.row_steps)
+            for j in range(self.col_steps)
+        ]
+
+    def validate(self, arch: Arch) -> None:
+        want = TileType.ScaleLeft if self.opcode.endswith("ca_mx") else TileType.ScaleRight
+        self.require_kind("src", self.src, TileType.Mat)
+        self.require_kind("dst", self.dst, want)
+        self.require(
+            arch.spec.cube.mx_pairs != {}, "dst", "form", "a target with the MX mad (950)",
+            arch.target, "the MX scale areas exist on the 950 only",
+        )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        src, dst = storage(ctx, self.src), storage(ctx, self.dst)
+        n = SCALE_FRACTAL_BYTES
+        for s, d in self.fractals():
+            dst[d * n : d * n + n] = src[s * n : s * n + n]
+
+
+class MxMatMul(CubeInstruction):
+    """One ``mad_mx``: dst = (init or 0) + the MX product (module doc)."""
+
+    nominal_pipe = Pipe.PIPE_M
+    writes = ("dst",)
+
+    def __init__(self, opcode: str, dst: TileRef, a: TileRef, a_scale: TileRef, b: TileRef,
+                 b_scale: TileRef, accumulate: bool, bias: TileRef | None = None):  # fmt: skip
+        self.opcode = opcode
+        self.dst, self.a, self.a_scale, self.b, self.b_scale = dst, a, a_scale, b, b_scale
+        self.accumulate, self.bias = accumulate, bias
+        reads = ["a", "a_scale", "b", "b_scale"]
+        if accumulate:
+            reads.append("dst")
+        if bias is not None:
+            reads.append("bias")
+        self.reads = tuple(reads)
+
+    def mkn(self) -> tuple[int, int, int]:
+        return self.a.valid_row, self.a.valid_col, self.b.valid_col
+
+    def validate(self, arch: Arch) -> None:
+        d, a, b, sa, sb = self.dst, self.a, self.b, self.a_scale, self.b_scale
+        pairs = arch.spec.cube.mx_pairs
+        self.require_kind("dst", d, TileType.Acc)
+        self.require_kind("a", a, TileType.Left)
+        self.require_kind("b", b, TileType.Right)
+        self.require_kind("a_scale", sa, TileType.ScaleLeft)
+        self.require_kind("b_scale", sb, TileType.ScaleRight)
+        self.require_dtype("a", a.dtype, tuple(pairs), "dtype", "the MX mad's inputs")
+        self.require_dtype("b", b.dtype, tuple(pairs), "dtype", "the MX mad's inputs")
+        self.require(
+            a.dtype.packed == b.dtype.packed, "b", "dtype-pair",
+            "fp4 with fp4 or fp8 with fp8 (a5 CheckMadMxValid)", f"{a.dtype.name} x {b.dtype.name}",
+        )  # fmt: skip
+        self.require_dtype("dst", d.dtype, (pairs[a.dtype],), "dtype-pair")
+        for name, t in (("a_scale", sa), ("b_scale", sb)):
+            self.require_dtype(name, t.dtype, (D.float8_e8m0, D.uint8), "dtype")
+        self.require_layout("a", a, NZ, detail="TileLeft on the 950")
+        self.require_layout("b", b, ZN, detail="TileRight")
+        self.require_layout("dst", d, NZ, detail="TileAcc")
+        self.require_layout("a_scale", sa, ZZ, detail="TileLeftScale")
+        self.require_layout("b_scale", sb, NN, detail="TileRightScale")
+        m, k, n = self.mkn()
+        hi = arch.spec.cube.mad_max
+        for name, v in (("m", m), ("k", k), ("n", n)):
+            self.require(
+                1 <= v <= hi, "a" if name != "n" else "b", "mad-shape", f"1 <= {name} <= {hi}", v
+            )
+        self.require(
+            k % MX_BASE_K == 0, "a", "mx-k", f"k a multiple of {MX_BASE_K} (two scale groups)", k,
+            "a5 CheckMadMxValid: aMatrixCol % 64 == 0",
+        )  # fmt: skip
+        self.require(b.valid_row == k, "b", "mad-shape", f"validRow == k ({k})", b.valid_row)
+        groups = k // MX_GROUP
+        self.require(
+            sa.rows >= m and sa.cols >= groups, "a_scale", "scale-extent",
+            f"{m} rows x {groups} scales (k / 32)", f"{sa.rows}x{sa.cols}",
+        )  # fmt: skip
+        self.require(
+            sb.rows >= groups and sb.cols >= n, "b_scale", "scale-extent",
+            f"{groups} scales (k / 32) x {n} columns", f"{sb.rows}x{sb.cols}",
+        )  # fmt: skip
+        self.require(
+            ceil_to(m, 16) <= d.rows and n <= d.cols, "dst", "acc-extent",
+            f"the {m}x{n} result inside Rows x Cols {d.rows}x{d.cols}", f"{d.rows}x{d.cols}",
+        )  # fmt: skip
+        if self.bias is not None:
+            self.require_kind("bias", self.bias, TileType.Bias)
+            self.require_dtype("bias", self.bias.dtype, (D.float32,), "dtype")
+            self.require(self.bias.cols >= n, "bias", "bias-extent", f"Cols >= n ({n})",
+                         self.bias.cols)  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        m, k, n = self.mkn()
+        a = _values(read_block(ctx, self.a, m, k), self.a.dtype)
+        b = _values(read_block(ctx, self.b, k, n), self.b.dtype)
+        groups = k // MX_GROUP
+        sa = _scales(read_block(ctx, self.a_scale, m, groups))
+        sb = _scales(read_block(ctx, self.b_scale, groups, n))
+        a = a * np.repeat(sa, MX_GROUP, axis=1)  # exact in float64 (module doc)
+        b = b * np.repeat(sb, MX_GROUP, axis=0)
+        out = a @ b
+        if self.accumulate:  # in place, as the NPU's mad with cmatrixInitVal 0
+            out = out + read_block(ctx, self.dst, m, n).astype(np.float64)
+        if self.bias is not None:  # the sum starts at the bias (BiasOrder.INITIAL_VALUE)
+            out = out + read_block(ctx, self.bias, 1, n).astype(np.float64)
+        write_block(ctx, self.dst, out.astype(np.float32))
+
+
+def _values(x: np.ndarray, dt) -> np.ndarray:
+    """The numbers of MX mad inputs in float64: fp4 4-bit fields through the OCP table."""
+    if dt.packed:
+        return nibbles.float4_table(dt.name)[x].astype(np.float64)
+    return x.astype(np.float64)
+
+
+def _scales(x: np.ndarray) -> np.ndarray:
+    """float8_e8m0 bytes -> 2^(byte - 127), 0xFF NaN."""
+    bits = np.asarray(x).view(np.uint8).astype(np.int64)
+    out = np.ldexp(1.0, bits - 127)
+    return np.where(bits == 0xFF, np.nan, out)
+
+
+# -- the kernel-facing forms (the C++ intrinsics, ptosim/cxx/mx_intrinsics.py) ------------------
+def load_scales(opcode: str, dst: Tile, src: Tile, *steps: int) -> None:
+    """``load_cbuf_to_ca_mx`` / ``load_cbuf_to_cb_mx`` between a uint8 row over L1 and one over
+    the scale area (module doc)."""
+    emit(MxScaleLoad(opcode, tile_arg(dst, f"{opcode} dst"), tile_arg(src, f"{opcode} src"),
+                     tuple(int(s) for s in steps)))  # fmt: skip
+
+
+def mad_mx(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, accumulate=False,
+           bias: Tile | None = None) -> None:  # fmt: skip
+    """One MX mad into ``dst`` (module doc)."""
+    emit(
+        MxMatMul(
+            "mad_mx", tile_arg(dst, "mad_mx dst"), tile_arg(a, "mad_mx a"),
+            tile_arg(a_scale, "mad_mx a_scale"), tile_arg(b, "mad_mx b"),
+            tile_arg(b_scale, "mad_mx b_scale"), bool(accumulate),
+            None if bias is None else tile_arg(bias, "mad_mx bias"),
+        )
+    )  # fmt: skip

@@ -30,7 +30,6 @@ _REQUESTED = ("required from here", "requested here")
 # a kernel using it gets one line naming it, not a cascade of compiler errors
 UNSUPPORTED_API = {
     "create_cbuf_matrix": "a raw cube-buffer intrinsic",
-    "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",
     # the library's a5 textract / tinsert tests
     # the library's a5 tpushpop_* tests: the 950 FIFO's GM-ring direction and fixpipe push
     "DIR_C2V_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",

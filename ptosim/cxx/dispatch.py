@@ -34,7 +34,7 @@ from .l1_copies import (
     copy_cbuf_to_gm,
     copy_gm_to_cbuf_align_v2,
 )
-from .onchip_copies import copy_gm_to_ubuf, onchip_copy
+from .onchip_copies import copy_gm_to_ubuf, copy_ubuf_to_gm_align_v2, onchip_copy
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -284,6 +284,8 @@ class Dispatcher:
             copy_gm_to_cbuf_align_v2(self, req)
         elif op == "copy_gm_to_ubuf":
             copy_gm_to_ubuf(self, req)
+        elif op == "copy_ubuf_to_gm_align_v2":
+            copy_ubuf_to_gm_align_v2(self, req)
         elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
             onchip_copy(self, op, req)
         elif op in (
@@ -306,8 +308,6 @@ class Dispatcher:
             self.instruction(op, t, raw)
 
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
-        if t.get("acc_to_vec"):
-            raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
         if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
             conv_load(self, raw)
             return
@@ -329,13 +329,19 @@ class Dispatcher:
                     phase=phase,
                 )  # fmt: skip
             else:
-                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
+                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase, **_acc_to_vec(t))
         elif op in ("TEXTRACT", "TINSERT") and "prequant" in t:
-            # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
+            # TEXTRACT / TINSERT<Dst, Acc[, AccToVecMode][, relu]>(dst, acc, preQuantScalar, row,
+            # col)
             getattr(pto, op)(
                 ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"),
-                quant=int(t["prequant"]),
+                quant=int(t["prequant"]), **_acc_to_vec(t),
             )  # fmt: skip
+        elif op in ("TEXTRACT", "TINSERT") and "acc_to_vec" in t:
+            # TEXTRACT / TINSERT<Dst, Acc, AccToVecMode[, relu]>(dst, acc, row, col)
+            getattr(pto, op)(
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), **_acc_to_vec(t)
+            )
         elif op in FIXPIPE_FP:
             # TSTORE_FP(gm, acc, fp), TMOV_FP(dst, acc, fp), TEXTRACT_FP / TINSERT_FP(dst, acc,
             # fp, row, col): the fixpipe with vector quantisation (a Scaling tile)
@@ -346,9 +352,11 @@ class Dispatcher:
             elif op == "TSTORE_FP":
                 pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), **kw)
             elif op == "TMOV_FP":
-                pto.TMOV(ops[0], ops[1], **kw)
+                pto.TMOV(ops[0], ops[1], phase=t.get("phase", "Unspecified"), **kw,
+                         **_acc_to_vec(t))  # fmt: skip
             else:
-                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw)
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw,
+                                             **_acc_to_vec(t))  # fmt: skip
         elif op == "SET_QUANT_SCALAR":
             pto.SET_QUANT_SCALAR(ops[0], t["out_dtype"])
         elif op == "TEXPANDS":
@@ -606,3 +614,8 @@ def _located(exc: BaseException, site: str | None) -> BaseException:
         exc.message = f"{site}: {exc.message}"
         exc.args = (exc.message,)
     return exc
+
+
+def _acc_to_vec(t: dict) -> dict:
+    """The AccToVecMode of a fixpipe copy into a Vec tile (950), as a keyword argument."""
+    return {"acc_to_vec": t["acc_to_vec"]} if "acc_to_vec" in t else {}

@@ -10,11 +10,15 @@ intrinsic runs on (MTE3 on a vector core, MTE1 on the cube core)."""
 
 from __future__ import annotations
 
+from ptosim.enums import Pipe
+from ptosim.footprint import merged_runs
+from ptosim.isa.cube.acc2vec import AccToVec
 from ptosim.isa.cube.onchip import OnchipCopy
 from ptosim.plan import Region, merge_ranges
 
 from ..a2a3.cube import PLANS as _A2A3_PLANS
 from ..a2a3.cube import _copy_step, _cube
+from ..costs import tile_region
 
 
 def _regions(space: str, ranges) -> list[Region]:
@@ -32,5 +36,19 @@ def plan_onchip_copy(instr: OnchipCopy, ctx) -> list:
                        instr.opcode.lower())]  # fmt: skip
 
 
+def plan_acc_to_vec(instr: AccToVec, ctx) -> list:
+    """The fixpipe into a vector core's UB: the L0C -> L1 figure (an estimate here: the a5
+    cost model has no cube entries) over the vendor model's m x n x 2 bytes, as for Acc -> Mat;
+    the checker sees the exact bytes written in each vector core's UB."""
+    f = instr.fields()
+    writes = []
+    for space, (base, offs, size) in instr.written_bytes().items():
+        writes += [Region(space, lo, hi) for lo, hi in merged_runs(base + offs * size, size)]
+    return [_copy_step(ctx, Pipe.PIPE_FIX, instr.describe(), f.m * f.n * 2,
+                       _cube(ctx).l0c_to_l1_bytes_per_cycle, [tile_region(instr.src)], writes,
+                       "copy_matrix_cc_to_ub")]  # fmt: skip
+
+
 PLANS = dict(_A2A3_PLANS)
 PLANS[OnchipCopy] = plan_onchip_copy
+PLANS[AccToVec] = plan_acc_to_vec

@@ -407,14 +407,17 @@ class Dispatcher:
         TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
-            require_fifo_target()  # before the GM ring: the 950's FIFO has none
-            if not req["gm"]:
+            require_fifo_target()
+            if not req["gm"] and self.recorder.program.arch.spec.cube.onchip_cv_paths:
+                buf, off = None, 0  # 950: the on-chip FIFO (its slots are in UB / L1)
+            elif not req["gm"]:
                 raise CxxError(
                     "TPipe with a null GM slot buffer (a FIFO through the consumer's local "
                     "buffer only, as the CPU simulator runs it) is not supported by ptosim: its "
                     "FIFO is a GM ring (give the TPipe a GM buffer of slot_num * slot_size bytes)"
                 )
-            buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
+            else:
+                buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,
                 req["c2v"], req["v2c"], local_slot_num=req["local_slot_num"],
@@ -441,11 +444,11 @@ class Dispatcher:
         if fx is not None:  # TPUSH<Pipe, Tile, FixpipeParams<...>>
             _fixpipe_modelled(fx)
             where = fn(pipe, operand, req["split"], quant_mode=fx["quant_mode"], relu=fx["relu"],
-                       atomic=fx["atomic"])  # fmt: skip
+                       atomic=fx["atomic"], sub_block_id=fx.get("sub_block_id", 0))  # fmt: skip
         elif operand is not None:
             where = fn(pipe, operand, req["split"])
         else:
-            where = fn(pipe)
+            where = fn(pipe, split=req["split"])
         if isinstance(operand, pto.Tile) and op == "TPOP":
             _answer(out, operand.placement.address)
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):

@@ -8,7 +8,8 @@ TExtractAccToVec, TInsert.hpp TInsertAccToVec), so each form moves exactly the b
 library asks for:
 
 - the source: ``n`` columns x ``m`` rows of L0C from the Acc tile's address (plus an index
-  offset for TEXTRACT), element (r, c) at ``(c // 16) * srcStride * 16 + r * 16 + c % 16``;
+  offset for TEXTRACT), element (r, c) at ``(c // 16) * stride * 16 + r * 16 + c % 16``, the
+  stride being the rows the accumulator is stored with;
 - the fixpipe: ReLU, then the conversion (``fixpipe._Fixpipe.convert``);
 - the destination, per the Vec tile's layout: ND ``r * dstStride + c`` (nz2nd), DN
   ``c * dstStride + r`` (nz2dn), NZ ``(c // C0) * dstStride + r * C0 + c % C0`` (nz2nz; C0 is
@@ -29,6 +30,7 @@ from ...dtypes import names
 from ...enums import BLayout, Pipe, PtoEnum, ReluPreMode, SLayout, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
+from .common import geom_of
 from .fixpipe import Quant, _Fixpipe
 from .geometry import ceil_to
 
@@ -51,8 +53,7 @@ class CcToUb:
 
     m: int  # rows moved
     n: int  # columns moved
-    src_offset: int  # elements after the Acc tile's first
-    src_stride: int  # rows of one 16-column block of the source
+    src_index: tuple[int, int]  # (row, column) of the source's first element moved (TEXTRACT)
     dst_offset: int  # elements after the Vec tile's first
     dst_stride: int
     form: str  # "nz2nd", "nz2dn" or "nz2nz"
@@ -137,26 +138,15 @@ class AccToVec(_Fixpipe):
                 "nz2nd": r0 * d.cols + k0,
                 "nz2dn": k0 * d.rows + r0,
             }.get(form, d.rows * c0 * (k0 // c0) + r0 * c0 + k0 % c0)
-            src_stride = ceil_to(m, ACC_BLOCK)
-        elif s.static_valid and 0 < s.valid_row < s.rows:
-            src_stride = ceil_to(s.rows, ACC_BLOCK)  # a5 GetTmovAccSrcStride
-        else:
-            src_stride = ceil_to(m, ACC_BLOCK)
-        return CcToUb(m, n, 0, src_stride, dst_offset, dst_stride, form, c0)
+        return CcToUb(m, n, (0, 0), dst_offset, dst_stride, form, c0)
 
     def _extract_fields(self, c0: int) -> CcToUb:
         """TEXTRACT: an ND destination; the window at (indexRow, indexCol) of the source, the
         destination's valid rows x valid columns rounded up to C0 (a dual mode: the source's
-        valid region); the source stride is the Acc tile's Rows, or its valid rows rounded
-        up to 16 for a CompactMode::Normal tile."""
+        valid region)."""
         d, s = self.dst, self.src
-        src_stride = s.rows
-        if s.geom.compact.name == "Normal":
-            src_stride = ceil_to(s.valid_row, ACC_BLOCK)
-        r0, k0 = self.index_row, self.index_col
-        src_offset = src_stride * ACC_BLOCK * (k0 // ACC_BLOCK) + r0 * ACC_BLOCK + k0 % ACC_BLOCK
         m, n = (s.valid_row, s.valid_col) if self.dual else (d.valid_row, d.valid_col)
-        return CcToUb(m, ceil_to(n, c0), src_offset, src_stride, 0, d.cols, "nz2nd", c0)
+        return CcToUb(m, ceil_to(n, c0), (self.index_row, self.index_col), 0, d.cols, "nz2nd", c0)
 
     # -- checks --------------------------------------------------------------------------
     def validate(self, arch: Arch) -> None:
@@ -257,9 +247,14 @@ class AccToVec(_Fixpipe):
     def execute(self, ctx: ExecContext) -> None:
         f = self.fields()
         s, d = self.src, self.dst
+        # the accumulator's rows per 16-column block: the stride the mad stored it with (the
+        # library programs srcStride to match: Rows, or the valid rows rounded up to 16 for a
+        # dynamic or compact tile); the index offset moves the start address
+        stride = geom_of(ctx, s).rows
+        r0, k0 = f.src_index
+        base = stride * ACC_BLOCK * (k0 // ACC_BLOCK) + r0 * ACC_BLOCK + k0 % ACC_BLOCK
         r, c = np.meshgrid(np.arange(f.m), np.arange(f.n), indexing="ij")
-        src_offs = f.src_offset + (c // ACC_BLOCK) * f.src_stride * ACC_BLOCK + r * ACC_BLOCK
-        src_offs = src_offs + c % ACC_BLOCK
+        src_offs = base + (c // ACC_BLOCK) * stride * ACC_BLOCK + r * ACC_BLOCK + c % ACC_BLOCK
         l0c = ctx.memory_of(s)
         count = int(src_offs.max()) + 1 if src_offs.size else 0
         vals = l0c.typed(s.address, s.dtype, count, what=s.name)[src_offs]

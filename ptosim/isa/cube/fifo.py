@@ -39,6 +39,7 @@ from ..base import Arch, Instruction
 from ..data import TASSIGN, TLOAD, TSTORE
 from ..registry import instruction
 from ..sync import FFTS_FLAGS, ffts_config, ffts_cross_core_sync, wait_flag_dev
+from . import fifo_onchip as onchip
 from .fixpipe_config import push_quant
 
 
@@ -93,6 +94,8 @@ class TPipe:
         unit_flag=False,
     ):  # fmt: skip
         require_fifo_target()
+        # 950: the FIFO on chip (fifo_onchip.py): the slots are in the consumers' buffers
+        self.onchip = current().program.arch.spec.cube.onchip_cv_paths
         self.flag_id = as_int(flag_id, "TPipe flag_id", lo=0, hi=FFTS_FLAGS - 1)
         self.direction = Direction.parse(direction, "TPipe direction")
         self.slot_size = as_int(slot_size, "TPipe slot_size (bytes)", lo=1)
@@ -103,13 +106,17 @@ class TPipe:
         self.no_split = bool(no_split)
         self.unit_flag = bool(unit_flag)
         last = self.flag_id + (3 if self.direction is Direction.DIR_BOTH else 1)
-        if last >= FFTS_FLAGS:
+        if self.onchip:
+            onchip.check_flags(self.flag_id, self.direction)
+        elif last >= FFTS_FLAGS:
             raise KernelError(
                 f"TPipe flag_id {self.flag_id}: the pipe uses FFTS flags {self.flag_id}..{last}, "
                 f"but there are {FFTS_FLAGS} (flag_id + {last - self.flag_id} must be below "
                 f"{FFTS_FLAGS}; a2a3/TPush.hpp static check)"
             )
-        if isinstance(gm, GlobalTensor):
+        if self.onchip and gm is None:
+            self.buffer, self.base_bytes = None, 0  # no GM ring: the slots are on chip
+        elif isinstance(gm, GlobalTensor):
             self.buffer, self.base_bytes = gm.buffer, gm.offset * gm.dtype.size_bytes
         elif isinstance(gm, GmBuffer):
             self.buffer = gm
@@ -124,6 +131,17 @@ class TPipe:
         self.cons_index = 0  # tiles this core has consumed (TPOP)
         self.destroyed = False
         self._program = current().program  # the core (recording) this copy belongs to
+        if self.onchip:  # the a5 constructor: the consumer posts a period of free credits
+            cube = self._program.core_role.is_cube
+            if self.consumes(cube) and self._program.arch.launch == "mix":
+                with _via("TPipe"):
+                    for _ in range(self.period):
+                        onchip.post_free(self, cube, self.lifetime_split)
+
+    @property
+    def lifetime_split(self) -> TileSplitAxis:
+        """The split of the a5 constructor's frees and destructor's waits (``IsNoSplit``)."""
+        return TileSplitAxis.TILE_NO_SPLIT if self.no_split else TileSplitAxis.TILE_UP_DOWN
 
     # -- the core's role -------------------------------------------------------------------
     def _use(self, what: str) -> bool:
@@ -222,6 +240,11 @@ class TPipe:
         self.destroyed = True
         if not self.produces(cube):
             return
+        if self.onchip:  # the a5 destructor: the producer waits a period of credits
+            with _via("TPipe destructor"):
+                for _ in range(self.period):
+                    onchip.wait_free(self, cube, self.lifetime_split)
+            return
         with _via("TPipe destructor"):
             for _ in range(self.pending_free_credits()):
                 self.wait_free(cube, "TPipe destructor", self.prod_index)
@@ -234,9 +257,10 @@ class TPipe:
             self.destroy()
 
     def __repr__(self) -> str:
+        where = "on chip" if self.buffer is None else f"buffer #{self.buffer.buffer_id}"
         return (
             f"TPipe(flag {self.flag_id}, {self.direction.name}, {self.slot_num} x "
-            f"{self.slot_size} B, buffer #{self.buffer.buffer_id})"
+            f"{self.slot_size} B, {where})"
         )
 
 
@@ -325,6 +349,11 @@ def _check(opcode: str, pipe, operand, split, form: str) -> tuple[TileSplitAxis,
         )
     split = TileSplitAxis.parse(split, f"{opcode} split")
     cube = pipe._use(opcode)
+    if pipe.onchip and form == "gm":
+        raise KernelError(
+            f"{opcode} of a GlobalTensor: the 950 pipe modelled is the on-chip one (DIR_C2V, "
+            "DIR_V2C, DIR_BOTH: tiles); its GM-ring directions are not modelled yet"
+        )
     if form == "tile" and not isinstance(operand, Tile):
         raise KernelError(
             f"{opcode}: operand 'tile' must be a pto.Tile, got {type(operand).__name__}"
@@ -400,7 +429,7 @@ def _point(gm: GlobalTensor, pipe: TPipe, byte_offset: int, what: str) -> None:
     family="cube", summary="push a tile into a cube <-> vector TPipe (wait credit, store, signal)"
 )
 def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoRelu",
-          atomic="AtomicNone") -> int:  # fmt: skip
+          atomic="AtomicNone", sub_block_id=0) -> int:  # fmt: skip
     """``TPUSH<Pipe, Tile, Split>(pipe, tile)``: the producer (the cube with an Acc tile on a
     C2V pipe, a vector core with a Vec tile on a V2C pipe) waits for a free slot when the
     credit protocol says so, stores its tile (or its part) into the slot and signals the
@@ -409,7 +438,8 @@ def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoR
 
     ``quant_mode`` / ``relu`` / ``atomic``: the cube's ``TPUSH<Pipe, Tile, FixpipeParams<NZ2ND,
     QuantMode, Relu, ..., Atomic>>``: the fixpipe converts or quantises the Acc tile on the way
-    (``fixpipe_config.QUANT_MODES``; the quant word from SET_QUANT_SCALAR / SET_QUANT_VECTOR)."""
+    (``fixpipe_config.QUANT_MODES``; the quant word from SET_QUANT_SCALAR / SET_QUANT_VECTOR).
+    On 950 ``sub_block_id`` is FixpipeParams' SubBlockId, the AccToVecMode of the copy."""
     if isinstance(tile, GlobalTensor):
         split, cube = _check("TPUSH", pipe, tile, split, "gm")
         with _via("TPUSH"):
@@ -420,6 +450,20 @@ def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoR
         raise KernelError("TPUSH quant_mode / relu / atomic: the fixpipe forms of the cube's push")
     ref = tile.ref()
     index = pipe.prod_index
+    if pipe.onchip:
+        fixpipe = None
+        if quant_mode is not None:  # FixpipeParams: whole tile, flags as TILE_NO_SPLIT
+            if atomic != "AtomicNone":
+                raise KernelError("TPUSH FixpipeParams atomic: the 950 push into UB has no atomic")
+            fixpipe = (*push_quant(quant_mode, ref), relu, sub_block_id)
+            split = TileSplitAxis.TILE_NO_SPLIT
+        with _via("TPUSH"):
+            if pipe.should_wait_free(index):
+                onchip.wait_free(pipe, cube, split)
+            where = onchip.push(pipe, tile, split, cube, index, fixpipe)
+            pipe.prod_index = index + 1
+            onchip.post_ready(pipe, cube, split)
+        return where
     with _via("TPUSH"):
         if pipe.should_wait_free(index):
             pipe.wait_free(cube, "TPUSH", index)
@@ -471,6 +515,11 @@ def TPOP(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
     split, cube = _check("TPOP", pipe, tile, split, "tile")
     ref = tile.ref()
     index = pipe.cons_index
+    if pipe.onchip:  # the slot is in this core's buffer: wait, re-point; TFREE frees it
+        with _via("TPOP"):
+            onchip.wait_ready(pipe, cube, split)
+        pipe.cons_index = index + 1
+        return onchip.pop(pipe, tile, cube, index)
     with _via("TPOP"):
         pipe.wait_ready(cube, "TPOP", index)
         rows, cols = ref.valid_row, ref.valid_col
@@ -516,7 +565,10 @@ def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split="TILE_UP_DOWN") -> 
     the consumer frees it when the credit protocol says so. ``TFREE(pipe)`` (the tile form)
     does nothing: a tile TPOP frees its slot itself."""
     if gm is None:
-        _check("TFREE", pipe, None, split, "none")
+        split, cube = _check("TFREE", pipe, None, split, "none")
+        if pipe.onchip and pipe.should_notify_free(pipe.cons_index - 1):
+            with _via("TFREE"):
+                onchip.post_free(pipe, cube, split)
         return
     if not isinstance(gm, GlobalTensor):
         raise KernelError(

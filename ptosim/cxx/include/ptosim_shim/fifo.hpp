@@ -271,6 +271,7 @@ PTOSIM_NOINLINE RecordEvent TPUSH(Pipe &pipe, T &operand, WaitEvents &...events)
     ::ptosim::jkey(fx, "layout_mode"); ::ptosim::jint(fx, static_cast<int>(TConfig::LayoutMode));
     ::ptosim::jkey(fx, "clip_relu"); ::ptosim::jint(fx, static_cast<int>(TConfig::ClipReluMode));
     ::ptosim::jkey(fx, "channel_split"); fx += TConfig::IsChannelSplit ? "true" : "false";
+    ::ptosim::jkey(fx, "sub_block_id"); ::ptosim::jint(fx, static_cast<int>(TConfig::SubBlockId));
     detail::fifo("TPUSH", pc, pipe, &operand, TILE_NO_SPLIT, fx);
     return {};
 }

@@ -42,7 +42,7 @@ def test_a_relay_through_two_pipes_is_exact(prog, devname):
 
 @pytest.mark.cxx
 def test_a_pipe_rule_stops_at_the_cxx_line(prog):
-    """TPUSH of a vector pipe's tile on the wrong core: the coded error names fifo.cpp."""
+    """On 950 the GlobalTensor forms (its GM-ring FIFO) stop: the coded error names fifo.cpp."""
     dev = pto.Device("950pr")
     with pytest.raises(pto.UnsupportedError) as err:
         dev.run(
@@ -50,4 +50,4 @@ def test_a_pipe_rule_stops_at_the_cxx_line(prog):
             dev.gm_zeros((M, N), "float32"), dev.gm_zeros((2 * M * N,), "float16"),
             dev.gm_zeros((2 * M * N,), "float32"),
         )  # fmt: skip
-    assert "fifo.cpp:" in str(err.value) and "FIFO is not modelled" in str(err.value)
+    assert "fifo.cpp:" in str(err.value) and "GM-ring FIFO directions" in str(err.value)

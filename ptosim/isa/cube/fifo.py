@@ -309,6 +309,11 @@ class FifoCheck(Instruction):
             f"{core} ({self.pipe.direction.name}: the "
             f"{'cube' if self.pipe.direction is Direction.DIR_C2V else 'vector cores'} produce)",
         )  # fmt: skip
+        if self.pipe.onchip and self.form == "gm":
+            self.unsupported(
+                "gm", "fifo-form", "a tile (the 950 FIFO is on chip: DIR_C2V, DIR_V2C, DIR_BOTH)",
+                "a GlobalTensor", "the 950 GM-ring FIFO directions are not modelled yet",
+            )  # fmt: skip
         if self.form != "tile":
             return
         ref = self.operand.ref()
@@ -349,11 +354,6 @@ def _check(opcode: str, pipe, operand, split, form: str) -> tuple[TileSplitAxis,
         )
     split = TileSplitAxis.parse(split, f"{opcode} split")
     cube = pipe._use(opcode)
-    if pipe.onchip and form == "gm":
-        raise KernelError(
-            f"{opcode} of a GlobalTensor: the 950 pipe modelled is the on-chip one (DIR_C2V, "
-            "DIR_V2C, DIR_BOTH: tiles); its GM-ring directions are not modelled yet"
-        )
     if form == "tile" and not isinstance(operand, Tile):
         raise KernelError(
             f"{opcode}: operand 'tile' must be a pto.Tile, got {type(operand).__name__}"

@@ -279,12 +279,11 @@ def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tm
 def test_the_950_fifo_api_ptosim_lacks_is_named_at_its_line(tmp_path):
     src = tmp_path / "k.cpp"
     text = (
-        f"{src}:50:43: error: \u2018DIR_C2V_GM\u2019 is not a member of "
-        "\u2018pto::Direction\u2019\n"
+        f"{src}:50:43: error: \u2018LayoutMode_t\u2019 is not a member of \u2018pto\u2019\n"
         f"{src}:51:11: error: \u2018FixpipeParams\u2019 does not name a type\n"
     )
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
-    assert msg.startswith("k.cpp:50: DIR_C2V_GM (the 950 TPipe's GM-ring direction")
+    assert msg.startswith("k.cpp:50: LayoutMode_t (the fixpipe parameters of a quantising TPUSH)")
     assert "k.cpp:51: FixpipeParams (the fixpipe parameters of a quantising TPUSH)" in msg
 
 

@@ -16,6 +16,9 @@ ring directions ``DIR_C2V``, ``DIR_V2C`` and ``DIR_BOTH``), built on the Acc -> 
   waits ``wait_intra_block(PIPE_MTE1, F)`` (and ``F + 16``, AIV1's, when split), its TFREE posts
   ``F + 1`` (and ``F + 1 + 16``) on PIPE_MTE1, which the vector core's push waits for on
   PIPE_MTE3. With ``DIR_BOTH`` this ring uses ``F + 2`` (ready) and ``F + 3`` (free).
+- the GM-ring directions (``DIR_C2V_GM``, ``DIR_V2C_GM``) move the data as on a2a3 (fifo.py)
+  with these flags, the consumer waiting and freeing on PIPE_MTE2 (the cube core frees on
+  PIPE_MTE1).
 - credits: as on a2a3 (``should_wait_free`` / ``should_notify_free``, period = slot_num up to 2
   slots, else slot_num / 2), and the constructor and the destructor of the library's a5 TPipe
   add ``period`` of them: the consumer posts ``period`` frees when the pipe is built, the
@@ -103,11 +106,13 @@ def post_ready(pipe, cube: bool, split: TileSplitAxis) -> None:
 
 
 def wait_ready(pipe, cube: bool, split: TileSplitAxis) -> None:
-    """The consumer waits for the data (a5 Consumer::wait)."""
+    """The consumer waits for the data (a5 Consumer::wait): on the pipe that reads the slot
+    (PIPE_V / PIPE_MTE1 on chip, PIPE_MTE2 from a GM ring)."""
     if cube:
-        _cube_side(Pipe.PIPE_MTE1, ready_flag(pipe, False), split, post=False)
+        waits = Pipe.PIPE_MTE2 if pipe.gm_ring else Pipe.PIPE_MTE1
+        _cube_side(waits, ready_flag(pipe, False), split, post=False)
     else:
-        wait_intra_block(Pipe.PIPE_V, ready_flag(pipe, True))
+        wait_intra_block(Pipe.PIPE_MTE2 if pipe.gm_ring else Pipe.PIPE_V, ready_flag(pipe, True))
 
 
 def post_free(pipe, cube: bool, split: TileSplitAxis) -> None:
@@ -115,7 +120,7 @@ def post_free(pipe, cube: bool, split: TileSplitAxis) -> None:
     if cube:
         _cube_side(Pipe.PIPE_MTE1, free_flag(pipe, False), split, post=True)
     else:
-        set_intra_block(Pipe.PIPE_V, free_flag(pipe, True))
+        set_intra_block(Pipe.PIPE_MTE2 if pipe.gm_ring else Pipe.PIPE_V, free_flag(pipe, True))
 
 
 def slot_address(pipe, index: int, cube_consumer: bool) -> int:

@@ -316,9 +316,9 @@ def test_pipe_rules_are_coded_errors_at_the_kernel_line():
     assert err.value.rule == "fifo-launch"
 
 
-def test_950_refuses_the_gm_forms_by_name():
-    """The 950 FIFO is on chip (tests/isa/cube/test_fifo_onchip.py): the GlobalTensor forms
-    of its GM-ring directions stop at their line."""
+def test_950_refuses_the_gm_forms_on_an_on_chip_pipe():
+    """A 950 DIR_V2C pipe is on chip (tests/isa/cube/test_fifo_onchip.py): a GlobalTensor slot
+    needs its GM-ring direction, DIR_V2C_GM; the form stops at its line naming it."""
     dev = pto.Device("950pr")
 
     @pto.kernel(cores="mix")
@@ -327,5 +327,6 @@ def test_950_refuses_the_gm_forms_by_name():
         if pto.is_vec():
             pto.TALLOC(pipe, pto.GlobalTensor(fifo, (16, 16)))
 
-    with pytest.raises(pto.UnsupportedError, match="GM-ring FIFO directions are not modelled"):
+    with pytest.raises(pto.ConstraintError) as e:
         dev.run(kern, dev.gm_zeros((1024,), "float32"))
+    assert e.value.rule == "fifo-form" and "DIR_V2C_GM" in str(e.value)

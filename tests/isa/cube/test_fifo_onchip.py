@@ -15,14 +15,15 @@ import ptosim as pto
 M, K, N = 32, 16, 32
 
 
-def _kernel(split, tiles, *, free=True):
+def _kernel(split, tiles, *, free=True, direction="DIR_C2V"):
     vm = M // 2 if split == "TILE_UP_DOWN" else M
     vn = N // 2 if split == "TILE_LEFT_RIGHT" else N
     readers = (0,) if split == "TILE_NO_SPLIT" else (0, 1)
 
     @pto.kernel(cores="mix")
-    def kern(a, b, out):
-        with pto.TPipe(0, "DIR_C2V", vm * vn * 4, 2, None, 0x0, 0x0,
+    def kern(a, b, out, ring):
+        gm = ring if direction.endswith("_GM") else None
+        with pto.TPipe(0, direction, vm * vn * 4 * 2, 2, gm, 0x0, 0x0,
                        no_split=split == "TILE_NO_SPLIT") as pipe:  # fmt: skip
             if pto.is_cube():
                 am, bm = pto.TileMatNZ("float16", M, K), pto.TileMatNZ("float16", K, N)
@@ -53,6 +54,9 @@ def _kernel(split, tiles, *, free=True):
                 pto.TASSIGN(o, 0x10000)
                 for t in range(tiles):
                     pto.TPOP(pipe, v, split)
+                    if gm is not None:  # the GM ring's pop is a TLOAD (MTE2)
+                        pto.set_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
+                        pto.wait_flag(pto.PIPE_MTE2, pto.PIPE_V, 0)
                     pto.TMULS(o, v, 2.0)
                     if free:
                         pto.TFREE(pipe, split=split)
@@ -73,7 +77,9 @@ def _run(kernel, tiles):
     a = (np.arange(tiles * M * K) % 7 - 3).reshape(tiles * M, K).astype(np.float16)
     b = (np.arange(K * N) % 5 - 2).reshape(K, N).astype(np.float16)
     out = dev.gm_zeros((tiles * M, N), "float32")
-    run = dev.run(kernel, dev.gm_array(a), dev.gm_array(b), out)
+    run = dev.run(
+        kernel, dev.gm_array(a), dev.gm_array(b), out, dev.gm_zeros((4 * M * N,), "float32")
+    )
     return run, out.numpy(), 2 * (a.astype(np.float32) @ b.astype(np.float32))
 
 
@@ -87,6 +93,20 @@ def test_c2v_push_pop_free_moves_each_tile_through_the_ub_ring(split):
     # library's a5 counting), and the checker says so, once per flag
     codes = sorted(f.code for f in run.findings)
     assert codes == ["F201", "F201"], [str(f) for f in run.findings]
+
+
+def test_the_gm_ring_direction_moves_the_tiles_through_gm_with_intra_block_flags():
+    """DIR_C2V_GM: the cube core's push is a fixpipe TSTORE into the GM slot, a vector core's
+    pop a TLOAD of its half (waiting on PIPE_MTE2), the flags intra-block ones."""
+    run, got, want = _run(_kernel("TILE_UP_DOWN", 2, direction="DIR_C2V_GM"), 2)
+    assert np.array_equal(got, want)
+    cube = next(b.program for b in run.blocks if b.role.is_cube)
+    pushes = [i.opcode for i in cube if i.via == "TPUSH"]
+    assert pushes[:3] == ["TSTORE", "SET_INTRA_BLOCK", "SET_INTRA_BLOCK"], pushes
+    aiv0 = next(b.program for b in run.blocks if b.role.label.endswith("AIV0"))
+    pops = [i for i in aiv0 if i.via == "TPOP"]
+    assert (pops[0].opcode, pops[0].pipe) == ("WAIT_INTRA_BLOCK", pto.PIPE_MTE2)
+    assert "TLOAD" in [i.opcode for i in pops]
 
 
 def test_the_push_into_ub_is_the_fixpipe_on_pipe_fix():

@@ -212,6 +212,10 @@ class Direction(PtoEnum):
     DIR_C2V = 1
     DIR_V2C = 2
     DIR_BOTH = 3
+    # 950: the rings through a GM buffer (the plain directions are on chip there)
+    DIR_C2V_GM = 5
+    DIR_V2C_GM = 6
+    DIR_BOTH_GM = 7
 
 
 class TileSplitAxis(PtoEnum):

@@ -30,12 +30,8 @@ _REQUESTED = ("required from here", "requested here")
 # a kernel using it gets one line naming it, not a cascade of compiler errors
 UNSUPPORTED_API = {
     "create_cbuf_matrix": "a raw cube-buffer intrinsic",
-    "copy_ubuf_to_gm_align_v2": "a raw UB -> GM copy intrinsic",
     # the library's a5 textract / tinsert tests
-    # the library's a5 tpushpop_* tests: the 950 FIFO's GM-ring direction and fixpipe push
-    "DIR_C2V_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",
-    "DIR_V2C_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",
-    "DIR_BOTH_GM": "the 950 TPipe's GM-ring direction (its FIFO is not modelled)",
+    # the library's a5 tpushpop_* tests: the fixpipe configuration a quantising push names
     "FixpipeParams": "the fixpipe parameters of a quantising TPUSH",
     "FixpipeConfig": "the fixpipe parameters of a quantising TPUSH",
     "LayoutMode_t": "the fixpipe parameters of a quantising TPUSH",

@@ -35,7 +35,7 @@ from .l1_copies import (
     copy_gm_to_cbuf_align_v2,
 )
 from .mx_intrinsics import load_mx_scales, mad_mx_call
-from .onchip_copies import copy_gm_to_ubuf, onchip_copy
+from .onchip_copies import copy_gm_to_ubuf, copy_ubuf_to_gm_align_v2, onchip_copy
 from .raw import RawAccess
 
 # the C++ precision knobs <K>Algorithm (FmodS, RemS: the scalar forms' own enums)
@@ -298,6 +298,8 @@ class Dispatcher:
             copy_gm_to_cbuf_align_v2(self, req)
         elif op == "copy_gm_to_ubuf":
             copy_gm_to_ubuf(self, req)
+        elif op == "copy_ubuf_to_gm_align_v2":
+            copy_ubuf_to_gm_align_v2(self, req)
         elif op in ("copy_ubuf_to_cbuf", "copy_cbuf_to_ubuf"):
             onchip_copy(self, op, req)
         elif op in ("load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx"):
@@ -324,8 +326,6 @@ class Dispatcher:
             self.instruction(op, t, raw)
 
     def instruction(self, op: str, t: dict, raw: list[dict]) -> None:
-        if t.get("acc_to_vec"):
-            raise CxxError(f"{op} with an AccToVecMode (Acc -> Vec, 950) is not modelled yet")
         if op == "TLOAD" and len(raw) > 1 and raw[1].get("lay") in CONV_LAYOUTS:
             conv_load(self, raw)
             return
@@ -349,13 +349,19 @@ class Dispatcher:
             elif len(ops) == 3:  # TMOV(dst, src, tmp): the ND -> ZZ exponent move
                 pto.TMOV(ops[0], ops[1], ops[2])
             else:
-                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase)
+                pto.TMOV(ops[0], ops[1], relu=relu, quant=quant, phase=phase, **_acc_to_vec(t))
         elif op in ("TEXTRACT", "TINSERT") and "prequant" in t:
-            # TEXTRACT / TINSERT<Dst, Acc[, relu]>(dst, acc, preQuantScalar, row, col)
+            # TEXTRACT / TINSERT<Dst, Acc[, AccToVecMode][, relu]>(dst, acc, preQuantScalar, row,
+            # col)
             getattr(pto, op)(
                 ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"),
-                quant=int(t["prequant"]),
+                quant=int(t["prequant"]), **_acc_to_vec(t),
             )  # fmt: skip
+        elif op in ("TEXTRACT", "TINSERT") and "acc_to_vec" in t:
+            # TEXTRACT / TINSERT<Dst, Acc, AccToVecMode[, relu]>(dst, acc, row, col)
+            getattr(pto, op)(
+                ops[0], ops[1], ops[2], ops[3], relu=t.get("relu", "NoRelu"), **_acc_to_vec(t)
+            )
         elif op in FIXPIPE_FP:
             # TSTORE_FP(gm, acc, fp), TMOV_FP(dst, acc, fp), TEXTRACT_FP / TINSERT_FP(dst, acc,
             # fp, row, col): the fixpipe with vector quantisation (a Scaling tile)
@@ -366,9 +372,11 @@ class Dispatcher:
             elif op == "TSTORE_FP":
                 pto.TSTORE(ops[0], ops[1], atomic=t.get("atomic", "AtomicNone"), **kw)
             elif op == "TMOV_FP":
-                pto.TMOV(ops[0], ops[1], **kw)
+                pto.TMOV(ops[0], ops[1], phase=t.get("phase", "Unspecified"), **kw,
+                         **_acc_to_vec(t))  # fmt: skip
             else:
-                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw)
+                getattr(pto, FIXPIPE_FP[op])(ops[0], ops[1], ops[3], ops[4], **kw,
+                                             **_acc_to_vec(t))  # fmt: skip
         elif op == "SET_QUANT_SCALAR":
             pto.SET_QUANT_SCALAR(ops[0], t["out_dtype"])
         elif op == "TEXPANDS":
@@ -419,14 +427,17 @@ class Dispatcher:
         TALLOC / TFREE (answers the address a TPOP or TALLOC re-points its operand at: the
         on-chip offset of a tile, the host pointer of a GlobalTensor)."""
         if op == "TPipe":
-            require_fifo_target()  # before the GM ring: the 950's FIFO has none
-            if not req["gm"]:
+            require_fifo_target()
+            if not req["gm"] and self.recorder.program.arch.spec.cube.onchip_cv_paths:
+                buf, off = None, 0  # 950: the on-chip FIFO (its slots are in UB / L1)
+            elif not req["gm"]:
                 raise CxxError(
                     "TPipe with a null GM slot buffer (a FIFO through the consumer's local "
                     "buffer only, as the CPU simulator runs it) is not supported by ptosim: its "
                     "FIFO is a GM ring (give the TPipe a GM buffer of slot_num * slot_size bytes)"
                 )
-            buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
+            else:
+                buf, off = self.gm_over(req["gm"], "TPipe GM slot buffer")
             pipe = pto.TPipe(
                 req["flag"], req["dir"], req["slot_size"], req["slot_num"], buf,
                 req["c2v"], req["v2c"], local_slot_num=req["local_slot_num"],
@@ -453,11 +464,11 @@ class Dispatcher:
         if fx is not None:  # TPUSH<Pipe, Tile, FixpipeParams<...>>
             _fixpipe_modelled(fx)
             where = fn(pipe, operand, req["split"], quant_mode=fx["quant_mode"], relu=fx["relu"],
-                       atomic=fx["atomic"])  # fmt: skip
+                       atomic=fx["atomic"], sub_block_id=fx.get("sub_block_id", 0))  # fmt: skip
         elif operand is not None:
             where = fn(pipe, operand, req["split"])
         else:
-            where = fn(pipe)
+            where = fn(pipe, split=req["split"])
         if isinstance(operand, pto.Tile) and op == "TPOP":
             _answer(out, operand.placement.address)
         elif isinstance(operand, pto.GlobalTensor) and op in ("TPOP", "TALLOC"):
@@ -626,3 +637,8 @@ def _located(exc: BaseException, site: str | None) -> BaseException:
         exc.message = f"{site}: {exc.message}"
         exc.args = (exc.message,)
     return exc
+
+
+def _acc_to_vec(t: dict) -> dict:
+    """The AccToVecMode of a fixpipe copy into a Vec tile (950), as a keyword argument."""
+    return {"acc_to_vec": t["acc_to_vec"]} if "acc_to_vec" in t else {}

@@ -959,9 +959,14 @@ def TASSIGN(tile: Tile, address: int) -> None:
         raise KernelError(f"TASSIGN: tile must be a pto.Tile, got {type(tile).__name__}")
     if not isinstance(address, (int, np.integer)) or isinstance(address, bool):
         raise KernelError(f"TASSIGN: address must be an integer byte address, got {address!r}")
-    current()
+    rec = current()
     placement = Placement(int(address), auto=False)
     ref = tile.ref()
+    if ref.loc is TileType.Vec and _peer_ub(rec.program):
+        # 950: a Vec tile on the cube core is an address in a vector core's UB, which only the
+        # fixpipe's Acc -> Vec copy writes (isa/cube/acc2vec.py); no instruction of its own
+        tile.placement = placement
+        return
     ref = TileRef(
         ref.geom,
         ref.valid_row,
@@ -974,6 +979,12 @@ def TASSIGN(tile: Tile, address: int) -> None:
     )
     placement.assigned_at = emit(TAssign(ref, int(address))).source
     tile.placement = placement
+
+
+def _peer_ub(program) -> bool:
+    """Whether UB is a vector core's buffer this (cube) core reaches through the fixpipe."""
+    arch = program.arch
+    return arch.size_of("UB") is None and arch.spec.cube.onchip_cv_paths and arch.launch == "mix"
 
 
 @instruction(
@@ -1025,17 +1036,18 @@ def TSTORE(
 )
 def TMOV(
     dst: Tile, src: Tile, tmp: Tile | None = None, *, relu="NoRelu", quant=None,
-    phase="Unspecified",
+    phase="Unspecified", acc_to_vec=None,
 ) -> None:  # fmt: skip
     """Copy ``src`` into ``dst``: Vec -> Vec, or the cube paths L1 -> L0A / L0B / bias table
     and L0C -> L1 (``relu``: ReluPreMode of the fixpipe; ``quant``: its quantisation, as for
     TSTORE, C++ ``TMOV_FP`` with a Scaling tile; ``phase="Final"``: the unit flag, as for
-    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words). With ``tmp``: an E8M0
-    exponent tile into the ZZ scale layout (950; tmov_zz.py)."""
+    TSTORE); L1 -> the fixpipe buffer (a Scaling tile of quant words); on 950 Acc -> Vec into
+    a vector core's UB (``acc_to_vec``: an AccToVecMode, default ``"SingleModeVec0"``). With
+    ``tmp``: an E8M0 exponent tile into the ZZ scale layout (950; tmov_zz.py)."""
     if tmp is not None:
         emit(TMovNdToZz(_tile(dst, "TMOV dst"), _tile(src, "TMOV src"), _tile(tmp, "TMOV tmp")))
         return
-    if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase):
+    if cube_move("TMOV", dst, src, relu=relu, quant=quant, phase=phase, acc_to_vec=acc_to_vec):
         return
     normal = ReluPreMode.parse(relu, "TMOV relu") is ReluPreMode.NormalRelu
     emit(TMov(_tile(dst, "TMOV dst"), _tile(src, "TMOV src"), normal))

@@ -15,6 +15,8 @@ rate. Both are estimates: no cost model has MX entries."""
 from __future__ import annotations
 
 from ptosim.enums import Pipe
+from ptosim.footprint import merged_runs
+from ptosim.isa.cube.acc2vec import AccToVec
 from ptosim.isa.cube.mx import SCALE_FRACTAL_BYTES, MxMatMul, MxScaleLoad
 from ptosim.isa.cube.onchip import OnchipCopy
 from ptosim.plan import Region, Step, StepKind, merge_ranges
@@ -61,7 +63,21 @@ def plan_mx_matmul(instr: MxMatMul, ctx) -> list:
     ]  # fmt: skip
 
 
+def plan_acc_to_vec(instr: AccToVec, ctx) -> list:
+    """The fixpipe into a vector core's UB: the L0C -> L1 figure (an estimate here: the a5
+    cost model has no cube entries) over the vendor model's m x n x 2 bytes, as for Acc -> Mat;
+    the checker sees the exact bytes written in each vector core's UB."""
+    f = instr.fields()
+    writes = []
+    for space, (base, offs, size) in instr.written_bytes().items():
+        writes += [Region(space, lo, hi) for lo, hi in merged_runs(base + offs * size, size)]
+    return [_copy_step(ctx, Pipe.PIPE_FIX, instr.describe(), f.m * f.n * 2,
+                       _cube(ctx).l0c_to_l1_bytes_per_cycle, [tile_region(instr.src)], writes,
+                       "copy_matrix_cc_to_ub")]  # fmt: skip
+
+
 PLANS = dict(_A2A3_PLANS)
 PLANS[OnchipCopy] = plan_onchip_copy
 PLANS[MxScaleLoad] = plan_mx_scale_load
 PLANS[MxMatMul] = plan_mx_matmul
+PLANS[AccToVec] = plan_acc_to_vec

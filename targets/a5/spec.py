@@ -176,19 +176,15 @@ DTYPES: dict[str, tuple | None] = {
     "THISTOGRAM": (u16, u32),  # npu/a5 THistogram.hpp
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
     **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
-    **{name: None for name in FIFO_OPS},
-    "SET_QUANT_SCALAR": None,
-    "SET_QUANT_VECTOR": None,
+    # the on-chip FIFO (ptosim/isa/cube/fifo_onchip.py); the tile types C++ arithmetic takes
+    **{name: ARITH for name in FIFO_OPS},
+    # the quant registers of a TPUSH's FixpipeParams (the a2a3 output types; the fixpipe's own
+    # pairs check the conversion)
+    "SET_QUANT_SCALAR": (i8, u8, f16, bf16),
+    "SET_QUANT_VECTOR": (i8, u8, f16, bf16),
 }
 
-REFUSALS = {
-    **{name: S.Refusal("the 950 cube <-> vector FIFO is not modelled yet") for name in FIFO_OPS},
-    **{
-        # they feed a TPUSH's FixpipeParams, and the 950 FIFO is not modelled
-        name: S.Refusal("the 950 cube <-> vector FIFO's quant registers are not modelled yet")
-        for name in ("SET_QUANT_SCALAR", "SET_QUANT_VECTOR")
-    },
-}
+REFUSALS = {}
 
 NOTES = {
     "MGATHER": "SIMT launch",

@@ -86,6 +86,7 @@ def test_the_gallery_and_the_examples_are_all_there():
         "colsum_atomic",
         "gemm",
         "gemm_bias_relu",
+        "gemm_acc2vec_epilogue",
     }
     assert {p.stem for p in BUG_FILES} == {
         "missing_mte2_to_v",

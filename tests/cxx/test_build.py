@@ -261,18 +261,17 @@ def test_a_source_wrong_for_both_compilers_reports_gxxs_message(tmp_path, monkey
 
 
 def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tmp_path):
-    """gcc's wording for an undeclared call inside a template (the a5 tmov_ub2l1 folder's raw
-    copy) names the intrinsic like the other undeclared-name errors."""
+    """gcc's wording for an undeclared call inside a template (a raw
+    cube-buffer intrinsic) names the intrinsic like the other undeclared-name errors."""
     src = tmp_path / "k.cpp"
     text = (
-        f"{src}:26:5: error: there are no arguments to \u2018copy_ubuf_to_gm_align_v2\u2019 that "
+        f"{src}:26:5: error: there are no arguments to \u2018create_cbuf_matrix\u2019 that "
         "depend on a template parameter, so a declaration of "
-        "\u2018copy_ubuf_to_gm_align_v2\u2019 must be available [-fpermissive]\n"
+        "\u2018create_cbuf_matrix\u2019 must be available [-fpermissive]\n"
     )
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
     assert (
-        msg
-        == "k.cpp:26: copy_ubuf_to_gm_align_v2 (a raw UB -> GM copy intrinsic) is not supported "
+        msg == "k.cpp:26: create_cbuf_matrix (a raw cube-buffer intrinsic) is not supported "
         "by ptosim"
     )
 
@@ -280,12 +279,11 @@ def test_an_unsupported_intrinsic_called_without_dependent_arguments_is_named(tm
 def test_the_950_fifo_api_ptosim_lacks_is_named_at_its_line(tmp_path):
     src = tmp_path / "k.cpp"
     text = (
-        f"{src}:50:43: error: \u2018DIR_C2V_GM\u2019 is not a member of "
-        "\u2018pto::Direction\u2019\n"
+        f"{src}:50:43: error: \u2018LayoutMode_t\u2019 is not a member of \u2018pto\u2019\n"
         f"{src}:51:11: error: \u2018FixpipeParams\u2019 does not name a type\n"
     )
     msg = explain(text, src, tmp_path / "w.cpp", ["k"])
-    assert msg.startswith("k.cpp:50: DIR_C2V_GM (the 950 TPipe's GM-ring direction")
+    assert msg.startswith("k.cpp:50: LayoutMode_t (the fixpipe parameters of a quantising TPUSH)")
     assert "k.cpp:51: FixpipeParams (the fixpipe parameters of a quantising TPUSH)" in msg
 
 

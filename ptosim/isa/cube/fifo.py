@@ -39,6 +39,7 @@ from ..base import Arch, Instruction
 from ..data import TASSIGN, TLOAD, TSTORE
 from ..registry import instruction
 from ..sync import FFTS_FLAGS, ffts_config, ffts_cross_core_sync, wait_flag_dev
+from . import fifo_onchip as onchip
 from .fixpipe_config import push_quant
 
 
@@ -60,6 +61,9 @@ class FifoMark:
 
 
 CV_CORES_SYNC = 2  # FFTS mode 2: the cube core and the two vector cores of one AI core
+NO_SPLIT = TileSplitAxis.TILE_NO_SPLIT
+# the 950 GM-ring directions -> the ring they carry
+GM_RING = {Direction.DIR_C2V_GM: Direction.DIR_C2V, Direction.DIR_V2C_GM: Direction.DIR_V2C}
 SPLIT_PARTS = 2  # vector cores per AI core (a split tile has two parts)
 
 
@@ -93,8 +97,24 @@ class TPipe:
         unit_flag=False,
     ):  # fmt: skip
         require_fifo_target()
+        # 950 (intra-block flags): DIR_C2V / V2C / BOTH on chip (fifo_onchip.py: the slots are
+        # in the consumers' buffers); DIR_C2V_GM / DIR_V2C_GM the GM ring as on a2a3
+        self.intra = current().program.arch.spec.cube.onchip_cv_paths
         self.flag_id = as_int(flag_id, "TPipe flag_id", lo=0, hi=FFTS_FLAGS - 1)
-        self.direction = Direction.parse(direction, "TPipe direction")
+        direction = Direction.parse(direction, "TPipe direction")
+        if direction is Direction.DIR_BOTH_GM:
+            raise KernelError(
+                "TPipe direction DIR_BOTH_GM is not modelled by ptosim (DIR_C2V_GM and "
+                "DIR_V2C_GM are)"
+            )
+        self.gm_ring = direction in GM_RING
+        if self.gm_ring and not self.intra:
+            raise KernelError(
+                f"TPipe direction {direction.name}: a 950 direction (the GM ring of its FIFO); "
+                "Atlas A2/A3 rings are in GM with DIR_C2V / DIR_V2C / DIR_BOTH"
+            )
+        self.onchip = self.intra and not self.gm_ring
+        self.direction = GM_RING.get(direction, direction)
         self.slot_size = as_int(slot_size, "TPipe slot_size (bytes)", lo=1)
         self.slot_num = as_int(slot_num, "TPipe slot_num", lo=1)
         self.local_slot_num = as_int(local_slot_num, "TPipe local_slot_num", lo=1)
@@ -103,13 +123,17 @@ class TPipe:
         self.no_split = bool(no_split)
         self.unit_flag = bool(unit_flag)
         last = self.flag_id + (3 if self.direction is Direction.DIR_BOTH else 1)
-        if last >= FFTS_FLAGS:
+        if self.intra:
+            onchip.check_flags(self.flag_id, self.direction)
+        elif last >= FFTS_FLAGS:
             raise KernelError(
                 f"TPipe flag_id {self.flag_id}: the pipe uses FFTS flags {self.flag_id}..{last}, "
                 f"but there are {FFTS_FLAGS} (flag_id + {last - self.flag_id} must be below "
                 f"{FFTS_FLAGS}; a2a3/TPush.hpp static check)"
             )
-        if isinstance(gm, GlobalTensor):
+        if self.onchip and gm is None:
+            self.buffer, self.base_bytes = None, 0  # no GM ring: the slots are on chip
+        elif isinstance(gm, GlobalTensor):
             self.buffer, self.base_bytes = gm.buffer, gm.offset * gm.dtype.size_bytes
         elif isinstance(gm, GmBuffer):
             self.buffer = gm
@@ -124,6 +148,17 @@ class TPipe:
         self.cons_index = 0  # tiles this core has consumed (TPOP)
         self.destroyed = False
         self._program = current().program  # the core (recording) this copy belongs to
+        if self.intra:  # the a5 constructor: the consumer posts a period of free credits
+            cube = self._program.core_role.is_cube
+            if self.consumes(cube) and self._program.arch.launch == "mix":
+                with _via("TPipe"):
+                    for _ in range(self.period):
+                        self.post_free(cube, "TPipe", -1, split=self.lifetime_split)
+
+    @property
+    def lifetime_split(self) -> TileSplitAxis:
+        """The split of the a5 constructor's frees and destructor's waits (``IsNoSplit``)."""
+        return TileSplitAxis.TILE_NO_SPLIT if self.no_split else TileSplitAxis.TILE_UP_DOWN
 
     # -- the core's role -------------------------------------------------------------------
     def _use(self, what: str) -> bool:
@@ -199,21 +234,35 @@ class TPipe:
             f"{self.slot_size} B)"
         )
 
-    def wait_free(self, cube: bool, op: str, index: int, form="tile") -> None:
-        wait_flag_dev(self.free_flag(not cube))
+    # the flags: FFTS mode 2 on a2a3; on 950 intra-block flags (fifo_onchip.py), where a
+    # cube core's post or wait covers AIV1 too (id + 16) when the tile is split
+    def wait_free(self, cube: bool, op: str, index: int, form="tile", split=NO_SPLIT) -> None:
+        if self.intra:
+            onchip.wait_free(self, cube, split)
+        else:
+            wait_flag_dev(self.free_flag(not cube))
         self.mark(op, "free-wait", index, form=form)
 
-    def post_ready(self, cube: bool, op: str, index: int, form="tile") -> None:
-        pipe = Pipe.PIPE_FIX if cube else Pipe.PIPE_MTE3
-        ffts_cross_core_sync(pipe, ffts_config(CV_CORES_SYNC, self.ready_flag(not cube)))
+    def post_ready(self, cube: bool, op: str, index: int, form="tile", split=NO_SPLIT) -> None:
+        if self.intra:
+            onchip.post_ready(self, cube, split)
+        else:
+            pipe = Pipe.PIPE_FIX if cube else Pipe.PIPE_MTE3
+            ffts_cross_core_sync(pipe, ffts_config(CV_CORES_SYNC, self.ready_flag(not cube)))
         self.mark(op, "ready-post", index, form=form)
 
-    def wait_ready(self, cube: bool, op: str, index: int, form="tile") -> None:
-        wait_flag_dev(self.ready_flag(cube))
+    def wait_ready(self, cube: bool, op: str, index: int, form="tile", split=NO_SPLIT) -> None:
+        if self.intra:
+            onchip.wait_ready(self, cube, split)
+        else:
+            wait_flag_dev(self.ready_flag(cube))
         self.mark(op, "ready-wait", index, form=form)
 
-    def post_free(self, cube: bool, op: str, index: int, form="tile") -> None:
-        ffts_cross_core_sync(Pipe.PIPE_MTE2, ffts_config(CV_CORES_SYNC, self.free_flag(cube)))
+    def post_free(self, cube: bool, op: str, index: int, form="tile", split=NO_SPLIT) -> None:
+        if self.intra:
+            onchip.post_free(self, cube, split)
+        else:
+            ffts_cross_core_sync(Pipe.PIPE_MTE2, ffts_config(CV_CORES_SYNC, self.free_flag(cube)))
         self.mark(op, "free-post", index, form=form)
 
     def destroy(self) -> None:
@@ -221,6 +270,12 @@ class TPipe:
         cube = self._use("TPipe destructor")
         self.destroyed = True
         if not self.produces(cube):
+            return
+        if self.intra:  # the a5 destructor: the producer waits a period of credits
+            with _via("TPipe destructor"):
+                for _ in range(self.period):
+                    self.wait_free(cube, "TPipe destructor", self.prod_index,
+                                   split=self.lifetime_split)  # fmt: skip
             return
         with _via("TPipe destructor"):
             for _ in range(self.pending_free_credits()):
@@ -234,9 +289,10 @@ class TPipe:
             self.destroy()
 
     def __repr__(self) -> str:
+        where = "on chip" if self.buffer is None else f"buffer #{self.buffer.buffer_id}"
         return (
             f"TPipe(flag {self.flag_id}, {self.direction.name}, {self.slot_num} x "
-            f"{self.slot_size} B, buffer #{self.buffer.buffer_id})"
+            f"{self.slot_size} B, {where})"
         )
 
 
@@ -285,6 +341,11 @@ class FifoCheck(Instruction):
             f"{core} ({self.pipe.direction.name}: the "
             f"{'cube' if self.pipe.direction is Direction.DIR_C2V else 'vector cores'} produce)",
         )  # fmt: skip
+        if self.pipe.onchip and self.form == "gm":
+            self.fail(
+                "gm", "fifo-form", "a tile: a 950 DIR_C2V / DIR_V2C / DIR_BOTH pipe is on chip "
+                "(a GlobalTensor slot needs DIR_C2V_GM or DIR_V2C_GM)", "a GlobalTensor",
+            )  # fmt: skip
         if self.form != "tile":
             return
         ref = self.operand.ref()
@@ -400,7 +461,7 @@ def _point(gm: GlobalTensor, pipe: TPipe, byte_offset: int, what: str) -> None:
     family="cube", summary="push a tile into a cube <-> vector TPipe (wait credit, store, signal)"
 )
 def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoRelu",
-          atomic="AtomicNone") -> int:  # fmt: skip
+          atomic="AtomicNone", sub_block_id=0) -> int:  # fmt: skip
     """``TPUSH<Pipe, Tile, Split>(pipe, tile)``: the producer (the cube with an Acc tile on a
     C2V pipe, a vector core with a Vec tile on a V2C pipe) waits for a free slot when the
     credit protocol says so, stores its tile (or its part) into the slot and signals the
@@ -409,20 +470,35 @@ def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoR
 
     ``quant_mode`` / ``relu`` / ``atomic``: the cube's ``TPUSH<Pipe, Tile, FixpipeParams<NZ2ND,
     QuantMode, Relu, ..., Atomic>>``: the fixpipe converts or quantises the Acc tile on the way
-    (``fixpipe_config.QUANT_MODES``; the quant word from SET_QUANT_SCALAR / SET_QUANT_VECTOR)."""
+    (``fixpipe_config.QUANT_MODES``; the quant word from SET_QUANT_SCALAR / SET_QUANT_VECTOR).
+    On 950 ``sub_block_id`` is FixpipeParams' SubBlockId, the AccToVecMode of the copy."""
     if isinstance(tile, GlobalTensor):
         split, cube = _check("TPUSH", pipe, tile, split, "gm")
         with _via("TPUSH"):
-            pipe.post_ready(cube, "TPUSH", pipe.prod_index - 1, form="gm")
+            pipe.post_ready(cube, "TPUSH", pipe.prod_index - 1, form="gm", split=split)
         return tile.offset * tile.dtype.size_bytes
     split, cube = _check("TPUSH", pipe, tile, split, "tile")
     if not cube and (quant_mode is not None or relu != "NoRelu" or atomic != "AtomicNone"):
         raise KernelError("TPUSH quant_mode / relu / atomic: the fixpipe forms of the cube's push")
     ref = tile.ref()
     index = pipe.prod_index
+    if pipe.onchip:
+        fixpipe = None
+        if quant_mode is not None:  # FixpipeParams: whole tile, flags as TILE_NO_SPLIT
+            if atomic != "AtomicNone":
+                raise KernelError("TPUSH FixpipeParams atomic: the 950 push into UB has no atomic")
+            fixpipe = (*push_quant(quant_mode, ref), relu, sub_block_id)
+            split = TileSplitAxis.TILE_NO_SPLIT
+        with _via("TPUSH"):
+            if pipe.should_wait_free(index):
+                pipe.wait_free(cube, "TPUSH", index, split=split)
+            where = onchip.push(pipe, tile, split, cube, index, fixpipe)
+            pipe.prod_index = index + 1
+            pipe.post_ready(cube, "TPUSH", index, split=split)
+        return where
     with _via("TPUSH"):
         if pipe.should_wait_free(index):
-            pipe.wait_free(cube, "TPUSH", index)
+            pipe.wait_free(cube, "TPUSH", index, split=split)
         slot = pipe.slot_bytes(index) + pipe.entry_bytes(not cube)
         rows, cols = ref.valid_row, ref.valid_col
         if cube:
@@ -436,7 +512,7 @@ def TPUSH(pipe: TPipe, tile, split="TILE_UP_DOWN", *, quant_mode=None, relu="NoR
                               stride), tile)  # fmt: skip
             pipe.mark("TPUSH", "data", index, split)
         pipe.prod_index = index + 1
-        pipe.post_ready(cube, "TPUSH", index)
+        pipe.post_ready(cube, "TPUSH", index, split=split)
     return slot
 
 
@@ -463,7 +539,7 @@ def TPOP(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
         split, cube = _check("TPOP", pipe, tile, split, "gm")
         index = pipe.cons_index
         with _via("TPOP"):
-            pipe.wait_ready(cube, "TPOP", index, form="gm")
+            pipe.wait_ready(cube, "TPOP", index, form="gm", split=split)
         where = pipe.slot_bytes(index) + (0 if cube else _gm_part(split, get_sub(), tile))
         _point(tile, pipe, where, "TPOP")
         pipe.cons_index = index + 1
@@ -471,8 +547,13 @@ def TPOP(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
     split, cube = _check("TPOP", pipe, tile, split, "tile")
     ref = tile.ref()
     index = pipe.cons_index
+    if pipe.onchip:  # the slot is in this core's buffer: wait, re-point; TFREE frees it
+        with _via("TPOP"):
+            pipe.wait_ready(cube, "TPOP", index, split=split)
+        pipe.cons_index = index + 1
+        return onchip.pop(pipe, tile, cube, index)
     with _via("TPOP"):
-        pipe.wait_ready(cube, "TPOP", index)
+        pipe.wait_ready(cube, "TPOP", index, split=split)
         rows, cols = ref.valid_row, ref.valid_col
         where = pipe.slot_bytes(index) + pipe.entry_bytes(cube)
         if cube:
@@ -481,10 +562,12 @@ def TPOP(pipe: TPipe, tile, split="TILE_UP_DOWN") -> int:
             off, stride = _vec_pop_part(split, get_sub(), rows, cols)
             where += off * ref.dtype.size_bytes
             local = pipe.c2v_consumer_buf
-        TASSIGN(tile, local + (index % pipe.local_slot_num) * pipe.slot_size)
+        # the local ring's stride: the slot (a2a3), the tile's bytes (a5 pop*TileFromGMFiFo)
+        step = ref.geom.size_bytes if pipe.intra else pipe.slot_size
+        TASSIGN(tile, local + (index % pipe.local_slot_num) * step)
         TLOAD(tile, _slot_view(pipe, ref.dtype, where, rows, cols, stride))
         if pipe.should_notify_free(index):
-            pipe.post_free(cube, "TPOP", index)
+            pipe.post_free(cube, "TPOP", index, split=split)
     pipe.cons_index = index + 1
     return where
 
@@ -503,7 +586,7 @@ def TALLOC(pipe: TPipe, gm: GlobalTensor, split="TILE_UP_DOWN") -> int:
     index = pipe.prod_index
     with _via("TALLOC"):
         if pipe.should_wait_free(index):
-            pipe.wait_free(cube, "TALLOC", index, form="gm")
+            pipe.wait_free(cube, "TALLOC", index, form="gm", split=split)
     where = pipe.slot_bytes(index) + (0 if cube else _gm_part(split, get_sub(), gm))
     _point(gm, pipe, where, "TALLOC")
     pipe.prod_index = index + 1
@@ -516,7 +599,10 @@ def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split="TILE_UP_DOWN") -> 
     the consumer frees it when the credit protocol says so. ``TFREE(pipe)`` (the tile form)
     does nothing: a tile TPOP frees its slot itself."""
     if gm is None:
-        _check("TFREE", pipe, None, split, "none")
+        split, cube = _check("TFREE", pipe, None, split, "none")
+        if pipe.intra and pipe.should_notify_free(pipe.cons_index - 1):
+            with _via("TFREE"):  # a5 TFREE_IMPL(pipe): the tile form frees too
+                pipe.post_free(cube, "TFREE", pipe.cons_index - 1, split=split)
         return
     if not isinstance(gm, GlobalTensor):
         raise KernelError(
@@ -525,7 +611,7 @@ def TFREE(pipe: TPipe, gm: GlobalTensor | None = None, split="TILE_UP_DOWN") -> 
     split, cube = _check("TFREE", pipe, gm, split, "gm")
     if pipe.should_notify_free(pipe.cons_index - 1):
         with _via("TFREE"):
-            pipe.post_free(cube, "TFREE", pipe.cons_index - 1, form="gm")
+            pipe.post_free(cube, "TFREE", pipe.cons_index - 1, form="gm", split=split)
 
 
 __all__ = ["TALLOC", "TFREE", "TPOP", "TPUSH", "TPipe"]

@@ -76,7 +76,7 @@ class _Fixpipe(CubeInstruction):
                 "quant", "quantised-form", "a fixpipe form without quantisation on this target",
                 self.quant_form, "the quantised fixpipe is not modelled on this target",
             )  # fmt: skip
-        if self.opcode != "TSTORE" and not arch.spec.cube.quant_moves:
+        if not self.quant_modelled(arch):
             self.unsupported(
                 "quant", "quantised-form", "a fixpipe copy to L1 without quantisation",
                 f"{self.opcode} with {self.quant_form}",
@@ -100,6 +100,11 @@ class _Fixpipe(CubeInstruction):
         else:
             self.require(0 <= q < 1 << 64, "quant", "quant-word", "a uint64 word", q)
         return True
+
+    def quant_modelled(self, arch: Arch) -> bool:
+        """Whether ptosim models this copy's quantised form on ``arch``: TSTORE always, the
+        copies into L1 where ``CubeRules.quant_moves`` says so."""
+        return self.opcode == "TSTORE" or arch.spec.cube.quant_moves
 
     def fb_first_word(self) -> int:
         """The Scaling tile's word of output column 0: TEXTRACT_FP points the fixpipe at word
@@ -297,8 +302,9 @@ class AccToMat(_Fixpipe):
         self.require_kind("src", s, TileType.Acc)
         if d.loc is TileType.Vec:
             self.unsupported(
-                "dst", "form", "Acc -> Mat", "Acc -> Vec (the 950 fixpipe into a vector core's UB)",
-                "not modelled yet (docs/guide-cube.md)",
+                "dst", "form", "Acc -> Mat", "Acc -> Vec",
+                "the fixpipe reaches a vector core's UB on 950 only (in a cores='mix' kernel); "
+                "here store the accumulator to GM (TSTORE) for the vector cores",
             )  # fmt: skip
         self.require_kind("dst", d, TileType.Mat)
         if not self.validate_quant(arch, s, d.dtype, self.extent(cube.extract_bounds)[1]):

@@ -11,6 +11,7 @@ from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
 from ..spec import TMovCopy
 from ..sync import UNIT_FLAG_EVENT, UnitFlagSet, UnitFlagWait
+from .acc2vec import AccToVec, AccToVecMode
 from .common import gm_arg, tile_arg
 from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, byte_views, conversion_of
@@ -139,8 +140,9 @@ def cube_store(gm, tile, atomic, relu, quant=None, phase="Unspecified") -> bool:
 
 
 def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", quant=None,
-              phase="Unspecified") -> bool:  # fmt: skip
-    """Emit the cube form of TMOV / TEXTRACT and return True, or False for Vec -> Vec."""
+              phase="Unspecified", acc_to_vec=None) -> bool:  # fmt: skip
+    """Emit the cube form of TMOV / TEXTRACT / TINSERT and return True, or False for Vec -> Vec.
+    ``acc_to_vec``: the AccToVecMode of an Acc -> Vec copy (950; default SingleModeVec0)."""
     if not isinstance(dst, Tile) or not isinstance(src, Tile):
         return False
     d, s = dst.ref(), src.ref()
@@ -157,7 +159,11 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     if s.loc is TileType.Acc:
         _fixpipe_phase(phase, f"{opcode} phase")
         relu_mode = ReluPreMode.parse(relu, f"{opcode} relu")
-        emit(AccToMat(opcode, d, s, r, c, relu_mode, _quant(quant, opcode)))
+        if d.loc is TileType.Vec and _acc_to_vec_path():
+            mode = AccToVecMode.parse(acc_to_vec or "SingleModeVec0", f"{opcode} acc_to_vec")
+            emit(AccToVec(opcode, d, s, r, c, relu_mode, mode, _quant(quant, opcode)))
+        else:
+            emit(AccToMat(opcode, d, s, r, c, relu_mode, _quant(quant, opcode)))
     elif d.loc is TileType.Scaling and opcode == "TMOV":
         emit(MatToScaling(d, s))
     elif d.loc is TileType.Bias and opcode == "TMOV":
@@ -169,6 +175,11 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
     else:
         return False
     return True
+
+
+def _acc_to_vec_path() -> bool:
+    """Whether the fixpipe reaches the vector cores' UBs on this target (950)."""
+    return current().program.arch.spec.cube.onchip_cv_paths
 
 
 def _tmov_any_tiles() -> bool:

@@ -549,10 +549,11 @@ def TTRI(dst: Tile, diagonal: int, *, is_upper_or_lower: int = 0) -> None:
     summary="copy the window of src at (index_row, index_col) into dst (Vec, Mat -> L0, Acc)",
 )
 def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, relu="NoRelu",
-             quant=None) -> None:  # fmt: skip
+             quant=None, acc_to_vec=None) -> None:  # fmt: skip
     """``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid region; Mat -> Left /
-    Right (MTE1) and Acc -> Mat (fixpipe) on the cube core (docs/guide-cube.md)."""
-    if cube_move("TEXTRACT", dst, src, index_row, index_col, relu, quant):
+    Right (MTE1) and Acc -> Mat (fixpipe) on the cube core, on 950 Acc -> Vec (``acc_to_vec``:
+    an AccToVecMode) (docs/guide-cube.md)."""
+    if cube_move("TEXTRACT", dst, src, index_row, index_col, relu, quant, acc_to_vec=acc_to_vec):
         return
     if not isinstance(dst, Tile):
         raise KernelError(
@@ -569,12 +570,13 @@ def TEXTRACT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, re
     summary="copy src into dst at (index_row, index_col) (Vec -> Vec)",
 )
 def TINSERT(dst: Tile, src: Tile, index_row: int = 0, index_col: int = 0, *, relu="NoRelu",
-            quant=None, mode=None) -> None:  # fmt: skip
+            quant=None, mode=None, acc_to_vec=None) -> None:  # fmt: skip
     """``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid region; Acc -> Mat
     through the fixpipe on the cube core; on 950 Vec -> Mat from a vector core into its cube
-    core's L1 (``mode``: None, ``"SPLIT2"`` or ``"SPLIT4"``, docs/guide-cube.md)."""
+    core's L1 (``mode``: None, ``"SPLIT2"`` or ``"SPLIT4"``); on 950 Acc -> Vec (``acc_to_vec``:
+    an AccToVecMode) (docs/guide-cube.md)."""
     if isinstance(src, Tile) and src.ref().loc is TileType.Acc:
-        cube_move("TINSERT", dst, src, index_row, index_col, relu, quant)
+        cube_move("TINSERT", dst, src, index_row, index_col, relu, quant, acc_to_vec=acc_to_vec)
         return
     r = as_int(index_row, "TINSERT index_row")
     c = as_int(index_col, "TINSERT index_col")

@@ -316,14 +316,17 @@ def test_pipe_rules_are_coded_errors_at_the_kernel_line():
     assert err.value.rule == "fifo-launch"
 
 
-def test_950_refuses_the_fifo_by_name():
+def test_950_refuses_the_gm_forms_on_an_on_chip_pipe():
+    """A 950 DIR_V2C pipe is on chip (tests/isa/cube/test_fifo_onchip.py): a GlobalTensor slot
+    needs its GM-ring direction, DIR_V2C_GM; the form stops at its line naming it."""
     dev = pto.Device("950pr")
 
     @pto.kernel(cores="mix")
     def kern(fifo):
         pipe = pto.TPipe(0, "DIR_V2C", 4096, 1, fifo)
         if pto.is_vec():
-            pto.TPUSH(pipe, pto.Tile("Vec", "float32", 16, 16))
+            pto.TALLOC(pipe, pto.GlobalTensor(fifo, (16, 16)))
 
-    with pytest.raises(pto.UnsupportedError, match="FIFO is not modelled"):
+    with pytest.raises(pto.ConstraintError) as e:
         dev.run(kern, dev.gm_zeros((1024,), "float32"))
+    assert e.value.rule == "fifo-form" and "DIR_V2C_GM" in str(e.value)

@@ -30,6 +30,9 @@ enum Direction : uint8_t {
     DIR_V2C = 2,
     DIR_BOTH = 3,
     DIR_V2C_CTRL = 4,
+    DIR_C2V_GM = 5,  // 950: the rings through GM
+    DIR_V2C_GM = 6,
+    DIR_BOTH_GM = 7,
 };
 
 enum class FIFOType : uint8_t { GM_FIFO = 0, VEC_FIFO = 1, MAT_FIFO = 2, CTRL_FIFO = 3 };
@@ -77,6 +80,9 @@ inline const char *direction_name(int dir)
         case DIR_C2V: return "DIR_C2V";
         case DIR_V2C: return "DIR_V2C";
         case DIR_BOTH: return "DIR_BOTH";
+        case DIR_C2V_GM: return "DIR_C2V_GM";
+        case DIR_V2C_GM: return "DIR_V2C_GM";
+        case DIR_BOTH_GM: return "DIR_BOTH_GM";
         default: return "DIR_V2C_CTRL";
     }
 }
@@ -271,6 +277,7 @@ PTOSIM_NOINLINE RecordEvent TPUSH(Pipe &pipe, T &operand, WaitEvents &...events)
     ::ptosim::jkey(fx, "layout_mode"); ::ptosim::jint(fx, static_cast<int>(TConfig::LayoutMode));
     ::ptosim::jkey(fx, "clip_relu"); ::ptosim::jint(fx, static_cast<int>(TConfig::ClipReluMode));
     ::ptosim::jkey(fx, "channel_split"); fx += TConfig::IsChannelSplit ? "true" : "false";
+    ::ptosim::jkey(fx, "sub_block_id"); ::ptosim::jint(fx, static_cast<int>(TConfig::SubBlockId));
     detail::fifo("TPUSH", pc, pipe, &operand, TILE_NO_SPLIT, fx);
     return {};
 }

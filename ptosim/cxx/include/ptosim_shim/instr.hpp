@@ -190,15 +190,100 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents 
     ::ptosim::record("TMOV", pc, t, dst, src);
     return {};
 }
+// the fixpipe fields of a TMOV from an Acc tile: AccToVecMode (950 Acc -> Vec), ReluPreMode,
+// STPhase, a preQuantScalar word ("" / empty: absent)
+namespace detail {
+inline std::string acc_fields(const char *mode, ReluPreMode relu, STPhase phase)
+{
+    std::string t;
+    if (mode) ::ptosim::targ(t, "acc_to_vec", mode);
+    if (relu != ReluPreMode::NoRelu) ::ptosim::targ(t, "relu", ::ptosim::name(relu));
+    if (phase != STPhase::Unspecified) ::ptosim::targ(t, "phase", ::ptosim::name(phase));
+    return t;
+}
+inline std::string acc_fields(const char *mode, ReluPreMode relu, STPhase phase, uint64_t preQuantScalar)
+{
+    std::string t = acc_fields(mode, relu, phase);
+    ::ptosim::targ(t, "prequant", std::to_string(preQuantScalar));
+    return t;
+}
+} // namespace detail
+#define PTOSIM_MODE_NAME(mode) ::ptosim::name(mode).c_str()
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    std::string t;
-    ::ptosim::targ(t, "acc_to_vec", "yes");
-    ::ptosim::record("TMOV", pc, t, dst, src);
+    ::ptosim::record("TMOV", pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified), dst,
+                     src);
+    return {};
+}
+template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc,
+                     detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified, preQuantScalar), dst,
+                     src);
+    return {};
+}
+// TMOV<STPhase, ...>: the same forms with the unit flag of an STPhase
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, detail::acc_fields(nullptr, reluMode, Phase), dst, src);
+    return {};
+}
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, Phase), dst, src);
+    return {};
+}
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, detail::acc_fields(nullptr, reluMode, Phase, preQuantScalar), dst, src);
+    return {};
+}
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV", pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, Phase, preQuantScalar), dst,
+                     src);
+    return {};
+}
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV_FP", pc, detail::acc_fields(nullptr, reluMode, Phase), dst, src, fp);
+    return {};
+}
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events)
+{
+    long long pc = PTOSIM_PC;
+    ::ptosim::wait_events(pc, events...);
+    ::ptosim::record("TMOV_FP", pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, Phase), dst, src, fp);
     return {};
 }
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
@@ -230,7 +315,8 @@ PTOSIM_NOINLINE RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData 
 {
     long long pc = PTOSIM_PC;
     ::ptosim::wait_events(pc, events...);
-    ::ptosim::record("TMOV_FP", pc, "", dst, src, fp);
+    ::ptosim::record("TMOV_FP", pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified), dst,
+                     src, fp);
     return {};
 }
 
@@ -274,45 +360,45 @@ PTOSIM_ACC_FP(TEXTRACT_FP)
 PTOSIM_ACC_FP(TINSERT_FP)
 #undef PTOSIM_ACC_FP
 // TEXTRACT / TINSERT<Dst, Acc[, Fp], AccToVecMode[, relu]>(dst, acc[, fp | preQuantScalar], row, col):
-// Acc -> Vec through the 950 fixpipe into a vector core's UB (not modelled: ptosim stops naming
-// the form). The index types are deduced so that no conversion makes the generic entry a better
-// match.
-namespace detail {
-template <typename DstTileData, typename SrcTileData>
-RecordEvent acc_to_vec(const char *name, long long pc, DstTileData &dst, SrcTileData &src)
-{
-    std::string t;
-    ::ptosim::targ(t, "acc_to_vec", "yes");
-    ::ptosim::record(name, pc, t, dst, src);
-    return {};
-}
-} // namespace detail
+// Acc -> Vec through the 950 fixpipe into a vector core's UB. The index types are deduced so that
+// no conversion makes the generic entry a better match.
 #define PTOSIM_ACC_TO_VEC(NAME)                                                                        \
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
               ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, R, C, WaitEvents &...events)  \
-    {                                                                                                  \
-        long long pc = PTOSIM_PC;                                                                      \
-        ::ptosim::wait_events(pc, events...);                                                          \
-        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
-    }                                                                                                  \
-    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
-              ReluPreMode reluMode = ReluPreMode::NoRelu, typename Q, typename R, typename C,          \
-              typename... WaitEvents>                                                                  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q, R, C, WaitEvents &...events) \
-    {                                                                                                  \
-        long long pc = PTOSIM_PC;                                                                      \
-        ::ptosim::wait_events(pc, events...);                                                          \
-        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
-    }                                                                                                  \
-    template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,      \
-              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
-    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, FpTileData &, R, C,          \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, R indexRow, C indexCol,        \
                                      WaitEvents &...events)                                            \
     {                                                                                                  \
         long long pc = PTOSIM_PC;                                                                      \
         ::ptosim::wait_events(pc, events...);                                                          \
-        return detail::acc_to_vec(#NAME, pc, dst, src);                                                \
+        ::ptosim::record(#NAME, pc, detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified), \
+                         dst, src, indexRow, indexCol);                                                \
+        return {};                                                                                     \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode,                           \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename Q, typename R, typename C,          \
+              typename... WaitEvents>                                                                  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, Q preQuantScalar, R indexRow,  \
+                                     C indexCol, WaitEvents &...events)                                \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        ::ptosim::record(#NAME, pc,                                                                    \
+                         detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified,    \
+                                            static_cast<uint64_t>(preQuantScalar)),                    \
+                         dst, src, indexRow, indexCol);                                                \
+        return {};                                                                                     \
+    }                                                                                                  \
+    template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,      \
+              ReluPreMode reluMode = ReluPreMode::NoRelu, typename R, typename C, typename... WaitEvents>  \
+    PTOSIM_NOINLINE RecordEvent NAME(DstTileData &dst, SrcTileData &src, FpTileData &fp, R indexRow,   \
+                                     C indexCol, WaitEvents &...events)                                \
+    {                                                                                                  \
+        long long pc = PTOSIM_PC;                                                                      \
+        ::ptosim::wait_events(pc, events...);                                                          \
+        ::ptosim::record(#NAME "_FP", pc,                                                              \
+                         detail::acc_fields(PTOSIM_MODE_NAME(mode), reluMode, STPhase::Unspecified),   \
+                         dst, src, fp, indexRow, indexCol);                                            \
+        return {};                                                                                     \
     }
 PTOSIM_ACC_TO_VEC(TEXTRACT)
 PTOSIM_ACC_TO_VEC(TINSERT)

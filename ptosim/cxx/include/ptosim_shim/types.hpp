@@ -487,6 +487,25 @@ __attribute__((noinline)) void copy_gm_to_cbuf_align_v2(T *dst, U *src, uint8_t 
     (void)l2CacheCtl;  // a cache hint: no effect on the data
     ptosim::send("copy_gm_to_cbuf_align_v2", ptosim::call_site(__builtin_return_address(0)), b);
 }
+// the a5 raw UB -> GM copy: nBurst bursts of lenBurst bytes, burstSrcStride bytes apart in UB and
+// burstDstStride bytes apart in GM (start to start); ptosim runs it as a TSTORE of a UB tile over
+// those bytes
+template <typename T, typename U>
+__attribute__((noinline)) void copy_ubuf_to_gm_align_v2(T *dst, U *src, uint8_t sid, uint32_t nBurst,
+                                                        uint32_t lenBurst, uint8_t l2CacheCtl,
+                                                        uint64_t burstDstStride, uint32_t burstSrcStride)
+{
+    std::string b;
+    ptosim::jkey(b, "gm"); ptosim::juint(b, (unsigned long long)(uintptr_t)dst);
+    ptosim::jkey(b, "ub"); ptosim::juint(b, (unsigned long long)((uintptr_t)src - (uintptr_t)ptosim::onchip_base()));
+    ptosim::jkey(b, "sid"); ptosim::juint(b, sid);
+    ptosim::jkey(b, "n_burst"); ptosim::juint(b, nBurst);
+    ptosim::jkey(b, "len_burst_bytes"); ptosim::juint(b, lenBurst);
+    ptosim::jkey(b, "dst_stride_bytes"); ptosim::juint(b, burstDstStride);
+    ptosim::jkey(b, "src_stride_bytes"); ptosim::juint(b, burstSrcStride);
+    (void)l2CacheCtl;  // a cache hint: no effect on the data
+    ptosim::send("copy_ubuf_to_gm_align_v2", ptosim::call_site(__builtin_return_address(0)), b);
+}
 // the raw on-chip copies of a mixed a5 kernel, each nBurst bursts of lenBurst 32-byte blocks with
 // srcGap / dstGap blocks between bursts: GM -> UB (MTE2, a vector core), UB -> the cube core's L1
 // (MTE3, a vector core), L1 -> the UB of vector core `sid` (MTE1, the cube core)

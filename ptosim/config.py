@@ -56,6 +56,19 @@ class MemoryConfig(_Strict):
         return getattr(self, f"{space.lower()}_size_bytes")
 
 
+class AclConfig(_Strict):
+    """The device runtime's allocator as a program sees it: ``aclrtMalloc(size)`` hands out
+    ``size`` rounded up to ``malloc_round_bytes``, plus ``malloc_extra_bytes`` (D23)."""
+
+    malloc_round_bytes: int = Field(gt=0)
+    malloc_extra_bytes: int = Field(ge=0)
+
+    def allocation_bytes(self, size_bytes: int) -> int:
+        """Bytes of GM behind an ``aclrtMalloc(size_bytes)``."""
+        r = self.malloc_round_bytes
+        return -(-max(size_bytes, 1) // r) * r + self.malloc_extra_bytes
+
+
 class SimtConfig(_Strict):
     """UB budget of a SIMT kernel (950): the reserved region and the data cache come off the
     physical UB; the reserve is the difference between physical and usable UB, so a SIMT kernel
@@ -316,6 +329,8 @@ class DeviceConfig(_Strict):
     sync: SyncConfig
     simt: SimtConfig | None = None
     timing: TimingConfig | None = None
+    # None: aclrtMalloc returns exactly the bytes asked for (the cpu target's host malloc)
+    acl: AclConfig | None = None
 
     @model_validator(mode="after")
     def _simt_only_on_a5(self):

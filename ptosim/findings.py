@@ -236,6 +236,16 @@ GM_STRIDE_IGNORED = FindingCode(
     "(D13); reported once per instruction site",
     "give the view the contiguous stride (DN stride[3] = 1), or pack the data",
 )
+GM_WRITE_INTO_PADDING = FindingCode(
+    "F113",
+    "gm-write-into-padding",
+    "a GM write runs past the bytes the program asked aclrtMalloc for, into the padding the "
+    "runtime adds (D23): it works on the device but corrupts whatever follows under any other "
+    "allocator, and aclrtMemcpy of the requested size never returns those bytes; reported once "
+    "per instruction site and buffer",
+    "allocate the bytes the kernel writes (whole 32-byte blocks for block copies), or shrink the "
+    "write",
+)
 FLAG_UNCONSUMED = FindingCode(
     "F201",
     "flag-unconsumed",

@@ -92,6 +92,9 @@ class GmBuffer:
     dtype: DType
     shape: tuple[int, ...]
     data: np.ndarray = field(repr=False)  # uint8 backing store
+    # the bytes the program asked for, when the allocator handed out more (aclrtMalloc's
+    # padding, D23): writes past them land in the padding, with finding F113
+    requested_bytes: int | None = None
 
     @property
     def size(self) -> int:
@@ -100,6 +103,11 @@ class GmBuffer:
     @property
     def nbytes(self) -> int:
         return self.data.size
+
+    @property
+    def usable_bytes(self) -> int:
+        """The bytes the program asked for (the whole allocation when nothing was padded)."""
+        return self.nbytes if self.requested_bytes is None else self.requested_bytes
 
     def typed(self) -> np.ndarray:
         """Writable flat typed view of the whole buffer."""

@@ -249,7 +249,11 @@ class Host:
     def host(self, req: dict, out) -> None:
         op = req["op"]
         if op == "acl.malloc":
-            buf = self.dev.gm_zeros(max(int(req["size"]), 1), "uint8")
+            size = max(int(req["size"]), 1)
+            acl = self.dev.config.acl
+            buf = self.dev.gm_zeros(acl.allocation_bytes(size) if acl else size, "uint8")
+            if acl is not None:
+                buf.requested_bytes = size  # the padding after it: D23
             addr = self.loaded.gm_base + (buf.address - GM_BASE_ADDRESS)
             ctypes.memmove(out, ctypes.byref(ctypes.c_uint64(addr)), 8)
         elif op == "acl.memcpy":

@@ -21,7 +21,7 @@ from ..errors import (
     OutOfBoundsError,
     UnsupportedError,
 )
-from ..findings import GM_READ_PAST_END, Finding, FindingCode
+from ..findings import GM_READ_PAST_END, GM_WRITE_INTO_PADDING, Finding, FindingCode
 from ..memory import GM_PAST_END_BYTE, SPACE_OF_LOC, GlobalMemory, Scratchpad
 from ..tensors import GmRef, TileRef
 from .spec import TargetSpec
@@ -290,7 +290,7 @@ class ExecContext:
         self.config = None  # the DeviceConfig (set by the run; plans read their costs from it)
         self.plan_state: dict = {}  # per-core state of a target's planner (e.g. a cache model)
         self.simulate_launch = None  # the engine's SIMT model, handed to plans by the run
-        self._reads_past_end: set[tuple] = set()  # F110 reported for (site, tensor)
+        self._gm_reported: set[tuple] = set()  # F110, F113 reported (once per site)
         self._once: set[tuple] = set()  # (finding kind, site) pairs reported once per run
 
     @property
@@ -389,21 +389,40 @@ class ExecContext:
             where = f" ({instr.source})" if instr is not None and instr.source else ""
             raise OutOfBoundsError(
                 f"{instr.label if instr else ''}{where}: operand '{operand}' would access "
-                f"element {bad} of {ref.buffer!r} which holds {limit} elements; nothing was written"
+                f"element {bad} of {ref.buffer!r} which holds {limit} elements"
+                f"{_padding_note(ref.buffer)}; nothing was written"
             )
         if hi >= limit:
             self._read_past_end(ref, (hi + 1) * ref.dtype.size_bytes, operand)
             hi = limit - 1
+        elif not read and (hi + 1) * ref.dtype.size_bytes > ref.buffer.usable_bytes:
+            self._write_into_padding(ref, (hi + 1) * ref.dtype.size_bytes, operand)
         return (lo, hi) if lo <= hi else None
+
+    def _write_into_padding(self, ref: GmRef, end_byte: int, operand: str) -> None:
+        """Finding F113, once per (instruction site, buffer) of the run (D23)."""
+        site = (self.instr.source or self.instr.opcode) if self.instr else ""
+        key = ("padding", site, ref.buffer.buffer_id)
+        if key in self._gm_reported:
+            return
+        self._gm_reported.add(key)
+        asked = ref.buffer.usable_bytes
+        self.finding(
+            GM_WRITE_INTO_PADDING,
+            "gm-write-into-padding",
+            f"operand '{operand}' ({ref.describe()}) writes {end_byte - asked} byte(s) past the "
+            f"{asked} bytes asked of aclrtMalloc for GM buffer #{ref.buffer.buffer_id}, into the "
+            f"runtime's padding (the allocation is {ref.buffer.nbytes} bytes)",
+        )
 
     def _read_past_end(self, ref: GmRef, end_byte: int, operand: str) -> None:
         """Finding F110, once per (instruction site, tensor) of the run: a loop re-reading the
         same view reports it once."""
         site = (self.instr.source or self.instr.opcode) if self.instr else ""
         key = (site, ref.buffer.buffer_id, ref.offset, ref.geom.shape, ref.geom.stride)
-        if key in self._reads_past_end:
+        if key in self._gm_reported:
             return
-        self._reads_past_end.add(key)
+        self._gm_reported.add(key)
         nbytes = ref.buffer.nbytes
         self.finding(
             GM_READ_PAST_END,
@@ -417,3 +436,13 @@ class ExecContext:
         positions = ((self.instr.position,) if self.instr else ()) + extra_positions
         label = f"{self.instr.label}" + (f" ({self.instr.source})" if self.instr.source else "")
         self.findings.append(code.make(kind, f"{label}: {message}", positions))
+
+
+def _padding_note(buf) -> str:
+    """How an allocation padded by the runtime came to its size (D23), or nothing."""
+    if buf.requested_bytes is None:
+        return ""
+    return (
+        f" ({buf.requested_bytes} bytes asked of aclrtMalloc, {buf.nbytes - buf.requested_bytes} "
+        "bytes of the runtime's padding after them)"
+    )

@@ -39,6 +39,15 @@ def _region(value) -> tuple[Region, ...]:
     if isinstance(value, GmRef):
         # the exact bytes of a strided view (footprint.py), not its bounding range
         base = value.byte_address(0)
+        if value.dtype.packed:  # fp4 moved nibble by nibble (isa/data.py): element k in byte k//2
+            runs: list[tuple[int, int]] = []
+            for lo, hi in view_runs(0, value.offset, value.shape, value.stride, 1):
+                lo, hi = base + lo // 2, base + (hi + 1) // 2  # [lo, hi) nibbles -> bytes
+                if runs and lo <= runs[-1][1]:  # two runs sharing a byte are one
+                    runs[-1] = (runs[-1][0], max(hi, runs[-1][1]))
+                else:
+                    runs.append((lo, hi))
+            return gm_regions(runs)
         return gm_regions(
             view_runs(base, value.offset, value.shape, value.stride, value.dtype.size_bytes)
         )

@@ -24,6 +24,7 @@ from ..enums import TileType
 from ..errors import CxxError, PtoSimError
 from ..isa import registry
 from ..isa.cube.fifo import require_fifo_target
+from ..isa.spec import Nibbles
 from ..memory import GM_BASE_ADDRESS, SPACE_OF_LOC
 from ..tensors import AliasPlacement
 from .l1_copies import (
@@ -235,9 +236,12 @@ class Dispatcher:
                 f"GlobalTensor pointer is {off} bytes into GM buffer #{buf.buffer_id}, "
                 f"not a multiple of its {dt.name} element size"
             )
+        offset = off // dt.size_bytes
+        nibbles = self.recorder.program.arch.spec.layout.nibbles
+        if dt.packed and nibbles.get(dt) is Nibbles.FLAT:
+            offset *= 2  # two elements per byte: a pointer one byte on is two elements on
         return pto.GlobalTensor(
-            buf, shape=d["shape"], stride=d["stride"], layout=d["lay"],
-            offset=off // dt.size_bytes, dtype=dt,
+            buf, shape=d["shape"], stride=d["stride"], layout=d["lay"], offset=offset, dtype=dt,
         )  # fmt: skip
 
     def operand(self, d: dict):

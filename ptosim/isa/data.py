@@ -7,6 +7,9 @@ pitch is ``stride3`` (``STRIDE``); the CPU maps every valid (r, c) exactly
 (``DmaTransfer.EXACT_ELEMENTS``).
 Padding (D8): a2a3/a5 pad each row only up to its 32-byte boundary when PadValue != Null; the
 CPU fills every non-valid element with the pad value (0 for Null).
+Packed fp4 on cpu moves nibble by nibble (``moves_nibbles``): the CPU simulator
+copies element (r, c) through its nibble accessors whatever the strides, so a row of an odd
+number of columns starts in the middle of a byte.
 Views the NPU DMA cannot express are errors there, the a2a3 DMA takes its burst count from the
 GlobalTensor, cpu pairs any layouts, and a2a3 TMOV copies between any layouts (D13-D16, see
 ``_Transfer`` and ``TMov``).
@@ -19,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import dtypes as D
+from .. import nibbles
 from ..enums import (
     MATRIX_LAYOUTS,
     AtomicType,
@@ -355,9 +359,11 @@ class _Transfer(Instruction):
                 f"TileType::{t.loc.name}",
             )  # fmt: skip
         self.require_element_dtype("tile", t, arch)
+        nibble_copy = moves_nibbles(arch.spec, t.dtype)
         self.require(  # a packed transfer that moves as bytes was rewritten (byte_views)
-            not t.dtype.packed, "tile", "packed-bytes", "a 4-bit tile of an even extent along "
-            "its GlobalTensor's contiguous dimension, strides and offset even (it moves as bytes)",
+            not t.dtype.packed or nibble_copy, "tile", "packed-bytes",
+            "a 4-bit tile of an even extent along its GlobalTensor's contiguous dimension, "
+            "strides and offset even (it moves as bytes)",
             f"{t.geom.layout_name} tile of {t.cols} cols, GM stride {list(g.stride)} offset "
             f"{g.offset}",
         )  # fmt: skip
@@ -413,13 +419,17 @@ class _Transfer(Instruction):
             self._check_footprint(dma)
         if self.is_load and isinstance(t.pad, PadValue) and t.pad in (PadValue.Max, PadValue.Min):
             ok = t.dtype.kind in ("int", "uint") or t.dtype in (D.half, D.bfloat16, D.float32)
+            fp4 = " (and fp4 on cpu)" if nibble_copy else ""
             self.require(
-                ok,
+                ok or (nibble_copy and t.dtype.kind == "float4"),
                 "tile",
                 "pad-value",
-                "PadValue::Max/Min only for integer, half, bfloat16 and float tiles",
+                f"PadValue::Max/Min only for integer, half, bfloat16 and float tiles{fp4}",
                 f"{t.pad} on {t.dtype.name}",
             )
+        if self.is_load and nibble_copy and isinstance(t.pad, float):
+            self.fail("tile", "pad-value", "PadValue Null, Zero, Max or Min for a 4-bit tile",
+                      f"the custom pad {t.pad}")  # fmt: skip
 
     def _dims(self, dma: DmaRules) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
         """(name, valid, view) of the burst-length dimension and of the burst-count one."""
@@ -597,6 +607,33 @@ class _Transfer(Instruction):
         ctx.gm_check(g, gm_offs, "gm", read=self.is_load)  # a load may read past the end (D21)
         return gm_offs, tile_offs, pad
 
+    def _nibble_pairs(self, ctx: ExecContext):
+        """(r, c, GM element offsets) of a nibble-by-nibble transfer (``moves_nibbles``), the
+        GM bytes checked: element k is nibble k % 2 (the high one when odd) of byte k // 2."""
+        t, g = self.tile, self.gm
+        r, c = t.geom.grid(*t.valid)
+        k = g.offsets(r, c)
+        ctx.gm_check(replace(g, dtype=D.uint8), k // 2, "gm", read=self.is_load)
+        return r, c, k
+
+
+def moves_nibbles(spec, dtype) -> bool:
+    """Whether a TLOAD / TSTORE of a packed ``dtype`` moves it nibble by nibble: on cpu, whose
+    exact element copy reads and writes fp4 element k as nibble k % 2 of byte k // 2 (its
+    GetProperDataPart / SetProperDataPart), for any strides and an odd number of columns."""
+    return (
+        dtype.packed
+        and spec.dma.transfer is DmaTransfer.EXACT_ELEMENTS
+        and spec.layout.nibbles.get(dtype) is Nibbles.FLAT
+    )
+
+
+def packed_pad_field(ref: TileRef) -> int:
+    """The 4-bit field a cpu TLOAD pads a packed fp4 tile with: 0 for Null and Zero; for Max
+    and Min the CPU simulator's numeric limits of its MX types (no infinity): max() is field
+    0x7 (the largest finite value), min() field 0x1 (the smallest positive subnormal)."""
+    return {PadValue.Max: 0x7, PadValue.Min: 0x1}.get(ref.pad, 0)
+
 
 class TLoad(_Transfer):
     opcode = "TLOAD"
@@ -609,6 +646,9 @@ class TLoad(_Transfer):
         self.tile, self.gm = tile, gm
 
     def execute(self, ctx: ExecContext) -> None:
+        if self.tile.dtype.packed:  # only where moves_nibbles (validate)
+            self._load_nibbles(ctx)
+            return
         gm_offs, tile_offs, pad = self._element_pairs(ctx)
         store = self._storage(ctx)
         values = self.gm.read(gm_offs)
@@ -618,6 +658,17 @@ class TLoad(_Transfer):
             zero = mat_vector_load(ctx.spec.dma, self.tile, self.gm)  # an ND2NZ zero-fills
             store[pad] = 0 if zero else pad_scalar(self.tile, null_as_zero=True)
         store[tile_offs] = values
+
+    def _load_nibbles(self, ctx: ExecContext) -> None:
+        """The CPU simulator's fp4 TLOAD: every byte of its tile (Rows * Cols / 2 of them) gets
+        the pad field in both nibbles, then each valid element its GM nibble."""
+        t = self.tile
+        r, c, k = self._nibble_pairs(ctx)
+        store = ctx.tile_storage(t)
+        store[: t.numel // 2] = packed_pad_field(t) * 0x11
+        gm_bytes = replace(self.gm, dtype=D.uint8).read(k // 2)
+        fields = np.where(k % 2 == 1, gm_bytes >> 4, gm_bytes & 0x0F)
+        nibbles.write(store, t, r, c, fields, Nibbles.FLAT.value)
 
 
 class TStore(_Transfer):
@@ -655,6 +706,12 @@ class TStore(_Transfer):
             )
 
     def execute(self, ctx: ExecContext) -> None:
+        if self.tile.dtype.packed:  # only where moves_nibbles (validate): nibble by nibble
+            t, g = self.tile, self.gm
+            r, c, _ = self._nibble_pairs(ctx)
+            fields = nibbles.read(ctx.tile_storage(t), t, r, c, Nibbles.FLAT.value)
+            nibbles.write(g.buffer.data, g, r, c, fields, Nibbles.FLAT.value)
+            return
         gm_offs, tile_offs, _ = self._element_pairs(ctx)
         store = self.gm.storage()
         values = self._storage(ctx)[tile_offs]
@@ -893,15 +950,15 @@ def byte_views(t: TileRef, g: GmRef) -> tuple[TileRef, GmRef]:
     uint8 views with the contiguous dimension halved (rounded up) and every other stride and
     the offset in bytes (npu/a5 common.hpp GetByteSize halves them): an ND or NZ tile halves
     its columns (GM dimension 4), a DN tile its rows (GM dimension 3). Anything else is
-    returned as given (the transfer's validation refuses a packed tile, rule
-    ``packed-bytes``)."""
+    returned as given: on cpu, which moves fp4 nibble by nibble (``moves_nibbles``), else
+    the transfer's validation refuses a packed tile (rule ``packed-bytes``)."""
     if not t.dtype.packed:
         return t, g
     rule = current().program.arch.spec.layout.nibbles.get(t.dtype)
     if rule is Nibbles.UNPACKED:  # one element per byte: a byte transfer of the same shape
         u8 = D.uint8
         return replace(t, geom=replace(t.geom, dtype=u8)), replace(g, dtype=u8)
-    if rule is not Nibbles.FLAT:
+    if rule is not Nibbles.FLAT or moves_nibbles(current().program.arch.spec, t.dtype):
         return t, g
     # the tile's contiguous axis and the GM dimension it walks: the columns and dimension 4
     # for an ND or NZ tile (also for a DN view on cpu, whose exact element copy pairs any

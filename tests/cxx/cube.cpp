@@ -209,6 +209,39 @@ extern "C" __global__ AICORE void conv_load(__gm__ half *src, __gm__ half *out, 
     copy_cbuf_to_gm(out2, t.data(), 0, VN * VC1 * VH, 2, VW - 2, 1);  // W 0..1 of each row, GM pitch 3
 }
 
+// a convolution tile of a dynamic H (the library's conv2d kernel: ConvTile(hinCount)) with its
+// img2col parameters set; its shape and parameters read back into GM; then SETFMATRIX, which
+// ptosim does not model, stops the run at its line
+using ConvH = ConvTile<TileType::Mat, half, 2 * 4 * 8 * 16, Layout::NC1HWC0, ConvTileShape<1, 2, -1, 8, 16>>;
+AICORE void conv_params(ConvH &t, int64_t h)
+{
+    t = ConvH(h);
+    t.SetFmapH(h);
+    t.SetFmapW(8);
+    t.SetChannelSize(32);
+    t.SetFilterH(3);
+    t.SetFilterW(3);
+    t.SetPadList(2, 1);
+}
+extern "C" __global__ AICORE void conv_dynamic_shape(__gm__ int32_t *out)
+{
+    ConvH t;
+    conv_params(t, 3);
+    out[0] = int32_t(t.GetShape(1));
+    out[1] = int32_t(t.GetShape(2));
+    out[2] = int32_t(t.GetShape(3));
+    out[3] = t.GetFmapH() * 100 + t.GetFmapW();
+    out[4] = t.GetChannelSize() * 100 + t.GetFilterH() * 10 + t.GetFilterW();
+    out[5] = t.GetPadList(0) * 10 + t.GetPadList(2);
+}
+extern "C" __global__ AICORE void conv_setfmatrix()
+{
+    ConvH t;
+    conv_params(t, 3);
+    TASSIGN(t, 0x0);
+    SETFMATRIX(t);  // @conv_setfmatrix
+}
+
 // a raw L1 -> GM copy whose burst, rounded up to whole 32-byte blocks, runs past its GM buffer
 // (the library's tload_gm2mat kernel stores a 201-byte int8 row as 7 blocks, 224 bytes)
 extern "C" __global__ AICORE void raw_copy_past_end(__gm__ int8_t *src, __gm__ int8_t *out)

@@ -160,6 +160,26 @@ def test_conv_tile_load_and_raw_l1_to_gm_copy(prog):
     assert np.array_equal(out2.numpy().reshape(6, 3, 16), want)
 
 
+def test_a_dynamic_conv_tile_keeps_its_shape_and_img2col_parameters(prog):
+    """ConvTile(h) fills its -1 dim; the img2col setters keep what they were given."""
+    dev = pto.Device("a2")
+    out = dev.gm_zeros((6,), "int32")
+    dev.run(prog.entry("conv_dynamic_shape"), out)
+    # shape (1, 2, 3, 8, 16); fmap 3 x 8; 32 channels, a 3 x 3 filter; pads (0, _, 1, _)
+    assert out.numpy().tolist() == [2, 3, 8, 308, 3233, 1]
+
+
+def test_setfmatrix_stops_at_its_line_naming_what_is_not_modelled(prog):
+    line = next(
+        n for n, text in enumerate(CPP.read_text().splitlines(), 1) if "@conv_setfmatrix" in text
+    )
+    with pytest.raises(pto.PtoSimError) as e:
+        pto.Device("a2").run(prog.entry("conv_setfmatrix"))
+    msg = str(e.value)
+    assert f"cube.cpp:{line}: SETFMATRIX" in msg and "not modelled" in msg, msg
+    assert len(msg.splitlines()) == 1, msg
+
+
 def test_raw_l1_to_gm_copy_past_its_buffer_stops_at_its_line(prog):
     """copy_cbuf_to_gm moves whole 32-byte blocks: 7 blocks into a 201-byte buffer write 23
     bytes past it, a GM write past an allocation (PTO202), named at the copy's C++ line."""

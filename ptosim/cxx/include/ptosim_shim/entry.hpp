@@ -183,12 +183,12 @@ inline bool serve_raw(Fault &f, uintptr_t a, void *pc, ucontext_t *uc)
     unsigned char *before = l.cached(page);
     if (!write && before != nullptr && l.reads_ok(page)) {
         // a read of a page this thread holds with the memory's bytes: no request
-    } else if (before == nullptr || !write) {
+    } else if (!write || !l.writes_ok(page)) {
         // a tile page's first write keeps the log (its bytes do not depend on it); anything
         // else sends it first, so Python sees the writes in program order
         uintptr_t o = onchip_base();
         bool tile_write = write && a >= o && a < o + ONCHIP_SPAN && !l.full();
-        if (!tile_write && !flush_raw_log()) unwind(f, 2);
+        if (!tile_write && !flush_raw_log(true)) unwind(f, 2);
         std::string q = "{\"op\":\"raw\",\"pc\":-1,\"pcs\":[";
         for (int i = 0; i < f.nframes; ++i) {
             if (i) q += ',';

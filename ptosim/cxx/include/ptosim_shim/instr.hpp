@@ -869,6 +869,23 @@ PTOSIM_NOINLINE std::enable_if_t<is_tile_data_v<O>, RecordEvent> TQUANT(D &dst, 
     return {};
 }
 
+// The img2col register set of a convolution tile (the library's SETFMATRIX, SET_IMG2COL_RPT,
+// SET_IMG2COL_PADDING): ptosim does not model img2col (nor TIMG2COL, which reads them), so the
+// run stops at the call's line.
+#define PTOSIM_IMG2COL_SETTER(NAME)                                                                       \
+    template <typename ConvTileData, SetFmatrixMode Mode = SetFmatrixMode::FMATRIX_A_MANUAL,              \
+              typename... WaitEvents>                                                                     \
+    PTOSIM_NOINLINE RecordEvent NAME(ConvTileData &, WaitEvents &...)                                    \
+    {                                                                                                     \
+        ::ptosim::unsupported(#NAME " (the img2col registers of a convolution tile: img2col and "         \
+                              "TIMG2COL are not modelled)", PTOSIM_PC);                                   \
+        return {};                                                                                        \
+    }
+PTOSIM_IMG2COL_SETTER(SETFMATRIX)
+PTOSIM_IMG2COL_SETTER(SET_IMG2COL_RPT)
+PTOSIM_IMG2COL_SETTER(SET_IMG2COL_PADDING)
+#undef PTOSIM_IMG2COL_SETTER
+
 // TQUANT's MX forms: TQUANT<Q[, Dst, Src, Exp, Max, Scaling, QuantScaleAlg]>(dst, src, &exp, &max,
 // &scaling), the shared-exponent, group-max and scaling tiles by pointer, recorded with the
 // QuantType and the scale algorithm; and the cpu layer's NZ form TQUANT<MXFP8, VecStoreMode::NZ>(dst,

@@ -108,6 +108,8 @@ PTOSIM_ENUM(QuantScaleAlg, uint8_t, OCP = 0, NV = 1)
 PTOSIM_ENUM(MxQuantAlg, uint8_t, OcpMxFp8E4M3 = 0, NvMxFp8E4M3 = 1, OcpMxFp4E2M1 = 2, NvMxFp4E2M1 = 3, Hif4 = 4)
 PTOSIM_ENUM(VecStoreMode, uint8_t, ND = 0, NZ = 1)
 PTOSIM_ENUM(GatherAxis, uint8_t, GATHER_ROW, GATHER_COL)
+// the img2col register set SETFMATRIX / SET_IMG2COL_* program (the library's order)
+PTOSIM_ENUM(SetFmatrixMode, uint8_t, FMATRIX_A_AUTO, FMATRIX_B_AUTO, FMATRIX_A_MANUAL, FMATRIX_B_MANUAL)
 
 // the operations an Event<SrcOp, DstOp> names (the library's Op names, and ptosim's older
 // spellings of a few)
@@ -587,14 +589,84 @@ struct ConvTileShape {
     static constexpr int64_t staticShape[sizeof...(Dims)] = {Dims...};
     static constexpr int64_t last = staticShape[sizeof...(Dims) - 1];
 };
+//
+// A dims of -1 is given at construction (``ConvTile(hinCount)``, one int64_t per -1 dim, in
+// order). The img2col parameters (feature map, filter, padding, strides, repeats) are plain
+// fields with the library's getters and setters: ptosim does not model img2col, so SETFMATRIX,
+// SET_IMG2COL_RPT / _PADDING (instr.hpp) and TIMG2COL stop the run at their line.
 template <TileType Loc_, typename Element_, int BufferSize_, Layout Layout_, typename Shape_>
 struct ConvTile : Tile<Loc_, Element_, int(BufferSize_ / Shape_::last), int(Shape_::last)> {
     static_assert(BufferSize_ % Shape_::last == 0, "ConvTile: BufferSize must be a multiple of the last dim");
     using ShapeType = Shape_;
+    using DType = Element_;
     static constexpr int bufferSize = BufferSize_;
     static constexpr Layout layout = Layout_;
     static constexpr int totalDimCount = Shape_::totalDimCount;
-    static constexpr int64_t GetShape(int dim) { return dim >= 0 && dim < totalDimCount ? Shape_::staticShape[dim] : -1; }
+    int64_t shape[totalDimCount] = {};
+    ConvTile() { set_dims(); }
+    template <typename... Ints,
+              std::enable_if_t<(sizeof...(Ints) > 0) && (std::is_integral_v<Ints> && ...), int> = 0>
+    explicit ConvTile(Ints... dims)
+    {
+        static_assert(sizeof...(Ints) == dynamic_dims(), "ConvTile: one value per dynamic (-1) dim of its shape");
+        set_dims(int64_t(dims)...);
+    }
+    template <typename... Ints>
+    void SetDynamicShape(Ints... dims)
+    {
+        static_assert(sizeof...(Ints) == dynamic_dims(), "ConvTile: one value per dynamic (-1) dim of its shape");
+        set_dims(int64_t(dims)...);
+    }
+    constexpr int64_t GetShape(int dim) const { return dim >= 0 && dim < totalDimCount ? shape[dim] : -1; }
+
+#define PTOSIM_CONV_FIELD(TYPE, NAME, INIT)                            \
+    TYPE NAME##_ = INIT;                                               \
+    TYPE Get##NAME() const { return NAME##_; }                         \
+    void Set##NAME(TYPE v) { NAME##_ = v; }
+    PTOSIM_CONV_FIELD(uint16_t, FmapH, 0)
+    PTOSIM_CONV_FIELD(uint16_t, FmapW, 0)
+    PTOSIM_CONV_FIELD(uint16_t, FilterH, 0)
+    PTOSIM_CONV_FIELD(uint16_t, FilterW, 0)
+    PTOSIM_CONV_FIELD(uint8_t, DilationH, 1)
+    PTOSIM_CONV_FIELD(uint8_t, DilationW, 1)
+    PTOSIM_CONV_FIELD(uint8_t, StrideH, 1)
+    PTOSIM_CONV_FIELD(uint8_t, StrideW, 1)
+    PTOSIM_CONV_FIELD(Element_, PadValue, Element_())
+    PTOSIM_CONV_FIELD(uint16_t, ChannelSize, 0)
+    PTOSIM_CONV_FIELD(uint16_t, RepeatStride, 0)
+    PTOSIM_CONV_FIELD(uint8_t, RepeatTime, 0)
+    PTOSIM_CONV_FIELD(uint8_t, RepeatMode, 0)
+    PTOSIM_CONV_FIELD(bool, Transpose, false)
+    PTOSIM_CONV_FIELD(uint16_t, DstStride, 0)
+    PTOSIM_CONV_FIELD(uint16_t, DstMposition, 0)
+#undef PTOSIM_CONV_FIELD
+    uint8_t padList_[4] = {};  // left, right, top, bottom
+    uint8_t GetPadList(uint8_t i) const { return i < 4 ? padList_[i] : 0; }
+    void SetPadList(uint8_t i, uint8_t v)
+    {
+        if (i < 4) padList_[i] = v;
+    }
+    const uint8_t *GetPadListArray() const { return padList_; }
+    void SetPadListArray(const uint8_t v[4])
+    {
+        for (int i = 0; i < 4; ++i) padList_[i] = v[i];
+    }
+
+private:
+    static constexpr int dynamic_dims()
+    {
+        int n = 0;
+        for (int i = 0; i < totalDimCount; ++i) n += Shape_::staticShape[i] == -1;
+        return n;
+    }
+    template <typename... Ints>
+    void set_dims(Ints... dims)
+    {
+        const int64_t given[] = {dims..., 0};
+        int k = 0;
+        for (int i = 0; i < totalDimCount; ++i)
+            shape[i] = Shape_::staticShape[i] == -1 ? given[k++] : Shape_::staticShape[i];
+    }
 };
 template <TileType L, typename E, int B, Layout Ly, typename S>
 struct is_tile<ConvTile<L, E, B, Ly, S>> : std::true_type {};

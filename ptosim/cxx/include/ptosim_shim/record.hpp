@@ -165,11 +165,21 @@ inline long long call_site(void *ra)
 // bytes it changed. The next request of any kind sends the log first ({"op": "raw_log"}), so
 // Python turns the writes into its SetValues in program order, one callback per batch instead
 // of two per element (a std::fill over a 128x96 tile is 12288 writes).
+//
+// A page Python marks readable (a plain-called kernel's or host code's reads are no
+// instructions) also serves reads. It stays readable across the log and the other raw requests
+// (they serve bytes and apply logged writes, which the copy already holds), so a loop copying a
+// tile into GM element by element asks once per page, not twice per element; an instruction
+// request (``send``) drops every page, since the instruction may change any memory.
 struct RawLog {
     static constexpr size_t PAGE = 4096;
-    static constexpr int PAGES = 8;  // pages written since the last request (then: flush)
+    static constexpr int PAGES = 8;  // pages held (then: the next flush drops them all)
     uintptr_t addr[PAGES] = {};
     bool readable[PAGES] = {};  // its bytes are the memory's: reads may use them (Python said)
+    // Python holds the bytes it gave for the page (its ``given``, until the next log): writes
+    // may be logged against this copy without a request
+    bool writable[PAGES] = {};
+    bool written[PAGES] = {};  // logged writes since it was given
     int npages = 0;
     alignas(16) unsigned char bytes[PAGES][PAGE];
     // records: u64 address, u32 stack id, u16 first changed byte (page offset), u16 count, bytes
@@ -179,34 +189,75 @@ struct RawLog {
     unsigned nstacks = 0;
     void *last[48];
     int nlast = -1;
-    unsigned char *cached(uintptr_t page)
+    int find(uintptr_t page) const
     {
         for (int i = 0; i < npages; ++i)
-            if (addr[i] == page) return bytes[i];
-        return nullptr;
+            if (addr[i] == page) return i;
+        return -1;
+    }
+    unsigned char *cached(uintptr_t page)
+    {
+        int i = find(page);
+        return i < 0 ? nullptr : bytes[i];
     }
     bool reads_ok(uintptr_t page) const
     {
-        for (int i = 0; i < npages; ++i)
-            if (addr[i] == page) return readable[i];
-        return false;
+        int i = find(page);
+        return i >= 0 && readable[i];
     }
+    bool writes_ok(uintptr_t page) const
+    {
+        int i = find(page);
+        return i >= 0 && writable[i];
+    }
+    void mark_written(const unsigned char *copy)
+    {
+        for (int i = 0; i < npages; ++i)
+            if (bytes[i] == copy) written[i] = true;
+    }
+    // the page as Python just gave it (replacing this thread's earlier copy of it)
     unsigned char *add(uintptr_t page, const void *given, bool reads)
     {
-        readable[npages] = reads;
-        addr[npages] = page;
-        std::memcpy(bytes[npages], given, PAGE);
-        return bytes[npages++];
+        int i = find(page);
+        if (i < 0) i = npages++;
+        readable[i] = reads;
+        writable[i] = true;
+        written[i] = false;
+        addr[i] = page;
+        std::memcpy(bytes[i], given, PAGE);
+        return bytes[i];
     }
     bool full() const { return npages == PAGES; }
-    void clear()
+    void clear_log()
     {
-        npages = 0;
         records.clear();
         count = 0;
         stacks.clear();
         nstacks = 0;
         nlast = -1;
+    }
+    void clear()
+    {
+        npages = 0;
+        clear_log();
+    }
+    // After the log went to Python (which then forgets the pages it gave): keep the readable
+    // pages not written since, for reads only; all of them when no room is left for a new one.
+    void keep_readable()
+    {
+        int n = 0;
+        for (int i = 0; i < npages; ++i) {
+            if (!readable[i] || written[i]) continue;
+            if (n != i) {
+                addr[n] = addr[i];
+                std::memcpy(bytes[n], bytes[i], PAGE);
+            }
+            readable[n] = true;
+            writable[n] = false;
+            written[n] = false;
+            ++n;
+        }
+        npages = n == PAGES ? 0 : n;
     }
 };
 inline RawLog &raw_log()
@@ -217,8 +268,9 @@ inline RawLog &raw_log()
 // Log one single-stepped write: ``now`` is the page after it, ``before`` this thread's copy of
 // the page before it (updated here); frames[0] is the access's pc + 1.
 inline void log_raw_write(uintptr_t a, const unsigned char *now, unsigned char *before, void **frames, int n);
-// Send the log (nothing when empty); false when Python reported an error.
-inline bool flush_raw_log();
+// Send the log (nothing when empty); false when Python reported an error. ``keep``: the
+// request that follows is a raw access (RawLog::keep_readable), else every page is dropped.
+inline bool flush_raw_log(bool keep = false);
 
 // Send one request: {"op": op, "pc": pc, <body>}. Throws Abort when Python reports an error.
 inline void send(const char *op, long long pc, const std::string &body, void *out = nullptr)
@@ -268,14 +320,19 @@ inline void log_raw_write(uintptr_t a, const unsigned char *now, unsigned char *
     l.records.append((const char *)&count, 2);
     l.records.append((const char *)now + lo, hi - lo);
     std::memcpy(before + lo, now + lo, hi - lo);
+    l.mark_written(before);
     ++l.count;
 }
 
-inline bool flush_raw_log()
+inline bool flush_raw_log(bool keep)
 {
     RawLog &l = raw_log();
     if (l.count == 0) {
-        l.clear();
+        if (keep) {
+            if (l.full()) l.npages = 0;  // room for the page the request brings
+        } else {
+            l.clear();
+        }
         return true;
     }
     State &s = st();
@@ -290,7 +347,12 @@ inline bool flush_raw_log()
     o += "]}";
     uint64_t scratch = 0;
     bool ok = s.callback != nullptr && s.callback(o.c_str(), &scratch) == 0;
-    l.clear();
+    l.clear_log();
+    if (keep && ok) {
+        l.keep_readable();
+    } else {
+        l.npages = 0;
+    }
     return ok;
 }
 

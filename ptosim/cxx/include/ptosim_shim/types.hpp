@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <string>
@@ -148,6 +149,33 @@ PTOSIM_OPAQUE8(hifloat8_t, NAN, 0x80, 256)
 PTOSIM_OPAQUE8(float4_e2m1x2_t, ::ptosim::minifloat(bits & 0xF, 2, 1, 1, 0), 0x88, 16)
 PTOSIM_OPAQUE8(float4_e1m2x2_t, ::ptosim::minifloat(bits & 0xF, 1, 2, 1, 0), 0x88, 16)
 #undef PTOSIM_OPAQUE8
+
+#if defined(__CPU_SIM)
+// The CPU simulator gives its fp4 types numeric limits (MXTypes.hpp): no infinity or NaN
+// (their infinity() is +0), max() the largest finite field 0x7, min() the smallest positive
+// subnormal 0x1, lowest() 0xF. The library's cpu tests take pad values from them (its TLOAD
+// test's PadValue::Max golden), and its TLOAD pads with them (isa/data.py packed_pad_field).
+#define PTOSIM_FP4_LIMITS(NAME, DIGITS)                                                       \
+    template <>                                                                              \
+    class numeric_limits<NAME> {                                                             \
+    public:                                                                                  \
+        static constexpr bool is_specialized = true, is_signed = true, is_integer = false;   \
+        static constexpr int radix = 2, digits = DIGITS;                                     \
+        static constexpr bool has_infinity = false, has_quiet_NaN = false;                   \
+        static constexpr bool has_signaling_NaN = false;                                     \
+        static NAME min() noexcept { return NAME(uint8_t(0x1)); }                            \
+        static NAME max() noexcept { return NAME(uint8_t(0x7)); }                            \
+        static NAME lowest() noexcept { return NAME(uint8_t(0xF)); }                         \
+        static NAME infinity() noexcept { return NAME(); }                                   \
+        static NAME quiet_NaN() noexcept { return NAME(); }                                  \
+        static NAME signaling_NaN() noexcept { return NAME(); }                              \
+    };
+namespace std {
+PTOSIM_FP4_LIMITS(float4_e2m1x2_t, 2)  // digits: the mantissa bits and the implicit one
+PTOSIM_FP4_LIMITS(float4_e1m2x2_t, 3)
+} // namespace std
+#undef PTOSIM_FP4_LIMITS
+#endif
 
 // the packed 4-bit element types hold two values per byte ("twin" types; global, as the
 // library declares them)

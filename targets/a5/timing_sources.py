@@ -33,13 +33,25 @@ USES: dict[str, tuple[str, ...]] = {
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
-    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf", *_ZZ),
+    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf", *_ZZ,
+             "copy_matrix_cc_to_ub"),  # fmt: skip
     **{name: ("control",) for name in _SYNC},
     # the raw UB <-> L1 copies between the cube core and its vector cores (targets/a5/cube.py)
     "copy_ubuf_to_cbuf": ("copy_ubuf_to_cbuf",),
     "copy_cbuf_to_ubuf": ("copy_cbuf_to_ubuf",),
     # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
     **{name: ("mad",) for name in _MATMULS},
+    # the cube <-> vector FIFO (targets/a5/cube.py, ptosim/isa/cube/fifo.py): on chip the
+    # fixpipe into UB (Acc -> Vec) and UB -> L1 (Vec -> Mat); through GM the stores and loads
+    # of the GM ring; and its flags (control)
+    "TPUSH": ("control", "copy_matrix_cc_to_ub", "copy_ubuf_to_cbuf", "copy_matrix_cc_to_gm",
+              "mte3"),  # fmt: skip
+    "TPOP": ("control", "mte2"),
+    "TALLOC": ("control",),
+    "TFREE": ("control",),
+    # the fixpipe's quant registers (a TPUSH's FixpipeParams): set at issue, no data moves
+    "SET_QUANT_SCALAR": ("control",),
+    "SET_QUANT_VECTOR": ("control",),
     "MGATHER": ("simt", "scalar"),
     "MSCATTER": ("simt", "scalar"),
     "TGATHER": (*_LS, "vgather2", "vsqz", "vci", "vcvt", "vcmp", "vstur", "vadd", "vstar")
@@ -80,8 +92,9 @@ USES: dict[str, tuple[str, ...]] = {
     "TCMPS": (*_LS, "vdup", "vcmps", "psts"),
     "TSEL": (*_LS, "plds", "vsel"),
     "TSELS": (*_LS, "plds", "vdup", "vsel"),
-    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_L0, "copy_matrix_cc_to_cbuf"),
-    "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar"),
+    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_L0, "copy_matrix_cc_to_cbuf",
+                 "copy_matrix_cc_to_ub"),  # fmt: skip
+    "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar", "copy_matrix_cc_to_ub", "copy_ubuf_to_cbuf"),
     "TFILLPAD": (*_LS, "vdup"),
     "TFILLPAD_EXPAND": (*_LS, "vdup"),
     "TFILLPAD_INPLACE": (*_LS, "vdup"),

@@ -23,6 +23,8 @@ _MATH = (*_LS, "vdup", "vdiv", "vmul", "vsub", "vadd", "vcvt", "vtrc", "vfloor",
 # the MX forms of TQUANT (convert.plan_tquant_mx) and the ND -> ZZ TMOV (plan_tmov_nd_to_zz)
 _MX_QUANT = ("vabs", "vmax", "vcmax", "vand", "vsub", "vsel")
 _ZZ = ("vci", "vmuls", "vadd", "vgather2")
+# the fixpipe's Acc -> Vec copy into a vector core's UB (targets/a5/cube.py plan_acc_to_vec)
+_A2V = ("copy_matrix_cc_to_ub",)
 _REDUCE = {"SUM": ("vcadd", "vadd"), "MAX": ("vcmax", "vmax"), "MIN": ("vcmin", "vmin"),
            "PROD": ("vmul",)}  # fmt: skip
 
@@ -33,8 +35,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TEXPANDS": ("vf", "vdup", "vsts"),
     "TLOAD": ("mte2",),
     "TSTORE": ("mte3", "copy_matrix_cc_to_gm"),
-    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf", *_ZZ,
-             "copy_matrix_cc_to_ub"),  # fmt: skip
+    "TMOV": (*_LS, *_L0, "copy_cbuf_to_bt", "copy_cbuf_to_fbuf", "copy_matrix_cc_to_cbuf")
+    + (*_ZZ, *_A2V),
     **{name: ("control",) for name in _SYNC},
     # the raw UB <-> L1 copies between the cube core and its vector cores (targets/a5/cube.py)
     "copy_ubuf_to_cbuf": ("copy_ubuf_to_cbuf",),
@@ -44,8 +46,7 @@ USES: dict[str, tuple[str, ...]] = {
     # the cube <-> vector FIFO (targets/a5/cube.py, ptosim/isa/cube/fifo.py): on chip the
     # fixpipe into UB (Acc -> Vec) and UB -> L1 (Vec -> Mat); through GM the stores and loads
     # of the GM ring; and its flags (control)
-    "TPUSH": ("control", "copy_matrix_cc_to_ub", "copy_ubuf_to_cbuf", "copy_matrix_cc_to_gm",
-              "mte3"),  # fmt: skip
+    "TPUSH": ("control", *_A2V, "copy_ubuf_to_cbuf", "copy_matrix_cc_to_gm", "mte3"),
     "TPOP": ("control", "mte2"),
     "TALLOC": ("control",),
     "TFREE": ("control",),
@@ -92,9 +93,8 @@ USES: dict[str, tuple[str, ...]] = {
     "TCMPS": (*_LS, "vdup", "vcmps", "psts"),
     "TSEL": (*_LS, "plds", "vsel"),
     "TSELS": (*_LS, "plds", "vdup", "vsel"),
-    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_L0, "copy_matrix_cc_to_cbuf",
-                 "copy_matrix_cc_to_ub"),  # fmt: skip
-    "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar", "copy_matrix_cc_to_ub", "copy_ubuf_to_cbuf"),
+    "TEXTRACT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_L0, "copy_matrix_cc_to_cbuf", *_A2V),
+    "TINSERT": (*_LS, "copy_ubuf_to_ubuf", "scalar", *_A2V, "copy_ubuf_to_cbuf"),
     "TFILLPAD": (*_LS, "vdup"),
     "TFILLPAD_EXPAND": (*_LS, "vdup"),
     "TFILLPAD_INPLACE": (*_LS, "vdup"),

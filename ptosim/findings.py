@@ -14,12 +14,14 @@ class Edit:
     Attributes:
         action: ``"insert"`` (a new sync instruction), ``"move"`` (an existing wait_flag) or
             ``"retarget"`` (give the set_flag/wait_flag at ``position`` ``event_id``).
-        op: ``"set_flag"``, ``"wait_flag"``, ``"pipe_barrier"`` or ``"wait_flag_dev"``.
+        op: ``"set_flag"``, ``"wait_flag"``, ``"pipe_barrier"``, ``"wait_flag_dev"`` or
+            ``"wait_intra_block"``.
         where: ``"before"`` or ``"after"`` the anchor instruction.
         anchor: kernel position of the anchor instruction.
         anchor_source: source line of the anchor (``file.py:line``), when known.
         src, dst, event_id: the flag (set_flag / wait_flag; for wait_flag_dev, event_id is
-            the FFTS flag id); pipe: the barrier's pipe.
+            the FFTS flag id; for wait_intra_block, the id waited on); pipe: the barrier's
+            pipe, or the pipe a wait_intra_block blocks.
         position: for ``"move"``, the kernel position of the instruction to move.
     """
 
@@ -42,6 +44,8 @@ class Edit:
             what = f"pipe_barrier({self.pipe})"
         elif self.op == "wait_flag_dev":
             what = f"wait_flag_dev({self.event_id})"
+        elif self.op == "wait_intra_block":
+            what = f"wait_intra_block({self.pipe}, {self.event_id})"
         else:
             what = f"{self.op}({self.src}, {self.dst}, EVENT_ID{self.event_id})"
         if self.action == "move":
@@ -261,8 +265,10 @@ FLAG_UNCONSUMED = FindingCode(
     "flag-unconsumed",
     "a `set_flag` never waited (names its line and where to put the drain wait); "
     "`cross-flag-unconsumed`: a cross-core round (`ffts_cross_core_sync`) no `wait_flag_dev` "
-    "consumed by the end of the run, or one a core of its group never completed",
-    "wait for it before the kernel ends (`wait_flag`, `wait_flag_dev(flag)`)",
+    "consumed by the end of the run, or one a core of its group never completed; a 950 "
+    "`set_intra_block` post no `wait_intra_block` consumed",
+    "wait for it before the kernel ends (`wait_flag`, `wait_flag_dev(flag)`, "
+    "`wait_intra_block(pipe, id)`)",
     kinds=(
         "flag-unconsumed",
         "cross-flag-unconsumed",

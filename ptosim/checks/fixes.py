@@ -21,7 +21,7 @@ from collections import defaultdict
 
 from ..enums import Pipe
 from ..findings import Edit, Finding
-from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev
+from ..isa.sync import PipeBarrier, SetFlag, WaitFlag, WaitFlagDev, WaitIntraBlock
 from ..plan import StepKind
 from .lineedits import apply_line_edits
 
@@ -124,6 +124,8 @@ def _apply_positions(program, findings: list[Finding]):
                 new = PipeBarrier(Pipe[e.pipe])
             elif e.op == "wait_flag_dev":
                 new = WaitFlagDev(e.event_id)
+            elif e.op == "wait_intra_block":
+                new = WaitIntraBlock(Pipe[e.pipe], e.event_id)
             else:
                 cls = SetFlag if e.op == "set_flag" else WaitFlag
                 new = cls(Pipe[e.src], Pipe[e.dst], e.event_id)

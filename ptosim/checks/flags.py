@@ -257,6 +257,9 @@ def cross_unconsumed(cores: list[tuple[int, list]], topology: Topology) -> list[
         if n <= 0 or core not in last:
             continue
         left, end = own[-n:], last[core]
+        if topology.intra_sender(core, flag) is not None:
+            out.append(_intra_unconsumed(core, flag, n, left, end, topology))
+            continue
         out.append(
             FLAG_UNCONSUMED.make(
                 "cross-flag-unconsumed",
@@ -275,6 +278,35 @@ def cross_unconsumed(cores: list[tuple[int, list]], topology: Topology) -> list[
             )
         )
     return out
+
+
+def _intra_unconsumed(core, flag, n, left, end, topology: Topology) -> Finding:
+    """F201 for 950 intra-block posts no wait_intra_block consumed, in the user's ids (the
+    internal flag key is INTRA_FLAG_BASE + id: ``Topology.intra_sender``)."""
+    poster, sent, waited = topology.intra_sender(core, flag)
+    me, them = topology.names([core], "core"), topology.names([poster], "core")
+    return FLAG_UNCONSUMED.make(
+        "cross-flag-unconsumed",
+        f"{me}: {n} post(s) of set_intra_block(pipe, {sent}) from {them} "
+        f"({', '.join(_label(i) for i in left)}) reach it as id {waited} and no "
+        f"wait_intra_block(pipe, {waited}) consumes them ({INTRA_ID_RULE}); fix: "
+        f"wait_intra_block(pipe, {waited}) on {me} before the first access the post guards "
+        f"(at the latest after {_label(end)}, the end of the core's kernel), or drop the "
+        "set_intra_block",
+        tuple(i.position for i in left),
+        tuple(
+            Edit(
+                "insert",
+                "wait_intra_block",
+                "after",
+                end.position,
+                end.source,
+                event_id=waited,
+                pipe="PIPE_S",
+            )
+            for _ in left
+        ),  # fmt: skip
+    )
 
 
 def _never_ran(view, i: int) -> bool:

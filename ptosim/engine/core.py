@@ -479,8 +479,7 @@ class CoreEngine:
                     ps.pipe.name,
                     state.instr.position,
                     state.instr.opcode,
-                    f"wait_flag_dev(flag {flag}) (released by "
-                    f"{self.ffts.topology.names([last.core], 'core')})",
+                    f"{step.label} (released by {self.ffts.topology.names([last.core], 'core')})",
                     t0,
                     self.env.now,
                     last.instr,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..cores import Topology
+from ..cores import INTRA_ID_RULE, Topology
 from ..enums import Pipe
 from ..findings import CROSS_CORE, DMA_REORDER, RACE, VECTOR_ORDER, Edit, Finding
 from ..isa.sync import WaitFlag
@@ -287,9 +287,45 @@ def analyse(
     for key, pair in reorders.items():
         found = _reorder_finding(pair) if key[0] == "reorder" else _vorder_finding(pair)
         findings += _noted(notes, key[1], [found])
-    for pair in crosses.values():
+    for pair in _implied_dropped(crosses.values()):
         findings.append(_cross_finding(pair, topology))
     return findings
+
+
+def _oriented(p: _Pair) -> tuple[Access, Access]:
+    """The two accesses of a cross-core race in the order a fix puts them: the write first
+    when only one of them writes (the hand-over a missing flag most often breaks), else by
+    core."""
+    a, b = p.first, p.second
+    return (b, a) if b.writes and not a.writes else (a, b)
+
+
+def _implied_dropped(pairs) -> list[_Pair]:
+    """Cross-core races minus those the fix of another one orders too: of one write racing
+    several reads of one core, only the reads no other such read precedes on that core (the
+    wait before the first orders the later ones); of several writes of one core racing one
+    read, only the last write (the post after it follows the earlier ones)."""
+    pairs = list(pairs)
+    ordered = [_oriented(p) for p in pairs]
+    by_x: dict[int, list] = {}  # id(first access) -> the hand-over pairs it starts
+    by_y: dict[int, list] = {}
+    for p, (x, y) in zip(pairs, ordered, strict=True):
+        if x.writes != y.writes:  # one write, one read: the oriented hand-over
+            by_x.setdefault(id(x), []).append((p, x, y))
+            by_y.setdefault(id(y), []).append((p, x, y))
+    keep = []
+    for p, (x, y) in zip(pairs, ordered, strict=True):
+        implied = x.writes != y.writes and (
+            # the wait before an earlier read y2 of y's core orders y too
+            any(q is not p and y2.core == y.core and happens_before(y2, y)
+                for q, _, y2 in by_x.get(id(x), ()))
+            # the post after a later write x2 of x's core follows x too
+            or any(q is not p and x2.core == x.core and happens_before(x, x2)
+                   for q, x2, _ in by_y.get(id(y), ()))
+        )  # fmt: skip
+        if not implied:
+            keep.append(p)
+    return keep
 
 
 def _noted(notes: dict | None, core: int, found: list[Finding]) -> list[Finding]:
@@ -510,11 +546,7 @@ def _cross_finding(p: _Pair, topology: Topology) -> Finding:
     else:  # 950: one core's buffer, reached by another core of its AI core
         base, owner = topology.memory_owner(a.core, a.space)
         where = f"{Region(base, p.lo, p.hi)} of {topology.names([owner], 'core')}"
-        fix = (
-            "fix: an intra-block flag: set_intra_block(pipe, id) after the access that must go "
-            "first and wait_intra_block(pipe, id) before the other (a cube core's id + 16 "
-            "reaches AIV1; AIVk's id reaches the cube core as id + 16 k)"
-        )
+        fix = _intra_fix(p, topology)
     return CROSS_CORE.make(
         "cross-core-race",
         f"{ca} {_label(a.instr)} and {cb} {_label(b.instr)} both touch {where} and one of "
@@ -523,11 +555,38 @@ def _cross_finding(p: _Pair, topology: Topology) -> Finding:
     )
 
 
+def _intra_fix(p: _Pair, topology: Topology) -> str:
+    """The fix of a 950 race on one core's buffer between the cube core and a vector core of
+    its AI core: an intra-block flag after the first access and a wait before the second, in
+    the ids each side writes (the cube core sends F + 16 k to reach AIVk; AIVk's F arrives at
+    the cube core as F + 16 k)."""
+    a, b = _oriented(p)
+    roles = topology.roles
+    generic = (
+        "fix: an intra-block flag: set_intra_block(pipe, id) after the access that must go "
+        f"first and wait_intra_block(pipe, id) before the other ({INTRA_ID_RULE})"
+    )
+    if not (0 <= a.core < len(roles) and 0 <= b.core < len(roles)):
+        return generic
+    ra, rb = roles[a.core], roles[b.core]
+    if ra.block != rb.block or ra.is_cube == rb.is_cube:
+        return generic
+    k = (rb if ra.is_cube else ra).subblock
+    sent, waited = ("F + 16", "F") if ra.is_cube else ("F", "F + 16")
+    if k == 0:
+        sent = waited = "F"
+    return (
+        f"fix: set_intra_block({a.pipe.name}, {sent}) on {ra.label} after {a.instr.label}, "
+        f"and wait_intra_block({b.pipe.name}, {waited}) on {rb.label} before "
+        f"{b.instr.label}, F an id (0-15) the kernel uses for nothing else ({INTRA_ID_RULE})"
+    )
+
+
 def _cross_fix(p: _Pair, topology: Topology) -> str:
     """The fix of a cross-core race: between the cube core and a vector core of one AI core, the
     mode-2 hand-over (a cube post counts on both vector cores' flags; a cube wait needs a post
     from each); otherwise the generic advice."""
-    a, b = p.first, p.second
+    a, b = _oriented(p)
     roles = topology.roles
     if 0 <= a.core < len(roles) and 0 <= b.core < len(roles):
         ra, rb = roles[a.core], roles[b.core]

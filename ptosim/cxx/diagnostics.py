@@ -125,10 +125,66 @@ def _undefined_symbols(stderr: str) -> list[str]:
     return out
 
 
+_MISSING = re.compile(r"fatal error: ['\"]?(?P<name>[^'\":]+)['\"]?(?::| file not found)")
+_MISSING_TAIL = ("No such file or directory", "file not found")
+_SCRIPT_SUFFIXES = (".py", ".sh")
+
+
+def _generators(folder: Path, name: str) -> list[Path]:
+    """Scripts of a kernel folder (its own, its ``scripts/``, its parent's ``scripts/``) that
+    name ``name``: where a header the build cannot find is written before the library's CMake
+    build runs (the a5 flash-attention folder's run.sh runs scripts/generate_cases.py first)."""
+    found = []
+    for d in (folder, folder / "scripts", folder.parent / "scripts"):
+        if not d.is_dir():
+            continue
+        for f in sorted(d.iterdir()):
+            if f.suffix in _SCRIPT_SUFFIXES and f.is_file():
+                try:
+                    if name in f.read_text(errors="replace"):
+                        found.append(f)
+                except OSError:
+                    continue
+    return found
+
+
+def _generated_headers(stderr: str, source: Path) -> list[str]:
+    """``k.cpp:1376: generated_cases.h is not in the folder: scripts/generate_cases.py writes
+    it ...`` for each include the compiler cannot find that a script of the folder writes."""
+    out = []
+    for line in stderr.splitlines():
+        m, e = _MISSING.search(line), _ERR.match(line)
+        if not m or not e or not any(t in line for t in _MISSING_TAIL):
+            continue
+        if ptosim_header(e.group("file")):
+            continue
+        name = os.path.basename(m.group("name").strip())
+        folder = Path(e.group("file")).resolve().parent
+        scripts = _generators(folder, name)
+        if not scripts:
+            continue
+        rel = [os.path.relpath(s, folder) for s in scripts]
+        msg = (
+            f"{_short(e.group('file'), e.group('line'))}: {name} is not in the folder: "
+            f"{' / '.join(rel)} write(s) it before the library's own build (its run.sh); "
+            "ptosim does not run run.sh: run the script in the folder (it may need the "
+            f"arguments run.sh passes), so that {name} is beside the kernel or in the folder's "
+            "build/ (which ptosim adds to the include path, as the library's CMake does), then "
+            "run ptosim again"
+        )
+        if msg not in out:
+            out.append(msg)
+    return out
+
+
 def explain(stderr: str, source: Path, wrapper: Path, entries: list[str]) -> str:
     """A build failure in the user's terms: their file:line; the wrapper's lines mean a bad entry
     name; errors only inside ptosim's headers are a ptosim bug."""
-    stops = _unsupported_headers(stderr) or _undefined_symbols(stderr)
+    stops = (
+        _unsupported_headers(stderr)
+        or _undefined_symbols(stderr)
+        or _generated_headers(stderr, source)
+    )
     if stops:
         return "\n".join(stops)
     user, wrap, shim = [], [], []

@@ -89,9 +89,15 @@ def folder_devices(test_dir: Path) -> list[str]:
 
 
 def _common_includes(test_dir: Path) -> list[Path]:
-    """tests/common (test_common.h ...) of the pto-isa checkout the folder lives in."""
+    """tests/common (test_common.h ...) of the pto-isa checkout the folder lives in, and the
+    folder's build/ when it has one: the library's kernel CMake files include their binary dir
+    (PROJECT_BINARY_DIR, build/ under run.sh), where scripts such as the a5 flash-attention
+    folder's generate_cases.py write headers the kernel includes."""
     root = checkout_root(test_dir)
-    return [root / "tests" / "common"] if root is not None else []
+    out = [root / "tests" / "common"] if root is not None else []
+    if (test_dir / "build").is_dir():
+        out.append(test_dir / "build")
+    return out
 
 
 def output_pairs(case_dir: Path) -> list[tuple[Path, Path]]:

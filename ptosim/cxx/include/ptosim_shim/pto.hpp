@@ -788,6 +788,8 @@ __attribute__((noinline)) void PtoSetWaitFlag()
 #include "describe.hpp"
 #include "instr.hpp"
 #include "fifo.hpp"
+#include "tsync_custom.hpp"
+#include "prefetch.hpp"
 #include "vreg.hpp"
 
 #if defined(__CPU_SIM)

@@ -640,12 +640,16 @@ class CubeRules:
     # combination within fp8 and within fp4); empty: no MX mad on this target
     mx_pairs: Mapping[DType, DType] = field(default_factory=dict)
     # the fixpipe's quantised forms (a preQuantScalar word, a Scaling tile): Acc dtype -> output
-    # dtypes; empty: not modelled on this target (the form stops the run naming it)
+    # dtypes, for TSTORE and the copies into L1 / UB alike; empty: not modelled on this target
+    # (the form stops the run naming it)
     quant_pairs: Mapping[DType, DTypes] = field(default_factory=dict)
-    # the quantised forms of the fixpipe copies into L1 (TMOV / TEXTRACT / TINSERT from Acc)
-    # follow ``quant_pairs`` too; False: only the quantised TSTORE is modelled (950), the
-    # copies stop naming the form
-    quant_moves: bool = True
+    # the destination forms of TMOV / TMOV_FP Acc -> Mat (the fixpipe's addressing into L1,
+    # ``fixpipe.fixpipe_form``): "nz2nz" (an NZ Mat tile), and on 950 "nz2nd" (ND: row r at
+    # r * Cols) and "nz2dn" (DN: column c at c * Rows); TEXTRACT / TINSERT write NZ only
+    acc_to_mat_forms: frozenset[str] = frozenset({"nz2nz"})
+    # TEXTRACT Acc -> Mat copies the destination's valid rows (a5 TExtractAccToMat, no index
+    # assertion against Rows); False: its Rows (a2a3 asserts indexRow + Rows <= src Rows)
+    acc_extract_valid_rows: bool = False
     # TLOAD ND2NZ / DN2ZN zeros the rest of the C0 block each moved row / column ends in
     nd2nz_zero_c0_tail: bool = False
     # every core has every buffer (cpu: tiles are host memory, and code using Vec and cube

@@ -135,7 +135,7 @@ def plan_acc_store(instr: AccStore, ctx) -> list[Step]:
 
 
 def plan_acc_to_mat(instr: AccToMat, ctx) -> list[Step]:
-    rows, cols = instr.extent(ctx.spec.cube.extract_bounds)
+    rows, cols = instr.extent(ctx.spec.cube)
     return [
         _copy_step(ctx, Pipe.PIPE_FIX, f"{instr.opcode} copy_matrix_cc_to_cbuf", rows * cols * 2,
                    _cube(ctx).l0c_to_l1_bytes_per_cycle, [tile_region(instr.src)],

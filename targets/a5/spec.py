@@ -413,11 +413,12 @@ SPEC = S.TargetSpec(
         acc_store={f32: (f32, f16, bf16), i32: (i32,)},
         # a5 GetScalarPreQuantModeGm / GetVectorPreQuantModeGm (cube_isa.md 3.5): float -> int8
         # / uint8 (QF322B8_PRE), half, bfloat16, fp8 e4m3, float, hifloat8; int32 -> int8 /
-        # uint8 (REQ8), half (DEQF16), bfloat16 (QS322BF16_PRE)
+        # uint8 (REQ8), half (DEQF16), bfloat16 (QS322BF16_PRE); the same modes for the
+        # quantised TMOV / TEXTRACT / TINSERT into L1 (a5 CheckTMovAccValid with quant)
         quant_pairs={f32: (i8, u8, f16, bf16, e4m3, f32, hif8), i32: (i8, u8, f16, bf16)},
-        # the quantised TMOV / TEXTRACT / TINSERT into L1: not yet checked against the 950
-        # folders (tmov_acc2mat has quantised cases), so they stop naming the form
-        quant_moves=False,
+        # a5 TMovCcToCb: nz2nd / nz2dn into ND / DN Mat tiles too (CheckTMovAccValid)
+        acc_to_mat_forms=frozenset({"nz2nz", "nz2nd", "nz2dn"}),
+        acc_extract_valid_rows=True,  # a5 TExtractAccToMat: dst.GetValidRow() rows
         # a5 CheckStaticAcc: ND, NZ and the convolution layouts (no DN)
         acc_store_layouts=frozenset({"ND", "NZ", "NHWC", "NCHW", "NCDHW"}),
         acc_store_nd_rows=None,

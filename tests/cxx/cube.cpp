@@ -259,7 +259,8 @@ extern "C" __global__ AICORE void raw_copy_past_end(__gm__ int8_t *src, __gm__ i
 
 // TEXTRACT with a preQuantScalar and int indices (template constants of the kernel), and
 // TEXTRACT / TINSERT into a Vec tile with an AccToVecMode (950 Acc -> Vec): all compile; each
-// entry stops at its first (950 models no quantised copy into L1, no Acc -> Vec)
+// entry stops at its first on a target without the form (cpu: no quantised copy into L1;
+// a2a3: no Acc -> Vec)
 namespace {
 using Vec = Tile<TileType::Vec, float, M, N>;
 using Fb = Tile<TileType::Scaling, uint64_t, 1, N, BLayout::RowMajor, 1, N, SLayout::NoneBox>;

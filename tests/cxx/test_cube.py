@@ -56,8 +56,8 @@ def test_tgemv_forms_from_cxx(prog, devname):
 @pytest.mark.parametrize(
     "entry, device, names",
     [
-        # 950 models the quantised TSTORE only; the int indices compile
-        ("acc_prequant_int", "950pr", ("TEXTRACT", "preQuantScalar")),
+        # cpu models no quantised fixpipe copy; the int indices compile
+        ("acc_prequant_int", "cpu", ("TEXTRACT", "preQuantScalar")),
         # Acc -> Vec is the 950 fixpipe path: on a2a3 the form rule names it and the fix
         ("acc_to_vec", "a2", ("TEXTRACT", "Acc -> Vec", "on 950 only", "TSTORE")),
     ],

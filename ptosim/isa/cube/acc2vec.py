@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...dtypes import names
-from ...enums import BLayout, Pipe, PtoEnum, ReluPreMode, SLayout, TileType
+from ...enums import Pipe, PtoEnum, ReluPreMode, TileType
 from ...tensors import TileRef
 from ..base import Arch, ExecContext
 from .common import geom_of
-from .fixpipe import Quant, _Fixpipe
+from .fixpipe import Quant, _Fixpipe, fixpipe_form
 from .geometry import ceil_to
 
 ACC_BLOCK = 16  # the L0C fractal: 16 x 16 accumulator elements (cube_isa.md 2.1)
@@ -58,17 +58,6 @@ class CcToUb:
     dst_stride: int
     form: str  # "nz2nd", "nz2dn" or "nz2nz"
     c0: int  # nz2nz: columns of one destination block
-
-
-def _form(dst: TileRef) -> str | None:
-    g = dst.geom
-    if g.blayout is BLayout.RowMajor and g.slayout is SLayout.NoneBox:
-        return "nz2nd"
-    if g.blayout is BLayout.ColMajor and g.slayout is SLayout.NoneBox:
-        return "nz2dn"
-    if g.blayout is BLayout.ColMajor and g.slayout is SLayout.RowMajor:
-        return "nz2nz"
-    return None
 
 
 def _nz_c0(dst: TileRef) -> tuple[int, bool]:
@@ -115,7 +104,7 @@ class AccToVec(_Fixpipe):
     def fields(self) -> CcToUb:
         """The intrinsic's fields as the library computes them for this form."""
         d, s = self.dst, self.src
-        form = _form(d) or "nz2nd"
+        form = fixpipe_form(d) or "nz2nd"
         c0, split = _nz_c0(d)
         dst_stride = {"nz2nd": d.cols, "nz2dn": d.rows}.get(form, d.rows * c0)
         if self.opcode == "TEXTRACT":
@@ -160,7 +149,7 @@ class AccToVec(_Fixpipe):
         )  # fmt: skip
         self.require_kind("src", s, TileType.Acc)
         self.require_kind("dst", d, TileType.Vec)
-        form = _form(d)
+        form = fixpipe_form(d)
         allowed = ("ND",) if self.opcode == "TEXTRACT" else ("ND", "DN", "NZ")
         self.require(
             form is not None and (self.opcode != "TEXTRACT" or form == "nz2nd"), "dst",
@@ -201,11 +190,6 @@ class AccToVec(_Fixpipe):
             not self.dual or half % 2 == 0, "src", "dual-split",
             "an even extent to split between AIV0 and AIV1", half,
         )  # fmt: skip
-
-    def quant_modelled(self, arch: Arch) -> bool:
-        """The quantised Acc -> Vec copy is modelled (the 950 Acc -> Vec test folders check it
-        against their goldens; its words and rounding are the quantised TSTORE's)."""
-        return True
 
     @property
     def quant_form(self) -> str:

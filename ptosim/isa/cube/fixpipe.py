@@ -6,9 +6,10 @@ Per element: ReLU in the accumulator type (``max(x, 0)``), then the conversion t
 destination type (round to nearest even for float -> half / bfloat16, as the CPU simulator's
 ``static_cast`` and the library's numpy goldens do) or the quantisation (``quant``: a
 ``preQuantScalar`` word, or a Scaling tile of one word per column: ``quant.py``; on the
-targets whose ``CubeRules.quant_pairs`` list the type pair: Atlas A2/A3 for every fixpipe copy,
-950 for TSTORE only; elsewhere the form stops the run naming it), then the store or the atomic
-add. On 950 TSTORE also writes the convolution layouts NHWC / NCHW / NCDHW.
+targets whose ``CubeRules.quant_pairs`` list the type pair: Atlas A2/A3 and 950; elsewhere the
+form stops the run naming it), then the store or the atomic add. On 950 TSTORE also writes the
+convolution layouts NHWC / NCHW / NCDHW, and TMOV Acc -> Mat ND and DN Mat tiles (nz2nd /
+nz2dn: ``CubeRules.acc_to_mat_forms``).
 """
 
 from __future__ import annotations
@@ -19,22 +20,38 @@ from ...dtypes import DType, names
 from ...enums import (
     MATRIX_LAYOUTS,
     AtomicType,
+    BLayout,
     Layout,
     Pipe,
     ReluPreMode,
     ScatterAtomicOp,
+    SLayout,
     TileType,
 )
 from ...tensors import GmRef, TileRef
 from ..atomic import atomic_update
 from ..base import Arch, ExecContext
-from ..spec import ExtractBounds
+from ..spec import CubeRules, ExtractBounds
 from .common import NZ, CubeInstruction, geom_of, read_block, storage, write_block
 from .geometry import ceil_to
 from .quant import FB_ADDRESS_UNIT_BYTES, quantise
 
 # a fixpipe copy's quantisation: None, a preQuantScalar word (int) or a Scaling tile
 Quant = int | TileRef | None
+
+# the fixpipe's destination forms into L1 / UB, by the destination tile's (BLayout, SLayout)
+# (a5 TMovCcToCb / TMovCcToUb: enableNz2Nd, enableNz2Dn, enableNz2Nz) and the layout each names
+FIXPIPE_FORMS = {
+    (BLayout.RowMajor, SLayout.NoneBox): "nz2nd",
+    (BLayout.ColMajor, SLayout.NoneBox): "nz2dn",
+    (BLayout.ColMajor, SLayout.RowMajor): "nz2nz",
+}
+FORM_LAYOUTS = {"nz2nd": "ND", "nz2dn": "DN", "nz2nz": "NZ"}
+
+
+def fixpipe_form(dst: TileRef) -> str | None:
+    """The fixpipe copy that writes ``dst``: "nz2nd", "nz2dn", "nz2nz"; None for another layout."""
+    return FIXPIPE_FORMS.get((dst.geom.blayout, dst.geom.slayout))
 
 
 def relu_convert(values: np.ndarray, relu: ReluPreMode, dst_np) -> np.ndarray:
@@ -76,12 +93,6 @@ class _Fixpipe(CubeInstruction):
                 "quant", "quantised-form", "a fixpipe form without quantisation on this target",
                 self.quant_form, "the quantised fixpipe is not modelled on this target",
             )  # fmt: skip
-        if not self.quant_modelled(arch):
-            self.unsupported(
-                "quant", "quantised-form", "a fixpipe copy to L1 without quantisation",
-                f"{self.opcode} with {self.quant_form}",
-                "on this target ptosim models the quantised TSTORE only",
-            )  # fmt: skip
         self.require(
             src.dtype in pairs and dst in pairs[src.dtype], "dst", "quant-dtype-pair",
             "; ".join(f"{k.name} -> {names(v)}" for k, v in pairs.items()),
@@ -100,11 +111,6 @@ class _Fixpipe(CubeInstruction):
         else:
             self.require(0 <= q < 1 << 64, "quant", "quant-word", "a uint64 word", q)
         return True
-
-    def quant_modelled(self, arch: Arch) -> bool:
-        """Whether ptosim models this copy's quantised form on ``arch``: TSTORE always, the
-        copies into L1 where ``CubeRules.quant_moves`` says so."""
-        return self.opcode == "TSTORE" or arch.spec.cube.quant_moves
 
     def fb_first_word(self) -> int:
         """The Scaling tile's word of output column 0: TEXTRACT_FP points the fixpipe at word
@@ -307,7 +313,7 @@ class AccToMat(_Fixpipe):
                 "here store the accumulator to GM (TSTORE) for the vector cores",
             )  # fmt: skip
         self.require_kind("dst", d, TileType.Mat)
-        if not self.validate_quant(arch, s, d.dtype, self.extent(cube.extract_bounds)[1]):
+        if not self.validate_quant(arch, s, d.dtype, self.extent(cube)[1]):
             pairs = cube.acc_to_mat
             self.require(
                 s.dtype in pairs, "src", "dtype", f"one of {names(tuple(pairs))}", s.dtype.name,
@@ -317,12 +323,12 @@ class AccToMat(_Fixpipe):
                 "dst", d.dtype, pairs[s.dtype], "dtype-pair", f"Acc {s.dtype.name} -> Mat"
             )
         if cube.fractal_checks:
-            self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
+            self.validate_form(cube.acc_to_mat_forms)
         if self.opcode == "TINSERT":
             self.validate_insert(cube.extract_bounds)
             return
         r0, c0 = self.index_row, self.index_col
-        rows, cols = self.extent(cube.extract_bounds)
+        rows, cols = self.extent(cube)
         lim = (s.rows, s.cols) if cube.extract_bounds is ExtractBounds.STATIC else s.valid
         self.require(
             r0 + rows <= lim[0] and c0 + cols <= lim[1], "dst", "window-within-src",
@@ -332,6 +338,20 @@ class AccToMat(_Fixpipe):
         self.require(
             rows <= d.rows and cols <= d.cols, "dst", "dst-extent",
             f"the copied {rows}x{cols} inside Rows x Cols {d.rows}x{d.cols}", f"{d.rows}x{d.cols}",
+        )  # fmt: skip
+
+    def validate_form(self, forms: frozenset[str]) -> None:
+        """The destination's layout: an NZ Mat tile (nz2nz), on 950 TMOV also ND / DN (nz2nd /
+        nz2dn; their stride, Cols or Rows, is whole 32-byte blocks as every ND / DN tile's)."""
+        d = self.dst
+        if self.opcode != "TMOV" or forms == {"nz2nz"}:
+            self.require_layout("dst", d, NZ, detail="an NZ Mat tile (fixpipe nz2nz)")
+            return
+        form = fixpipe_form(d)
+        self.require(
+            form in forms, "dst", "fractal-layout",
+            " or ".join(FORM_LAYOUTS[f] for f in sorted(forms)), d.geom.layout_name,
+            "the Mat tile layouts the fixpipe writes (nz2nd, nz2dn, nz2nz)",
         )  # fmt: skip
 
     def validate_insert(self, bounds: ExtractBounds) -> None:
@@ -349,22 +369,27 @@ class AccToMat(_Fixpipe):
             f"{dst_shape[0]}x{dst_shape[1]}", f"({r0}+{src_shape[0]}, {c0}+{src_shape[1]})",
         )  # fmt: skip
 
-    def extent(self, bounds: ExtractBounds) -> tuple[int, int]:
+    def extent(self, cube: CubeRules) -> tuple[int, int]:
         """(rows, cols) written: the NPU copies the source's Rows (the window's, for TEXTRACT:
-        the destination's Rows) and the valid columns rounded up to the destination's C0; the
-        CPU simulator the valid region."""
+        the destination's Rows, on 950 its valid rows) and the valid columns rounded up to the
+        destination's C0 (nz2nd / nz2dn: the source's valid region as it is); the CPU
+        simulator the valid region."""
         d, s = self.dst, self.src
-        if bounds is ExtractBounds.VALID:
+        if cube.extract_bounds is ExtractBounds.VALID:
             return d.valid if self.opcode == "TEXTRACT" else s.valid
         if self.opcode == "TINSERT":
             return s.rows, min(ceil_to(s.valid_col, d.dtype.c0), s.cols)
+        if self.opcode == "TMOV" and fixpipe_form(d) in ("nz2nd", "nz2dn"):
+            return s.valid
         rows = d.rows if self.opcode == "TEXTRACT" else s.rows
+        if self.opcode == "TEXTRACT" and cube.acc_extract_valid_rows:
+            rows = d.valid_row
         vc = d.valid_col if self.opcode == "TEXTRACT" else s.valid_col
         return rows, min(ceil_to(vc, d.dtype.c0), d.cols)
 
     def execute(self, ctx: ExecContext) -> None:
         bounds = ctx.spec.cube.extract_bounds
-        rows, cols = self.extent(bounds)
+        rows, cols = self.extent(ctx.spec.cube)
         if self.opcode != "TINSERT":
             vals = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
             write_block(ctx, self.dst, self.convert(ctx, vals, self.dst.dtype))

@@ -56,7 +56,7 @@ from ... import dtypes as D
 from ... import nibbles
 from ...enums import MX_LAYOUTS, BLayout, CompactMode, Layout, Pipe, SLayout, TileType
 from ...program import emit
-from ...tensors import GmRef, Tile, TileRef
+from ...tensors import GlobalTensor, GmRef, Tile, TileRef
 from ..base import Arch, ExecContext
 from .common import NZ, ZN, ZZ, CubeInstruction, read_block, storage, tile_arg, write_block
 from .geometry import ceil_to
@@ -368,8 +368,6 @@ def mad_mx(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, accumul
 # -- the tile instructions (the library's TMATMUL_MX overloads) ---------------------------------
 def mx_scale_load(tile, gm) -> bool:
     """Emit the MX scale TLOAD and return True when ``gm`` is in an MX scale layout."""
-    from ...tensors import GlobalTensor
-
     if not isinstance(tile, Tile) or not isinstance(gm, GlobalTensor):
         return False
     if gm.layout not in MX_LAYOUTS:

@@ -129,7 +129,10 @@ class MxScaleTLoad(CubeInstruction):
         """(rows, cols) of the scale matrix moved (module doc)."""
         if self.gm.layout in _WHOLE_VIEW:
             return self.gm.geom.logical_shape
-        return self.tile.valid_row, self.tile.valid_col - self.tile.valid_col % 2
+        rows, cols = self.tile.valid
+        if self.gm.layout in SCALE_A_LAYOUTS:  # whole pairs along K: A's columns, B's rows
+            return rows, cols - cols % 2
+        return rows - rows % 2, cols
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm

@@ -207,3 +207,26 @@ def test_tmatmul_mx_refuses_a_target_without_the_mx_mad():
     with pytest.raises(PtoSimError) as e:
         _run("float8_e4m3", "float8_e4m3", 16, 64, 32, target="910b2")
     assert "950" in str(e.value)
+
+
+@pytest.mark.parametrize("layout", ["MX_B_DN", "MX_B_ND"])
+def test_b_scale_tload_moves_every_valid_column(layout):
+    # a 4 x 64 NN Mat tile of valid 4 x 45: the ND / DN loads move the valid columns, an odd
+    # count included; L1 byte of scale (k, n): per 16 columns a block of Rows x 16, inside it
+    # the fractal of K pair k // 2, column n % 16, the pair's k % 2
+    g, n, valid_n = 4, 64, 45
+    sb = np.random.default_rng(3).integers(0, 255, (g, valid_n)).astype(np.uint8)
+    dev = pto.Device("950pr")
+    gs = dev.gm_array(_b_image(sb, layout).copy())
+
+    @pto.kernel(cores="cube")
+    def kern(gs):
+        t = pto.Tile("Mat", "float8_e8m0", g, n, "ColMajor", valid=(g, valid_n),
+                     slayout="ColMajor", fractal=32)  # fmt: skip
+        pto.TASSIGN(t, 0)
+        pto.TLOAD(t, _gm_view(gs, layout, g, valid_n))
+
+    l1 = dev.run(kern, gs).blocks[0].buffers["L1"].data
+    k, c = np.meshgrid(np.arange(g), np.arange(valid_n), indexing="ij")
+    at = (c // 16) * (g * 16) + (k // 2) * 32 + (c % 16) * 2 + k % 2
+    np.testing.assert_array_equal(l1[at], sb)

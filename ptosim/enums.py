@@ -99,7 +99,18 @@ class Layout(PtoEnum):
     NHWC = 3
     NCHW = 4
     NCDHW = 5
+    # the float8_e8m0 scale views of the 950 TMATMUL_MX (a TLOAD into a Mat scale tile only):
+    # A's M x K/32 scales and B's K/32 x N, two scales along K adjacent (ptosim/isa/cube/mx.py)
+    MX_A_ZZ = 6
+    MX_A_ND = 7
+    MX_A_DN = 8
+    MX_B_NN = 9
+    MX_B_ND = 10
+    MX_B_DN = 11
 
+
+MX_LAYOUTS = (Layout.MX_A_ZZ, Layout.MX_A_ND, Layout.MX_A_DN, Layout.MX_B_NN, Layout.MX_B_ND,
+              Layout.MX_B_DN)  # fmt: skip
 
 # the layouts every GM <-> tile transfer takes (the others are fixpipe outputs)
 MATRIX_LAYOUTS = (Layout.ND, Layout.DN, Layout.NZ)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dtypes import DType
-from .enums import BLayout, CompactMode, Layout, SLayout, TileType
+from .enums import MX_LAYOUTS, BLayout, CompactMode, Layout, SLayout, TileType
 
 FRACTAL_NZ_ROW = 16
 BLOCK_BYTES = 32
@@ -168,6 +168,8 @@ class GmGeom:
     def logical_shape(self) -> tuple[int, int]:
         """(rows, cols) of the 2-D view a tile sees."""
         s0, s1, s2, s3, s4 = self.shape
+        if self.layout in MX_LAYOUTS:
+            return _MX_SHAPE[self.layout](s0, s1, s2, s3, s4)
         if self.layout is Layout.DN:
             return s3, s0 * s1 * s2 * s4
         if self.layout is Layout.NZ:
@@ -179,7 +181,9 @@ class GmGeom:
         r = np.asarray(r, dtype=np.int64)
         c = np.asarray(c, dtype=np.int64)
         s0, s1, s2, s3, s4 = self.shape
-        if self.layout is Layout.DN:
+        if self.layout in MX_LAYOUTS:
+            i0, i1, i2, i3, i4 = _MX_INDEX[self.layout](r, c, s0, s1, s2, s3, s4)
+        elif self.layout is Layout.DN:
             i3, i4 = r, c % s4
             i2 = (c // s4) % s2
             i1 = (c // (s4 * s2)) % s1
@@ -206,3 +210,52 @@ class GmGeom:
             out = out + (rem % n) * self.stride[dim]
             rem = rem // n
         return out
+
+
+# The MX scale views (the 950 TMATMUL_MX's scales, pto.hpp of the C++ front end): the logical
+# matrix is A's M x K/32 (MX_A_*) or B's K/32 x N (MX_B_*); dim 4 holds the two scales of one
+# row of A / column of B that are adjacent along K. ZZ: [s0][M/16][K/64][16][2] (16 x 2
+# fractals, row blocks first); NN: [s0][N/16][K/64][16][2] (per 16 columns of B); A ND:
+# [K/64 pairs of a row][2] row by row; A DN: [K/64][M][2]; B ND: [K/64][N][2]; B DN: [N][K/64][2].
+# s0 (and s1 of the ND / DN views, 1 in the library) stacks further rows of A / columns of B.
+_MX_SHAPE = {
+    Layout.MX_A_ZZ: lambda s0, s1, s2, s3, s4: (s0 * s1 * s3, s2 * s4),
+    Layout.MX_A_ND: lambda s0, s1, s2, s3, s4: (s0 * s1 * s2, s3 * s4),
+    Layout.MX_A_DN: lambda s0, s1, s2, s3, s4: (s0 * s1 * s3, s2 * s4),
+    Layout.MX_B_NN: lambda s0, s1, s2, s3, s4: (s2 * s4, s0 * s1 * s3),
+    Layout.MX_B_ND: lambda s0, s1, s2, s3, s4: (s2 * s4, s0 * s1 * s3),
+    Layout.MX_B_DN: lambda s0, s1, s2, s3, s4: (s3 * s4, s0 * s1 * s2),
+}
+
+
+def _split(x, s1, inner):
+    """(i0, i1, i_inner) of x over [s0][s1][inner]."""
+    return x // (s1 * inner), (x // inner) % s1, x % inner
+
+
+def _mx_a_blocks(r, c, s0, s1, s2, s3, s4):
+    """MX_A_ZZ and MX_A_DN: rows over dims 0, 1, 3, the K pairs in dim 2."""
+    i0, i1, i3 = _split(r, s1, s3)
+    return i0, i1, c // s4, i3, c % s4
+
+
+def _mx_a_nd(r, c, s0, s1, s2, s3, s4):
+    i0, i1, i2 = _split(r, s1, s2)
+    return i0, i1, i2, c // s4, c % s4
+
+
+def _mx_b_blocks(r, c, s0, s1, s2, s3, s4):
+    """MX_B_NN and MX_B_ND: columns over dims 0, 1, 3, the K pairs in dim 2."""
+    i0, i1, i3 = _split(c, s1, s3)
+    return i0, i1, r // s4, i3, r % s4
+
+
+def _mx_b_dn(r, c, s0, s1, s2, s3, s4):
+    i0, i1, i2 = _split(c, s1, s2)
+    return i0, i1, i2, r // s4, r % s4
+
+
+_MX_INDEX = {
+    Layout.MX_A_ZZ: _mx_a_blocks, Layout.MX_A_ND: _mx_a_nd, Layout.MX_A_DN: _mx_a_blocks,
+    Layout.MX_B_NN: _mx_b_blocks, Layout.MX_B_ND: _mx_b_blocks, Layout.MX_B_DN: _mx_b_dn,
+}  # fmt: skip

@@ -224,11 +224,6 @@ class Dispatcher:
         return text or "none"
 
     def global_tensor(self, d: dict) -> pto.GlobalTensor:
-        if d["lay"].startswith("MX_"):  # the scale views of the 950 MX matmul (pto.hpp)
-            raise CxxError(
-                f"a GlobalTensor in Layout::{d['lay']} (MX scales for TMATMUL_MX) is not "
-                "implemented by ptosim"
-            )
         dt = as_dtype(d["dt"])
         buf, off = self.gm_over(d["ptr"], "GlobalTensor pointer")
         if off % dt.size_bytes:

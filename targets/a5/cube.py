@@ -10,20 +10,31 @@ intrinsic runs on (MTE3 on a vector core, MTE1 on the cube core).
 
 The MX mad (ptosim/isa/cube/mx.py) costs the mad formula of its m, k, n (C0 = 64 for fp4, 32 for
 fp8: the fractals it walks); its scale loads cost their 32-byte fractals at the L1 -> L0A / L0B
-rate. Both are estimates: no cost model has MX entries."""
+rate. Both are estimates: no cost model has MX entries. The tile-level forms cost the same:
+TMATMUL_MX the mad_mx formula, TMOV / TEXTRACT into a ScaleLeft / ScaleRight tile its bytes at
+the L1 -> L0A / L0B rate, and the TLOAD of scales into L1 the MTE2 burst model over the byte runs
+it reads (estimates too)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ptosim.enums import Pipe
-from ptosim.footprint import merged_runs
+from ptosim.footprint import gm_regions, merged_runs
 from ptosim.isa.cube.acc2vec import AccToVec
-from ptosim.isa.cube.mx import SCALE_FRACTAL_BYTES, MxMatMul, MxScaleLoad
+from ptosim.isa.cube.mx import (
+    SCALE_FRACTAL_BYTES,
+    MxMatMul,
+    MxScaleLoad,
+    MxScaleMove,
+    MxScaleTLoad,
+)
 from ptosim.isa.cube.onchip import OnchipCopy
 from ptosim.plan import Region, Step, StepKind, merge_ranges
 
 from ..a2a3.cube import PLANS as _A2A3_PLANS
 from ..a2a3.cube import _copy_step, _cube, mad_cycles
-from ..costs import tile_region
+from ..costs import dma_step, tile_region
 
 
 def _regions(space: str, ranges) -> list[Region]:
@@ -49,6 +60,32 @@ def plan_mx_scale_load(instr: MxScaleLoad, ctx) -> list:
     return [_copy_step(ctx, Pipe.PIPE_MTE1, instr.opcode, nbytes, rate,
                        [tile_region(instr.src)], [tile_region(instr.dst)], instr.opcode,
                        extra={"estimate": "no cost model has MX entries"})]  # fmt: skip
+
+
+def plan_mx_scale_move(instr: MxScaleMove, ctx) -> list:
+    cube = _cube(ctx)
+    rate = cube.l1_to_l0a_bytes_per_cycle if instr.left else cube.l1_to_l0b_bytes_per_cycle
+    intrinsic = "load_cbuf_to_ca_mx" if instr.left else "load_cbuf_to_cb_mx"
+    return [_copy_step(ctx, Pipe.PIPE_MTE1, f"{instr.opcode} {intrinsic}", instr.nbytes(), rate,
+                       [tile_region(instr.src)], [tile_region(instr.dst)], intrinsic,
+                       extra={"estimate": "no cost model has MX entries"})]  # fmt: skip
+
+
+def plan_mx_scale_tload(instr: MxScaleTLoad, ctx) -> list:
+    rows, cols = instr.extent()
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    g = instr.gm
+    starts = np.unique(g.buffer.address + g.offsets(r, c).ravel() * g.dtype.size_bytes)
+    runs = merged_runs(starts, g.dtype.size_bytes)
+    n_burst = max(1, len(runs))
+    length = max(1, -(-int(starts.size) * g.dtype.size_bytes // n_burst))
+    name = f"copy_gm_to_cbuf_multi_{g.layout.name.lower()}"
+    return [
+        dma_step(Pipe.PIPE_MTE2, ctx.config.timing.mte2, f"TLOAD {name}", n_burst, length,
+                 gm_regions(runs), tile_region(instr.tile), to_ub=True,
+                 args={"intrinsic": name, "estimate": "the MTE2 burst model over the scale "
+                       "bytes; no cost model has MX entries"})
+    ]  # fmt: skip
 
 
 def plan_mx_matmul(instr: MxMatMul, ctx) -> list:
@@ -80,4 +117,6 @@ PLANS = dict(_A2A3_PLANS)
 PLANS[OnchipCopy] = plan_onchip_copy
 PLANS[MxScaleLoad] = plan_mx_scale_load
 PLANS[MxMatMul] = plan_mx_matmul
+PLANS[MxScaleMove] = plan_mx_scale_move
+PLANS[MxScaleTLoad] = plan_mx_scale_tload
 PLANS[AccToVec] = plan_acc_to_vec

@@ -176,6 +176,7 @@ DTYPES: dict[str, tuple | None] = {
     "THISTOGRAM": (u16, u32),  # npu/a5 THistogram.hpp
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
     **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
+    "TMATMUL_MX": (e4m3, e5m2, fp4_e2m1, fp4_e1m2),  # a5 CheckMadMxValid
     # the on-chip FIFO (ptosim/isa/cube/fifo_onchip.py); the tile types C++ arithmetic takes
     **{name: ARITH for name in FIFO_OPS},
     # the quant registers of a TPUSH's FixpipeParams (the a2a3 output types; the fixpipe's own
@@ -187,6 +188,7 @@ DTYPES: dict[str, tuple | None] = {
 REFUSALS = {}
 
 NOTES = {
+    "TMATMUL_MX": "MX mad, float8_e8m0 scales per 32 of K; costs estimates",
     "MGATHER": "SIMT launch",
     "MSCATTER": "SIMT launch",
     **{name: "one VF; half via float32" for name in ("TPOW", "TPOWS")},
@@ -425,5 +427,9 @@ SPEC = S.TargetSpec(
         mat_store=False,  # a5 TSTORE accepts only Vec and Acc sources (cube_isa.md 3.5)
         tf32_mantissa_bits=10,  # the a5 mode rounds to e8m10 (cube_isa.md 3.4)
         fifo_no_split_both_store=True,  # the a5 GM ring as a2a3 (not modelled yet)
+        # ND2NZ / DN2ZN write whole 32-byte C0 blocks, the tail after dValue zero (the a5
+        # tmatmul_mx kernels rely on it: "TLOAD pads to 32B alignment", their TFILLPAD only
+        # when K is a C0 block or more short of the tile)
+        nd2nz_zero_c0_tail=True,
     ),
 )

@@ -326,15 +326,22 @@ extern "C" __global__ AICORE void raw_gm_to_l1(__gm__ uint8_t *src)
     copy_gm_to_cbuf_align_v2((__cbuf__ uint8_t *)u.data(), src + 8, 0, 1, 256, 0, 0, 0, 0, 0, 0);
 }
 
-// a TLOAD of MX scales from their GM layout (the tile-level TMATMUL_MX path): stops at its line
-extern "C" __global__ AICORE void mx_scale_tload(__gm__ float8_e8m0_t *s)
+// TLOADs of MX scales from their GM layouts (the tile-level TMATMUL_MX path): A's 32 x 4 scales
+// in MX_A_ZZ at L1 0x0 (the same 16 x 2 fractals), and in MX_A_ND (row by row) at L1 0x100
+extern "C" __global__ AICORE void mx_scale_tload(__gm__ float8_e8m0_t *s, __gm__ float8_e8m0_t *nd)
 {
     using G = GlobalTensor<float8_e8m0_t, MxA, MxAS, Layout::MX_A_ZZ>;
+    using ShapeNd = TileShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ND>;
+    using StrideNd = BaseShape2D<float8_e8m0_t, 32, 4, Layout::MX_A_ND>;
+    using GNd = GlobalTensor<float8_e8m0_t, ShapeNd, StrideNd, Layout::MX_A_ND>;
     using T = Tile<TileType::Mat, float8_e8m0_t, 32, 4, BLayout::RowMajor, 32, 4, SLayout::RowMajor, 32>;
     G g(s);
-    T t;
+    GNd gnd(nd);
+    T t, u;
     TASSIGN(t, 0x0);
-    TLOAD(t, g);  // @mx_tload
+    TASSIGN(u, 0x100);
+    TLOAD(t, g);
+    TLOAD(u, gnd);
 }
 
 // the a5 MX intrinsics as the library's a5 textract test drives them: fp8 A (16 x 64, ND -> NZ) and

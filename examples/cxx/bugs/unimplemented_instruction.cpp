@@ -1,13 +1,13 @@
 // Not a handshake bug: a kernel using an instruction ptosim does not implement (C++ only).
 //
-// The cube part of an MX-scaled matmul: TMATMUL_MX(acc, left, right) on Left/Right/Acc tiles.
-// ptosim does not simulate the MX (block-scaled fp8 / fp4) matmul; the C++ front end compiles
+// The cube part of an MX-scaled matrix-vector product: TGEMV_MX(acc, left, right) on Left/Right/Acc
+// tiles. ptosim does not simulate the MX GEMV (block-scaled fp8 / fp4, one row); the C++ front end compiles
 // this kernel unchanged (every instruction of the API has a declaration) and stops the run at
 // the first instruction it cannot simulate, with one line naming it and its call site:
-//   unimplemented_instruction.cpp:LINE: TMATMUL_MX is not implemented by ptosim
+//   unimplemented_instruction.cpp:LINE: TGEMV_MX is not implemented by ptosim
 // (a PtoSimError; `ptosim run` exits 2). The instructions ptosim implements: `ptosim instructions`.
 // The kernel leaves out the loads into L0A/L0B (TLOAD to L1, TEXTRACT): the run stops at
-// TMATMUL_MX before any data would be read.
+// TGEMV_MX before any data would be read.
 //
 //   ptosim run examples/cxx/bugs/unimplemented_instruction.cpp --entry matmul_16x16 --device a2
 //       --arg out=16x16:float32
@@ -32,7 +32,7 @@ extern "C" __global__ AICORE void matmul_16x16(__gm__ float *out)
     TASSIGN(a, 0x0);
     TASSIGN(b, 0x0);
     TASSIGN(c, 0x0);
-    TMATMUL_MX(c, a, b);  // stops here: not simulated by ptosim
+    TGEMV_MX(c, a, b);  // stops here: not simulated by ptosim
     set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
     wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
     GlobalTensor<float, Shape<1, 1, 1, M, N>, Stride<M * N, M * N, M * N, N, 1>> outGm(out);

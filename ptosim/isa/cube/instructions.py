@@ -1,11 +1,12 @@
-"""The kernel-facing cube instructions (TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV*), and the
-routing of the shared data-movement names (TLOAD, TSTORE, TMOV, TEXTRACT, TFILLPAD) to their
-cube forms when an operand is a cube tile."""
+"""The kernel-facing cube instructions (TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV*, the 950's
+TMATMUL_MX), and the routing of the shared data-movement names (TLOAD, TSTORE, TMOV, TEXTRACT,
+TFILLPAD) to their cube forms when an operand is a cube tile."""
 
 from __future__ import annotations
 
 from ...argcheck import as_int
 from ...enums import AccPhase, AtomicType, Pipe, ReluPreMode, TileType
+from ...errors import KernelError
 from ...program import current, emit
 from ...tensors import GlobalTensor, Tile
 from ..registry import instruction
@@ -17,6 +18,7 @@ from .fixpipe import AccStore, AccToMat
 from .load import MatFillPad, MatLoad, byte_views, conversion_of
 from .matmul import MatMul
 from .move import MatToBias, MatToL0, MatToMat, MatToScaling
+from .mx import MxMatMul, mx_scale_load, mx_scale_move
 
 
 def _matmul(kind: str, gemv: bool, name: str, dst, a, b, c_in=None, bias=None,
@@ -105,9 +107,39 @@ def TGEMV_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile, *, phase="Unspecified") 
     _matmul("bias", True, "TGEMV_BIAS", dst, a, b, bias=bias, phase=phase)
 
 
+@instruction(family="cube", summary="C = (A x 2^sA) x (B x 2^sB): the 950 MX mad (fp8 / fp4)")
+def TMATMUL_MX(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile,
+               bias: Tile | None = None, *, phase="Unspecified") -> None:  # fmt: skip
+    """The MX product of ``a`` (Left, fp8 e4m3 / e5m2 or fp4 e2m1 / e1m2) and ``b`` (Right),
+    every 32 elements along K scaled by one float8_e8m0 of ``a_scale`` (ScaleLeft) /
+    ``b_scale`` (ScaleRight), summed exactly and rounded once to float32 (ptosim/isa/cube/mx.py).
+
+    The library's three overloads: ``TMATMUL_MX(c, a, aScale, b, bScale)``; ``TMATMUL_MX(c,
+    a, aScale, b, bScale, bias)`` (the sum starts at the Bias row); ``TMATMUL_MX(cOut, cIn, a,
+    aScale, b, bScale)`` (accumulates into cOut's L0C, as TMATMUL_ACC: cIn is not read).
+    ``phase``: the AccPhase (no effect on data)."""
+    AccPhase.parse(phase, "TMATMUL_MX phase")
+    accumulate = isinstance(a, Tile) and a.ref().loc is TileType.Acc
+    if accumulate:  # (cOut, cIn, a, aScale, b, bScale): shift the operands by one
+        if bias is None:
+            raise KernelError("TMATMUL_MX(cOut, cIn, a, aScale, b, bScale) needs all six operands")
+        a, a_scale, b, b_scale = a_scale, b, b_scale, bias
+        bias = None
+    emit(
+        MxMatMul(
+            "TMATMUL_MX", tile_arg(dst, "TMATMUL_MX dst"), tile_arg(a, "TMATMUL_MX a"),
+            tile_arg(a_scale, "TMATMUL_MX a_scale"), tile_arg(b, "TMATMUL_MX b"),
+            tile_arg(b_scale, "TMATMUL_MX b_scale"), accumulate,
+            None if bias is None else tile_arg(bias, "TMATMUL_MX bias"),
+        )
+    )  # fmt: skip
+
+
 # -- the cube forms of the shared names (called from isa/data.py and isa/vector/layout.py) -------
 def cube_load(tile: Tile, gm: GlobalTensor) -> bool:
     """Emit the converting TLOAD into L1 and return True, or False for the other loads."""
+    if mx_scale_load(tile, gm):
+        return True
     if not isinstance(tile, Tile) or not isinstance(gm, GlobalTensor):
         return False
     t, g = tile.ref(), gm.ref()
@@ -170,6 +202,8 @@ def cube_move(opcode: str, dst, src, index_row=0, index_col=0, relu="NoRelu", qu
         emit(MatToBias(d, s))
     elif d.loc in (TileType.Left, TileType.Right):
         emit(MatToL0(opcode, d, s, r, c))
+    elif opcode in ("TMOV", "TEXTRACT") and mx_scale_move(opcode, d, s, r, c):
+        pass
     elif d.loc is TileType.Mat and s.loc is TileType.Mat:
         emit(MatToMat(opcode, d, s, r, c))
     else:

@@ -6,10 +6,10 @@ bursts of ``isa/data.py``.
 ND2NZ moves the GlobalTensor's ``shape[3] x shape[4]`` matrix (nValue rows of dValue
 elements; DN2ZN the mirror) into the tile at logical (r, c). What the NPU's DMA writes in a
 fractal beyond the moved rows / columns is not published (cube_isa.md 3.1 "uncertain"), except
-that on a2a3 the C0 block a moved row (ND2NZ) or column (DN2ZN) ends in is zero-filled to its end
-(``zero_c0_tail``); ptosim leaves the other bytes as they were, and kernels that need zeros
-there call TFILLPAD on the Mat tile, as the library's do. The CPU simulator fills every other
-element with the pad value (0 for Null), as for a Vec tile.
+that on a2a3 and 950 the C0 block a moved row (ND2NZ) or column (DN2ZN) ends in is zero-filled
+to its end (``zero_c0_tail``); ptosim leaves the other bytes as they were, and kernels that
+need zeros there call TFILLPAD on the Mat tile, as the library's do. The CPU simulator fills
+every other element with the pad value (0 for Null), as for a Vec tile.
 
 A packed 4-bit tile (fp4 on the 950) moves as its bytes: the npu/a5 TLOAD halves every byte
 offset and count of the contiguous dimension (common.hpp GetByteSize), so ND2NZ of fp4 is ND2NZ
@@ -149,10 +149,10 @@ class MatLoad(CubeInstruction):
             self.zero_c0_tail(ctx, rows, cols)
 
     def zero_c0_tail(self, ctx: ExecContext, rows: int, cols: int) -> None:
-        """The a2a3 DMA writes whole 32-byte C0 blocks: ND2NZ zeros the columns from dValue to
-        the next multiple of C0 in every moved row, DN2ZN the rows from dValue to the next
-        multiple of C0 in every moved column (the library's tload_gm2mat goldens have zeros
-        there, and its kernel fills nothing)."""
+        """The a2a3 and 950 DMA writes whole 32-byte C0 blocks: ND2NZ zeros the columns from
+        dValue to the next multiple of C0 in every moved row, DN2ZN the rows from dValue to the
+        next multiple of C0 in every moved column (the library's a2a3 tload_gm2mat goldens have
+        zeros there, and its kernel fills nothing; its a5 tmatmul_mx kernels rely on it)."""
         t = self.tile
         c0 = t.dtype.c0
         if self.form == "ND2NZ":

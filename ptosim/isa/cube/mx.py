@@ -26,9 +26,26 @@ its K / 64 == 1 both readings copy the same contiguous fractals.
 
 Numerics: the products are exact (a few significant bits times powers of two) and, as for the
 other NPU mads (decision D18, numerics.py), ptosim sums them in float64 and rounds once to
-float32; the library's golden is ``np.matmul`` of the scaled inputs in float32. TMATMUL_MX and
-TGEMV_MX as tile instructions are not provided yet: this module runs the C++ intrinsics (the
-library's test kernels call them directly; ptosim/cxx/mx_intrinsics.py).
+float32; the library's golden is ``np.matmul`` of the scaled inputs in float32.
+
+The tile-level path (the library's a5 tmatmul_mx test) is the same arithmetic:
+
+- ``TLOAD(scaleMat, gm)`` with a GlobalTensor in one of the MX scale layouts (``MX_A_ZZ`` /
+  ``MX_A_ND`` / ``MX_A_DN`` into a ZZ Mat tile ``RowMajor, RowMajor, 32``; ``MX_B_NN`` /
+  ``MX_B_ND`` / ``MX_B_DN`` into an NN Mat tile ``ColMajor, ColMajor, 32``; float8_e8m0, the
+  views of ptosim/layout.py): the ZZ / NN views move their whole GM shape (npu/a5 TLoad.hpp
+  TLoadMxCubeZZ2ZZ / NN2NN bursts), the ND / DN views the tile's valid rows x columns (its
+  ND2ZZ / DN2NN conversions take nValue / dValue from the tile's valid shape) (``MxScaleTLoad``);
+- ``TMOV(scaleTile, scaleMat)`` / ``TEXTRACT(scaleTile, scaleMat, row, col)`` into a ScaleLeft /
+  ScaleRight tile: the scale-fractal copy above from fractal (row / 16, col / 2) of A's scales
+  (B: (col / 16, row / 2)), of the whole tile, or for a compact tile of its valid extent with
+  the rows of A (columns of B) rounded up to 16 (TExtractToAmx / TExtractToBmx) (``MxScaleMove``);
+- ``TMATMUL_MX(c, a, aScale, b, bScale)`` (c = the product), ``TMATMUL_MX(cOut, cIn, a, aScale,
+  b, bScale)`` (accumulates in cOut's L0C, as the mad with cmatrixInitVal 0: cIn is not read),
+  ``TMATMUL_MX(c, a, aScale, b, bScale, bias)`` (starts at the bias row): one ``MxMatMul`` over
+  m = a validRow, k = a validCol, n = b validCol. On the NPU the mad reads the scales at the data
+  address >> 4 whatever scale tiles are named (the kernels TASSIGN them there, GetScaleAddr);
+  ptosim reads the named tiles. TGEMV_MX (m == 1 in GEMV mode) is not modelled yet.
 """
 
 from __future__ import annotations
@@ -37,9 +54,9 @@ import numpy as np
 
 from ... import dtypes as D
 from ... import nibbles
-from ...enums import BLayout, Pipe, SLayout, TileType
+from ...enums import MX_LAYOUTS, BLayout, CompactMode, Layout, Pipe, SLayout, TileType
 from ...program import emit
-from ...tensors import Tile, TileRef
+from ...tensors import GlobalTensor, GmRef, Tile, TileRef
 from ..base import Arch, ExecContext
 from .common import NZ, ZN, ZZ, CubeInstruction, read_block, storage, tile_arg, write_block
 from .geometry import ceil_to
@@ -87,6 +104,143 @@ class MxScaleLoad(CubeInstruction):
         n = SCALE_FRACTAL_BYTES
         for s, d in self.fractals():
             dst[d * n : d * n + n] = src[s * n : s * n + n]
+
+
+SCALE_A_LAYOUTS = (Layout.MX_A_ZZ, Layout.MX_A_ND, Layout.MX_A_DN)
+_WHOLE_VIEW = (Layout.MX_A_ZZ, Layout.MX_B_NN)  # moved at the GM shape (the others: valid)
+
+
+def _scale_dtypes() -> tuple:
+    return (D.float8_e8m0,)
+
+
+class MxScaleTLoad(CubeInstruction):
+    """TLOAD of MX scales GM -> a ZZ / NN Mat tile (module doc)."""
+
+    opcode = "TLOAD"
+    nominal_pipe = Pipe.PIPE_MTE2
+    reads = ("gm",)
+    writes = ("tile",)
+
+    def __init__(self, tile: TileRef, gm: GmRef):
+        self.tile, self.gm = tile, gm
+
+    def extent(self) -> tuple[int, int]:
+        """(rows, cols) of the scale matrix moved (module doc)."""
+        if self.gm.layout in _WHOLE_VIEW:
+            return self.gm.geom.logical_shape
+        rows, cols = self.tile.valid
+        if self.gm.layout in SCALE_A_LAYOUTS:  # whole pairs along K: A's columns, B's rows
+            return rows, cols - cols % 2
+        return rows - rows % 2, cols
+
+    def validate(self, arch: Arch) -> None:
+        t, g = self.tile, self.gm
+        a_side = g.layout in SCALE_A_LAYOUTS
+        self.require(
+            arch.spec.cube.mx_pairs != {}, "gm", "form", "a target with the MX mad (950)",
+            arch.target, f"Layout::{g.layout.name} scales exist on the 950 only",
+        )  # fmt: skip
+        self.require_kind("tile", t, TileType.Mat)
+        self.require_dtype("tile", t.dtype, _scale_dtypes(), "dtype", "the MX scales")
+        self.require_dtype("gm", g.dtype, _scale_dtypes(), "dtype", "the MX scales")
+        want = ZZ if a_side else NN
+        self.require_layout("tile", t, want, detail=f"a Layout::{g.layout.name} TLOAD")
+        self.require(t.geom.fractal == SCALE_FRACTAL_BYTES, "tile", "fractal-size",
+                     "SFractalSize 32", t.geom.fractal)  # fmt: skip
+        s0, s1, s2, s3, s4 = g.shape
+        self.require(s4 == 2, "gm", "mx-shape", "shape[4] == 2 (a pair of scales)", list(g.shape))
+        if g.layout in _WHOLE_VIEW:
+            self.require(s3 == 16, "gm", "mx-shape", "shape[3] == 16 (16 x 2 fractals)",
+                         list(g.shape))  # fmt: skip
+        else:
+            self.require((s0, s1) == (1, 1), "gm", "mx-shape", "shape[0..1] == 1 (3-D)",
+                         list(g.shape))  # fmt: skip
+        rows, cols = g.geom.logical_shape
+        r, c = self.extent()
+        self.require(
+            r <= rows and c <= cols, "tile", "valid-shape",
+            f"the valid {r}x{c} scales inside the GlobalTensor's {rows}x{cols}", f"{r}x{c}",
+        )  # fmt: skip
+        self.require(
+            r <= t.rows and c <= t.cols, "tile", "dma-within-tile",
+            f"the {r}x{c} scales inside Rows x Cols {t.rows}x{t.cols}", f"{t.rows}x{t.cols}",
+        )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        rows, cols = self.extent()
+        r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+        offs = self.gm.offsets(r, c)
+        ctx.gm_check(self.gm, offs, "gm", read=True)
+        write_block(ctx, self.tile, self.gm.read(offs))
+
+
+class MxScaleMove(CubeInstruction):
+    """TMOV / TEXTRACT of MX scales L1 -> ScaleLeft / ScaleRight (module doc)."""
+
+    nominal_pipe = Pipe.PIPE_MTE1
+    reads = ("src",)
+    writes = ("dst",)
+
+    def __init__(self, opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int):
+        self.opcode = opcode
+        self.dst, self.src = dst, src
+        self.index_row, self.index_col = index_row, index_col
+
+    @property
+    def left(self) -> bool:
+        return self.dst.loc is TileType.ScaleLeft
+
+    def extent(self) -> tuple[int, int]:
+        """(rows, cols) of the scale block copied (module doc)."""
+        d = self.dst
+        if d.geom.compact is not CompactMode.Normal:
+            return d.rows, d.cols
+        if self.left:
+            return ceil_to(d.valid_row, 16), d.valid_col
+        return d.valid_row, ceil_to(d.valid_col, 16)
+
+    def nbytes(self) -> int:
+        rows, cols = self.extent()
+        return rows * cols * self.dst.dtype.size_bytes
+
+    def validate(self, arch: Arch) -> None:
+        d, s = self.dst, self.src
+        self.require(
+            arch.spec.cube.mx_pairs != {}, "dst", "form", "a target with the MX mad (950)",
+            arch.target, "the MX scale areas exist on the 950 only",
+        )  # fmt: skip
+        self.require_kind("src", s, TileType.Mat)
+        self.require_dtype("dst", d.dtype, _scale_dtypes(), "dtype", "the MX scales")
+        self.require_same_dtype("dst", d, "src", s)
+        want, name = (ZZ, "TileLeftScale") if self.left else (NN, "TileRightScale")
+        self.require_layout("src", s, want, detail=f"the L1 scales of a {name}")
+        self.require_layout("dst", d, want, detail=name)
+        for name_, t in (("src", s), ("dst", d)):
+            self.require(t.geom.fractal == SCALE_FRACTAL_BYTES, name_, "fractal-size",
+                         "SFractalSize 32", t.geom.fractal)  # fmt: skip
+        self.require(
+            d.rows > 1, "dst", "form", "a scale tile of more than one row",
+            "Rows == 1", "the one-row ScaleLeft of TGEMV_MX is not modelled yet",
+        )  # fmt: skip
+        along_rows, along_k = (self.index_row, self.index_col)
+        if not self.left:
+            along_rows, along_k = self.index_col, self.index_row
+        self.require(along_rows % 16 == 0, "src", "index", "a multiple of 16 (whole fractals)",
+                     along_rows)  # fmt: skip
+        self.require(along_k % 2 == 0, "src", "index", "a multiple of 2 (whole fractals)",
+                     along_k)  # fmt: skip
+        rows, cols = self.extent()
+        self.require(
+            self.index_row + rows <= s.rows and self.index_col + cols <= s.cols, "src",
+            "extract-within-src", f"the {rows}x{cols} block at ({self.index_row}, "
+            f"{self.index_col}) inside Rows x Cols {s.rows}x{s.cols}", f"{s.rows}x{s.cols}",
+        )  # fmt: skip
+
+    def execute(self, ctx: ExecContext) -> None:
+        rows, cols = self.extent()
+        block = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
+        write_block(ctx, self.dst, block)
 
 
 class MxMatMul(CubeInstruction):
@@ -212,3 +366,22 @@ def mad_mx(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, accumul
             None if bias is None else tile_arg(bias, "mad_mx bias"),
         )
     )  # fmt: skip
+
+
+# -- the tile instructions (the library's TMATMUL_MX overloads) ---------------------------------
+def mx_scale_load(tile, gm) -> bool:
+    """Emit the MX scale TLOAD and return True when ``gm`` is in an MX scale layout."""
+    if not isinstance(tile, Tile) or not isinstance(gm, GlobalTensor):
+        return False
+    if gm.layout not in MX_LAYOUTS:
+        return False
+    emit(MxScaleTLoad(tile.ref(), gm.ref()))
+    return True
+
+
+def mx_scale_move(opcode: str, dst: TileRef, src: TileRef, index_row: int, index_col: int) -> bool:
+    """Emit the scale copy into a ScaleLeft / ScaleRight tile and return True, else False."""
+    if dst.loc not in (TileType.ScaleLeft, TileType.ScaleRight):
+        return False
+    emit(MxScaleMove(opcode, dst, src, index_row, index_col))
+    return True

@@ -445,13 +445,13 @@ using TileRightCompact = Tile<TileType::Right, E, R, C, BLayout::RowMajor, RV, C
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileAccCompact = Tile<TileType::Acc, E, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor,
                             TileConfig::fractalCSize, PadValue::Null, CompactMode::Normal>;
-// the MX scale tiles of TMATMUL_MX (950): declared as the library declares them so that a kernel
-// compiles; ptosim stops where such a tile is first used (ScaleLeft / ScaleRight not modelled).
-// GetScaleAddr: the a5 helper kernels TASSIGN a scale tile with (its data address >> 4)
+// the MX scale tiles of TMATMUL_MX (950), declared as the library declares them.
+// GetScaleAddr: the a5 kernels TASSIGN a scale tile with (its data's on-chip address >> 4); a
+// tile's data() is a host pointer into ptosim's on-chip window, so the address is its offset
 template <typename T>
 inline uint64_t GetScaleAddr(T *dst)
 {
-    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dst)) >> 4;
+    return ::ptosim::mx_scale_offset(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dst)) >> 4);
 }
 template <typename E, const int R, const int C, const int RV = R, const int CV = C>
 using TileLeftScale = Tile<TileType::ScaleLeft, E, R, C, BLayout::RowMajor, RV, CV, SLayout::RowMajor,

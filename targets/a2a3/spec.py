@@ -164,6 +164,7 @@ DTYPES: dict[str, tuple | None] = {
     # floats -> float)
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     "TMATMUL_MX": None,  # the MX mad is the 950's only
+    "TGEMV_MX": None,
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ARITH for name in FIFO_OPS},
     # the fixpipe's quant registers (cube_isa.md 3.6): the quantised output types

@@ -177,6 +177,7 @@ DTYPES: dict[str, tuple | None] = {
     # the cube core: the mad input types of a5/TMatmul.hpp (cube_isa.md 3.4)
     **{name: (i8, f16, bf16, f32, e4m3, e5m2, hif8) for name in _MATMULS},
     "TMATMUL_MX": (e4m3, e5m2, fp4_e2m1, fp4_e1m2),  # a5 CheckMadMxValid
+    "TGEMV_MX": (e4m3, e5m2, fp4_e2m1, fp4_e1m2),
     # the on-chip FIFO (ptosim/isa/cube/fifo_onchip.py); the tile types C++ arithmetic takes
     **{name: ARITH for name in FIFO_OPS},
     # the quant registers of a TPUSH's FixpipeParams (the a2a3 output types; the fixpipe's own
@@ -189,6 +190,7 @@ REFUSALS = {}
 
 NOTES = {
     "TMATMUL_MX": "MX mad, float8_e8m0 scales per 32 of K; costs estimates",
+    "TGEMV_MX": "MX mad in GEMV mode (m = 1); costs estimates",
     "MGATHER": "SIMT launch",
     "MSCATTER": "SIMT launch",
     **{name: "one VF; half via float32" for name in ("TPOW", "TPOWS")},

@@ -44,6 +44,7 @@ USES: dict[str, tuple[str, ...]] = {
     # the cube core (targets/a5/cube.py): the a2a3 cube model's entries, as estimates
     **{name: ("mad",) for name in _MATMULS},
     "TMATMUL_MX": ("mad_mx",),
+    "TGEMV_MX": ("mad_mx",),
     # the cube <-> vector FIFO (targets/a5/cube.py, ptosim/isa/cube/fifo.py): on chip the
     # fixpipe into UB (Acc -> Vec) and UB -> L1 (Vec -> Mat); through GM the stores and loads
     # of the GM ring; and its flags (control)

@@ -127,6 +127,7 @@ DTYPES: dict[str, tuple | None] = {
     # the cube (reference/cube_isa.md 3.4): the Left / Right element type
     **{name: (i8, f16, bf16, f32) for name in _MATMULS},
     "TMATMUL_MX": None,  # the MX mad is the 950's only
+    "TGEMV_MX": None,
     # the cube <-> vector FIFO (cube_isa.md 3.8): the tiles its TSTORE / TLOAD move
     **{name: ALL for name in FIFO_OPS},
     "SET_QUANT_SCALAR": None,

@@ -16,7 +16,7 @@ extern "C" __global__ AICORE void bad_dtype(__gm__ float *out, __gm__ float *a)
 extern "C" __global__ AICORE void matmul(__gm__ float *out, __gm__ float *a)
 {
     TileF tf;
-    TGEMV_MX(tf, tf, tf);  // @matmul
+    TIMG2COL(tf, tf, 0, 0);  // @matmul
 }
 
 extern "C" __global__ AICORE void raw_tile(__gm__ float *out, __gm__ float *a)

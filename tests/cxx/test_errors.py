@@ -50,7 +50,7 @@ def test_constraint_error_names_the_cpp_line(prog):
 def test_unimplemented_instruction_stops_with_one_line(prog):
     with pytest.raises(pto.errors.CxxError) as exc:
         run(prog, "matmul")
-    assert str(exc.value) == f"[PTO103] {line('matmul')}: TGEMV_MX is not implemented by ptosim"
+    assert str(exc.value) == f"[PTO103] {line('matmul')}: TIMG2COL is not implemented by ptosim"
 
 
 @SERVED

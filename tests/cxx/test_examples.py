@@ -219,7 +219,7 @@ def test_unimplemented_instruction_stops_with_one_line_naming_it(cxx, devname):
     with pytest.raises(pto.PtoSimError) as err:
         dev.run(entry, out=dev.gm_zeros((16, 16), "float32"))
     text = str(err.value)
-    assert "TGEMV_MX" in text and "unimplemented_instruction.cpp:" in text
+    assert "TIMG2COL" in text and "unimplemented_instruction.cpp:" in text
     assert "not implemented" in text
 
 

@@ -91,7 +91,7 @@ def test_the_operand_counts_follow_the_registry():
     assert (least, shown.split(",")[:2]) == (2, ["dst", " src"])
     text = H.arity_header()
     assert "#define PTOSIM_ARITY_TLOG(n) static_assert((n) >= 2" in text
-    assert "#define PTOSIM_ARITY_TGEMV_MX(n)\n" in text  # not implemented: stops at run time
+    assert "#define PTOSIM_ARITY_TIMG2COL(n)\n" in text  # not implemented: stops at run time
 
 
 @pytest.mark.parametrize(

@@ -118,19 +118,33 @@ def TMATMUL_MX(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile,
     a, aScale, b, bScale, bias)`` (the sum starts at the Bias row); ``TMATMUL_MX(cOut, cIn, a,
     aScale, b, bScale)`` (accumulates into cOut's L0C, as TMATMUL_ACC: cIn is not read).
     ``phase``: the AccPhase (no effect on data)."""
-    AccPhase.parse(phase, "TMATMUL_MX phase")
+    _matmul_mx("TMATMUL_MX", False, dst, a, a_scale, b, b_scale, bias, phase)
+
+
+@instruction(family="cube", summary="c = (a x 2^sA) x (B x 2^sB), one row (MX mad, GEMV mode)")
+def TGEMV_MX(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile,
+             bias: Tile | None = None, *, phase="Unspecified") -> None:  # fmt: skip
+    """TMATMUL_MX's one-row form (m = 1, the mad in GEMV mode): ``a`` a one-row Left tile and
+    ``a_scale`` a one-row ScaleLeft tile, both read as plain vectors (their first k elements /
+    k / 32 scales), k = a validCol, n = b validCol; the same three overloads (plain, bias,
+    ``TGEMV_MX(cOut, cIn, ...)`` accumulating in place) and the same arithmetic."""
+    _matmul_mx("TGEMV_MX", True, dst, a, a_scale, b, b_scale, bias, phase)
+
+
+def _matmul_mx(name: str, gemv: bool, dst, a, a_scale, b, b_scale, bias, phase) -> None:
+    AccPhase.parse(phase, f"{name} phase")
     accumulate = isinstance(a, Tile) and a.ref().loc is TileType.Acc
     if accumulate:  # (cOut, cIn, a, aScale, b, bScale): shift the operands by one
         if bias is None:
-            raise KernelError("TMATMUL_MX(cOut, cIn, a, aScale, b, bScale) needs all six operands")
+            raise KernelError(f"{name}(cOut, cIn, a, aScale, b, bScale) needs all six operands")
         a, a_scale, b, b_scale = a_scale, b, b_scale, bias
         bias = None
     emit(
         MxMatMul(
-            "TMATMUL_MX", tile_arg(dst, "TMATMUL_MX dst"), tile_arg(a, "TMATMUL_MX a"),
-            tile_arg(a_scale, "TMATMUL_MX a_scale"), tile_arg(b, "TMATMUL_MX b"),
-            tile_arg(b_scale, "TMATMUL_MX b_scale"), accumulate,
-            None if bias is None else tile_arg(bias, "TMATMUL_MX bias"),
+            name, tile_arg(dst, f"{name} dst"), tile_arg(a, f"{name} a"),
+            tile_arg(a_scale, f"{name} a_scale"), tile_arg(b, f"{name} b"),
+            tile_arg(b_scale, f"{name} b_scale"), accumulate,
+            None if bias is None else tile_arg(bias, f"{name} bias"), gemv,
         )
     )  # fmt: skip
 

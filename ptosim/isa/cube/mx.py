@@ -125,8 +125,16 @@ class MxScaleTLoad(CubeInstruction):
     def __init__(self, tile: TileRef, gm: GmRef):
         self.tile, self.gm = tile, gm
 
+    @property
+    def is_vector(self) -> bool:
+        """The one-row form (TGEMV_MX's A scales): a plain ND GlobalTensor into a one-row ZZ
+        Mat tile, moved as one burst of validCol bytes to the tile's start (module doc)."""
+        return self.gm.layout is Layout.ND
+
     def extent(self) -> tuple[int, int]:
         """(rows, cols) of the scale matrix moved (module doc)."""
+        if self.is_vector:
+            return 1, self.tile.valid_col
         if self.gm.layout in _WHOLE_VIEW:
             return self.gm.geom.logical_shape
         rows, cols = self.tile.valid
@@ -136,7 +144,7 @@ class MxScaleTLoad(CubeInstruction):
 
     def validate(self, arch: Arch) -> None:
         t, g = self.tile, self.gm
-        a_side = g.layout in SCALE_A_LAYOUTS
+        a_side = g.layout in SCALE_A_LAYOUTS or self.is_vector
         self.require(
             arch.spec.cube.mx_pairs != {}, "gm", "form", "a target with the MX mad (950)",
             arch.target, f"Layout::{g.layout.name} scales exist on the 950 only",
@@ -149,6 +157,14 @@ class MxScaleTLoad(CubeInstruction):
         self.require(t.geom.fractal == SCALE_FRACTAL_BYTES, "tile", "fractal-size",
                      "SFractalSize 32", t.geom.fractal)  # fmt: skip
         s0, s1, s2, s3, s4 = g.shape
+        if self.is_vector:
+            self.require(t.rows == 1, "tile", "one-row", "Rows == 1 (an ND vector of scales)",
+                         t.rows)  # fmt: skip
+            self.require((s0, s1, s2, s3) == (1, 1, 1, 1), "gm", "mx-shape",
+                         "shape[0..3] == 1 (a vector)", list(g.shape))  # fmt: skip
+            self.require(t.valid_col <= s4, "tile", "valid-shape",
+                         f"validCol <= the GlobalTensor's {s4} scales", t.valid_col)  # fmt: skip
+            return
         self.require(s4 == 2, "gm", "mx-shape", "shape[4] == 2 (a pair of scales)", list(g.shape))
         if g.layout in _WHOLE_VIEW:
             self.require(s3 == 16, "gm", "mx-shape", "shape[3] == 16 (16 x 2 fractals)",
@@ -172,7 +188,17 @@ class MxScaleTLoad(CubeInstruction):
         r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
         offs = self.gm.offsets(r, c)
         ctx.gm_check(self.gm, offs, "gm", read=True)
+        if self.is_vector:  # contiguous bytes from the tile's start (TLoadMxCubeAVector)
+            raw_bytes(ctx, self.tile, cols)[:] = self.gm.read(offs).reshape(-1).view(np.uint8)
+            return
         write_block(ctx, self.tile, self.gm.read(offs))
+
+
+def raw_bytes(ctx: ExecContext, ref: TileRef, count: int, start: int = 0) -> np.ndarray:
+    """``count`` bytes of a tile's buffer from byte ``start`` of the tile, whatever its layout:
+    the GEMV operands (one-row Left data, one-row ScaleLeft scales) are plain byte vectors."""
+    mem = ctx.memory_of(ref)
+    return mem.typed(ref.address + start, D.uint8, count, what=ref.name)
 
 
 class MxScaleMove(CubeInstruction):
@@ -191,9 +217,20 @@ class MxScaleMove(CubeInstruction):
     def left(self) -> bool:
         return self.dst.loc is TileType.ScaleLeft
 
+    @property
+    def is_vector(self) -> bool:
+        """The one-row ScaleLeft of TGEMV_MX: whole 32-byte fractals of the byte vector."""
+        return self.left and self.dst.rows == 1
+
+    def vector_bytes(self) -> int:
+        """Bytes the one-row copy moves: validCol scales in whole 32-byte fractals."""
+        return ceil_to(self.dst.valid_col, SCALE_FRACTAL_BYTES)
+
     def extent(self) -> tuple[int, int]:
         """(rows, cols) of the scale block copied (module doc)."""
         d = self.dst
+        if self.is_vector:
+            return 1, self.vector_bytes()
         if d.geom.compact is not CompactMode.Normal:
             return d.rows, d.cols
         if self.left:
@@ -219,10 +256,15 @@ class MxScaleMove(CubeInstruction):
         for name_, t in (("src", s), ("dst", d)):
             self.require(t.geom.fractal == SCALE_FRACTAL_BYTES, name_, "fractal-size",
                          "SFractalSize 32", t.geom.fractal)  # fmt: skip
-        self.require(
-            d.rows > 1, "dst", "form", "a scale tile of more than one row",
-            "Rows == 1", "the one-row ScaleLeft of TGEMV_MX is not modelled yet",
-        )  # fmt: skip
+        if self.is_vector:
+            self.require(s.rows == 1, "src", "one-row", "Rows == 1 (the L1 scale vector)",
+                         s.rows)  # fmt: skip
+            self.require(
+                (self.index_row, self.index_col) == (0, 0), "src", "index", "(0, 0)",
+                f"({self.index_row}, {self.index_col})",
+                "a one-row ScaleLeft is copied from the start of its L1 vector",
+            )  # fmt: skip
+            return
         along_rows, along_k = (self.index_row, self.index_col)
         if not self.left:
             along_rows, along_k = self.index_col, self.index_row
@@ -238,6 +280,10 @@ class MxScaleMove(CubeInstruction):
         )  # fmt: skip
 
     def execute(self, ctx: ExecContext) -> None:
+        if self.is_vector:  # load_cbuf_to_ca_mx of one row of fractals (TExtractToAmx)
+            n = self.vector_bytes()
+            raw_bytes(ctx, self.dst, n)[:] = raw_bytes(ctx, self.src, n)
+            return
         rows, cols = self.extent()
         block = read_block(ctx, self.src, rows, cols, self.index_row, self.index_col)
         write_block(ctx, self.dst, block)
@@ -250,10 +296,11 @@ class MxMatMul(CubeInstruction):
     writes = ("dst",)
 
     def __init__(self, opcode: str, dst: TileRef, a: TileRef, a_scale: TileRef, b: TileRef,
-                 b_scale: TileRef, accumulate: bool, bias: TileRef | None = None):  # fmt: skip
+                 b_scale: TileRef, accumulate: bool, bias: TileRef | None = None,
+                 gemv: bool = False):  # fmt: skip
         self.opcode = opcode
         self.dst, self.a, self.a_scale, self.b, self.b_scale = dst, a, a_scale, b, b_scale
-        self.accumulate, self.bias = accumulate, bias
+        self.accumulate, self.bias, self.gemv = accumulate, bias, gemv
         reads = ["a", "a_scale", "b", "b_scale"]
         if accumulate:
             reads.append("dst")
@@ -262,7 +309,8 @@ class MxMatMul(CubeInstruction):
         self.reads = tuple(reads)
 
     def mkn(self) -> tuple[int, int, int]:
-        return self.a.valid_row, self.a.valid_col, self.b.valid_col
+        """(m, k, n): m = a's validRow (TGEMV_MX: 1), k = a's validCol, n = b's validCol."""
+        return 1 if self.gemv else self.a.valid_row, self.a.valid_col, self.b.valid_col
 
     def validate(self, arch: Arch) -> None:
         d, a, b, sa, sb = self.dst, self.a, self.b, self.a_scale, self.b_scale
@@ -286,6 +334,10 @@ class MxMatMul(CubeInstruction):
         self.require_layout("dst", d, NZ, detail="TileAcc")
         self.require_layout("a_scale", sa, ZZ, detail="TileLeftScale")
         self.require_layout("b_scale", sb, NN, detail="TileRightScale")
+        if self.gemv:  # the GEMV operands are byte vectors (L0A, L0A_MX)
+            for name, t in (("a", a), ("a_scale", sa)):
+                self.require(t.rows == 1, name, "one-row", "Rows == 1 (the GEMV vector)", t.rows,
+                             "TGEMV_MX takes a one-row TileLeft and TileLeftScale")  # fmt: skip
         m, k, n = self.mkn()
         hi = arch.spec.cube.mad_max
         for name, v in (("m", m), ("k", k), ("n", n)):
@@ -318,10 +370,14 @@ class MxMatMul(CubeInstruction):
 
     def execute(self, ctx: ExecContext) -> None:
         m, k, n = self.mkn()
-        a = _values(read_block(ctx, self.a, m, k), self.a.dtype)
-        b = _values(read_block(ctx, self.b, k, n), self.b.dtype)
         groups = k // MX_GROUP
-        sa = _scales(read_block(ctx, self.a_scale, m, groups))
+        if self.gemv:  # GEMV mode: the first k elements of L0A, the first k / 32 scales
+            a = _values(_vector(ctx, self.a, k), self.a.dtype)
+            sa = _scales(raw_bytes(ctx, self.a_scale, groups).reshape(1, groups))
+        else:
+            a = _values(read_block(ctx, self.a, m, k), self.a.dtype)
+            sa = _scales(read_block(ctx, self.a_scale, m, groups))
+        b = _values(read_block(ctx, self.b, k, n), self.b.dtype)
         sb = _scales(read_block(ctx, self.b_scale, groups, n))
         a = a * np.repeat(sa, MX_GROUP, axis=1)  # exact in float64 (module doc)
         b = b * np.repeat(sb, MX_GROUP, axis=0)
@@ -331,6 +387,15 @@ class MxMatMul(CubeInstruction):
         if self.bias is not None:  # the sum starts at the bias (BiasOrder.INITIAL_VALUE)
             out = out + read_block(ctx, self.bias, 1, n).astype(np.float64)
         write_block(ctx, self.dst, out.astype(np.float32))
+
+
+def _vector(ctx: ExecContext, ref: TileRef, k: int) -> np.ndarray:
+    """The first k elements of a one-row Left tile's bytes as a 1 x k row (fp4: two per byte,
+    the low nibble first, as ptosim packs every 4-bit row)."""
+    if ref.dtype.packed:
+        b = raw_bytes(ctx, ref, (k + 1) // 2)
+        return np.stack([b & 0x0F, b >> 4], axis=1).reshape(1, -1)[:, :k]
+    return raw_bytes(ctx, ref, k).view(ref.dtype.np).reshape(1, k)
 
 
 def _values(x: np.ndarray, dt) -> np.ndarray:
@@ -370,10 +435,16 @@ def mad_mx(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, accumul
 
 # -- the tile instructions (the library's TMATMUL_MX overloads) ---------------------------------
 def mx_scale_load(tile, gm) -> bool:
-    """Emit the MX scale TLOAD and return True when ``gm`` is in an MX scale layout."""
+    """Emit the MX scale TLOAD and return True when ``gm`` is in an MX scale layout, or is an
+    ND vector loaded into a one-row ZZ Mat tile (TGEMV_MX's A scales)."""
     if not isinstance(tile, Tile) or not isinstance(gm, GlobalTensor):
         return False
-    if gm.layout not in MX_LAYOUTS:
+    t = tile.ref()
+    vector = (
+        gm.layout is Layout.ND and t.loc is TileType.Mat and t.rows == 1
+        and (t.geom.blayout, t.geom.slayout) == ZZ and t.geom.fractal == SCALE_FRACTAL_BYTES
+    )  # fmt: skip
+    if gm.layout not in MX_LAYOUTS and not vector:
         return False
     emit(MxScaleTLoad(tile.ref(), gm.ref()))
     return True

@@ -8,7 +8,9 @@ instructions (ptosim/isa/cube/mx.py has their semantics) over tiles laid on the 
   tile of ceil16(m) x k at ``a``, a Right ZN tile of k x ceil16(n) at ``b``, an Acc NZ tile of
   ceil16(m) x ceil16(n) at ``c`` (valid m x k, k x n, m x n), the scale tiles at ``a >> 4`` /
   ``b >> 4`` (ceil16(m) x k / 32 ZZ, k / 32 x ceil16(n) NN), and with biasBufferCtrl a one-row
-  float Bias tile at the bias table address the library puts into c's upper 32 bits.
+  float Bias tile at the bias table address the library puts into c's upper 32 bits. With
+  m == 1 and gemvCtrl 0 (GEMV mode, TGEMV_MX) the Left and ScaleLeft tiles are one row: the
+  first k elements at ``a`` and the first k / 32 scales at ``a >> 4``.
 """
 
 from __future__ import annotations
@@ -55,10 +57,7 @@ def load_mx_scales(op: str, req: dict) -> None:
 def mad_mx_call(req: dict) -> None:
     """``mad_mx`` (module doc)."""
     m, k, n = req["m"], req["k"], req["n"]
-    if m == 1 and not req["gemv_ctrl"]:
-        raise CxxError(
-            "mad_mx with m == 1 and gemvCtrl 0 is the MX GEMV (TGEMV_MX): not modelled yet"
-        )
+    gemv = m == 1 and not req["gemv_ctrl"]  # GEMV mode: the vector and its scales as bytes
     if m == 0 or k == 0 or n == 0:
         return
     if k % MX_GROUP:
@@ -66,12 +65,13 @@ def mad_mx_call(req: dict) -> None:
     addr = {k: _onchip(req, f"{k}_addr", f"mad_mx {k} (an {s} address)")
             for k, s in (("c", "L0C"), ("a", "L0A"), ("b", "L0B"))}  # fmt: skip
     mr, nc = ceil_to(m, 16), ceil_to(n, 16)
+    ar = 1 if gemv else mr  # the Left / ScaleLeft rows
     acc = pto.Tile("Acc", req["c_dt"], mr, nc, "ColMajor", valid=(m, n), slayout="RowMajor",
                    fractal=1024)  # fmt: skip
-    a = pto.Tile("Left", req["a_dt"], mr, k, "ColMajor", valid=(m, k), slayout="RowMajor")
+    a = pto.Tile("Left", req["a_dt"], ar, k, "ColMajor", valid=(m, k), slayout="RowMajor")
     b = pto.Tile("Right", req["b_dt"], k, nc, "RowMajor", valid=(k, n), slayout="ColMajor")
     groups = k // MX_GROUP
-    sa = pto.Tile("ScaleLeft", "float8_e8m0", mr, groups, "RowMajor", valid=(m, groups),
+    sa = pto.Tile("ScaleLeft", "float8_e8m0", ar, groups, "RowMajor", valid=(m, groups),
                   slayout="RowMajor", fractal=32)  # fmt: skip
     sb = pto.Tile("ScaleRight", "float8_e8m0", groups, nc, "ColMajor", valid=(groups, n),
                   slayout="ColMajor", fractal=32)  # fmt: skip
@@ -84,4 +84,4 @@ def mad_mx_call(req: dict) -> None:
     if req["bias_ctrl"]:
         bias = pto.Tile("Bias", "float32", 1, nc, valid=(1, n))
         pto.TASSIGN(bias, req["bias"])
-    mad_mx(acc, a, sa, b, sb, accumulate=not req["init_zero"], bias=bias)
+    mad_mx(acc, a, sa, b, sb, accumulate=not req["init_zero"], bias=bias, gemv=gemv)

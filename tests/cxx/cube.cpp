@@ -391,3 +391,65 @@ extern "C" __global__ AICORE void mx_raw(__gm__ float8_e4m3_t *a, __gm__ float8_
     wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
     TSTORE(cg, acc);
 }
+
+// TGEMV_MX (950): a 1 x 64 fp8 row (the valid part of a 1 x 512 Left vector) with its two scales
+// loaded from a plain ND vector into a one-row ZZ Mat tile, B 64 x 32 (ND -> NZ) with its scales
+// in MX_B_NN; then the same product by the raw mad_mx (m = 1, gemvCtrl 0: GEMV mode) into y2
+extern "C" __global__ AICORE void mx_gemv(__gm__ float8_e4m3_t *x, __gm__ float8_e4m3_t *w, __gm__ float8_e8m0_t *sx,
+                                          __gm__ float8_e8m0_t *sw, __gm__ float *y, __gm__ float *y2)
+{
+    constexpr int KX = 64, NX = 32, G = 2;
+    using XM = Tile<TileType::Mat, float8_e4m3_t, 1, 512, BLayout::RowMajor, 1, KX>;
+    using WM = Tile<TileType::Mat, float8_e4m3_t, KX, NX, BLayout::ColMajor, KX, NX, SLayout::RowMajor, 512>;
+    using SXM = Tile<TileType::Mat, float8_e8m0_t, 1, G, BLayout::RowMajor, 1, G, SLayout::RowMajor, 32>;
+    using SWM = Tile<TileType::Mat, float8_e8m0_t, G, NX, BLayout::ColMajor, G, NX, SLayout::ColMajor, 32>;
+    using XG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, 1, KX>, Stride<KX, KX, KX, KX, 1>>;
+    using WG = GlobalTensor<float8_e4m3_t, Shape<1, 1, 1, KX, NX>, Stride<KX * NX, KX * NX, KX * NX, NX, 1>>;
+    using SXG = GlobalTensor<float8_e8m0_t, Shape<1, 1, 1, 1, G>, Stride<G, G, G, G, 1>>;
+    using SWShape = TileShape2D<float8_e8m0_t, G, NX, Layout::MX_B_NN>;
+    using SWStride = BaseShape2D<float8_e8m0_t, G, NX, Layout::MX_B_NN>;
+    using SWG = GlobalTensor<float8_e8m0_t, SWShape, SWStride, Layout::MX_B_NN>;
+    using YG = GlobalTensor<float, Shape<1, 1, 1, 1, NX>, Stride<NX, NX, NX, NX, 1>>;
+    XG xg(x);
+    WG wg(w);
+    SXG sxg(sx);
+    SWG swg(sw);
+    YG yg(y), yg2(y2);
+    XM xm;
+    WM wm;
+    SXM sxm;
+    SWM swm;
+    TileLeft<float8_e4m3_t, 1, 512, 1, KX> xl;
+    TileRightCompact<float8_e4m3_t, KX, NX, KX, NX> wr;
+    TileLeftScaleCompact<float8_e8m0_t, 1, G, 1, G> sxl;
+    TileRightScaleCompact<float8_e8m0_t, G, NX, G, NX> swr;
+    TileAccCompact<float, 16, NX, 1, NX> ya, ya2;
+    TASSIGN(xm, 0x0);
+    TASSIGN(wm, 0x1000);
+    TASSIGN(sxm, 0x2000);
+    TASSIGN(swm, 0x3000);
+    TASSIGN(xl, 0x0);
+    TASSIGN(wr, 0x0);
+    TASSIGN(sxl, GetScaleAddr(xl.data()));
+    TASSIGN(swr, GetScaleAddr(wr.data()));
+    TASSIGN(ya, 0x0);
+    TASSIGN(ya2, 0x1000);
+    TLOAD(xm, xg);
+    TLOAD(wm, wg);
+    TLOAD(sxm, sxg);
+    TLOAD(swm, swg);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TEXTRACT(xl, xm, 0, 0);
+    TMOV(wr, wm);
+    TMOV(sxl, sxm);
+    TMOV(swr, swm);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    TGEMV_MX(ya, xl, sxl, wr, swr);
+    mad_mx(ya2.data(), xl.data(), wr.data(), 1, KX, NX, false, false, false, true);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    TSTORE(yg, ya);
+    TSTORE(yg2, ya2);
+}

@@ -94,6 +94,27 @@ def test_mx_intrinsics_from_cxx_on_950(prog):
     np.testing.assert_array_equal(c.numpy(), want.astype(np.float32))
 
 
+def test_tgemv_mx_and_the_gemv_mad_mx_from_cxx_on_950(prog):
+    """TGEMV_MX and mad_mx(m = 1, gemvCtrl 0) over the same L0 operands: y[j] = sum_k x[k]
+    2^(sx[k // 32] - 127) w[k, j] 2^(sw[k // 32, j] - 127), in numpy."""
+    rng = np.random.default_rng(21)
+    x = rng.choice([-2.0, -0.75, 0.0, 0.5, 1.0, 3.0], 64)
+    w = rng.choice([-1.5, -0.25, 0.0, 1.0, 2.0], (64, 32))
+    sx = rng.integers(124, 131, 2).astype(np.uint8)
+    sw = rng.integers(124, 131, (2, 32)).astype(np.uint8)
+    want = (x * np.repeat(np.exp2(sx - 127.0), 32)) @ (w * np.repeat(np.exp2(sw - 127.0), 32, 0))
+    sw_nn = sw.reshape(1, 2, 2, 16).transpose(2, 0, 3, 1).reshape(1, -1)  # [N/16][K/64][16][2]
+    e4m3 = ml_dtypes.float8_e4m3fn
+    dev = pto.Device("950pr")
+    y, y2 = dev.gm_zeros((1, 32), "float32"), dev.gm_zeros((1, 32), "float32")
+    args = (dev.gm_array(x.reshape(1, 64).astype(e4m3)), dev.gm_array(w.astype(e4m3)),
+            dev.gm_array(sx.reshape(1, 2)), dev.gm_array(sw_nn), y, y2)  # fmt: skip
+    run = dev.run(prog.entry("mx_gemv"), *args)
+    assert run.findings == [], [str(f) for f in run.findings]
+    np.testing.assert_array_equal(y.numpy()[0], want.astype(np.float32))
+    np.testing.assert_array_equal(y2.numpy()[0], want.astype(np.float32))
+
+
 def test_mx_scale_tloads_from_cxx_lay_the_zz_fractals(prog):
     # 32 x 4 scales: ZZ in GM is already the L1 order; ND row by row becomes 16 x 2 fractals,
     # row block by row block, the two fractals of a block left to right (built here by hand)

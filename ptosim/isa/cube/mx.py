@@ -421,14 +421,14 @@ def load_scales(opcode: str, dst: Tile, src: Tile, *steps: int) -> None:
 
 
 def mad_mx(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, accumulate=False,
-           bias: Tile | None = None) -> None:  # fmt: skip
-    """One MX mad into ``dst`` (module doc)."""
+           bias: Tile | None = None, gemv: bool = False) -> None:  # fmt: skip
+    """One MX mad into ``dst`` (module doc); ``gemv``: GEMV mode (m = 1, one-row a, a_scale)."""
     emit(
         MxMatMul(
             "mad_mx", tile_arg(dst, "mad_mx dst"), tile_arg(a, "mad_mx a"),
             tile_arg(a_scale, "mad_mx a_scale"), tile_arg(b, "mad_mx b"),
             tile_arg(b_scale, "mad_mx b_scale"), bool(accumulate),
-            None if bias is None else tile_arg(bias, "mad_mx bias"),
+            None if bias is None else tile_arg(bias, "mad_mx bias"), bool(gemv),
         )
     )  # fmt: skip
 

@@ -45,7 +45,20 @@ The tile-level path (the library's a5 tmatmul_mx test) is the same arithmetic:
   ``TMATMUL_MX(c, a, aScale, b, bScale, bias)`` (starts at the bias row): one ``MxMatMul`` over
   m = a validRow, k = a validCol, n = b validCol. On the NPU the mad reads the scales at the data
   address >> 4 whatever scale tiles are named (the kernels TASSIGN them there, GetScaleAddr);
-  ptosim reads the named tiles. TGEMV_MX (m == 1 in GEMV mode) is not modelled yet.
+  ptosim reads the named tiles.
+
+TGEMV_MX is the same mad in GEMV mode (the a5 TGEMV_MX overloads: m = 1, gemvCtrl 0), its A
+operands byte vectors as the library's GEMV kernels lay them:
+
+- the A data: TLOAD into a one-row ND Mat tile, TEXTRACT into a one-row Left tile (the GEMV
+  path of move.py: contiguous in L0A); the mad reads its first k elements (fp4 two per byte,
+  the low nibble first);
+- the A scales: TLOAD from a plain ND GlobalTensor of shape (1, 1, 1, 1, K/32) into a one-row
+  ZZ Mat tile is one burst of validCol bytes to the tile's start (a5 TLoadMxCubeAVector);
+  TMOV into a one-row ScaleLeft copies the bytes in whole 32-byte fractals, validCol rounded up
+  (TExtractToAmx's one-row branch: one row of ceil(validCol / 32) fractals); the mad reads the
+  first k / 32 scales;
+- B, its scales, the bias and the accumulator as for TMATMUL_MX; row 0 of the result is written.
 """
 
 from __future__ import annotations

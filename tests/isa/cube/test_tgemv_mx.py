@@ -9,36 +9,19 @@ tables written out by hand). The B scales go through the MX_B_NN image built by 
 [N/16][K/64][16 columns][2].
 """
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import ptosim as pto
 from ptosim.errors import PtoSimError
 from tests.helpers.layout import sync
+from tests.helpers.mx import FP4, b_scale_image, mx_values
 
-# 4-bit magnitudes (bit 3 the sign): E2M1 and E1M2 (the OCP MX formats)
-FP4 = {
-    "float4_e2m1": [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0],
-    "float4_e1m2": [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75],
-}
-FP8 = {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
+FP8_CHOICES = [-2.5, -1.0, -0.375, 0.0, 0.5, 1.25, 3.0]
 
 
 def _data(dt: str, shape, rng):
-    """(GM bytes row-major, float64 values); fp4 two per byte, the low nibble first."""
-    if dt in FP4:
-        f = rng.integers(0, 16, shape).astype(np.uint8)
-        vals = np.where(f & 8, -1.0, 1.0) * np.array(FP4[dt])[f & 7]
-        return (f[:, 0::2] | (f[:, 1::2] << 4)).astype(np.uint8), vals
-    vals = rng.choice([-2.5, -1.0, -0.375, 0.0, 0.5, 1.25, 3.0], shape)
-    return vals.astype(FP8[dt]).view(np.uint8), vals
-
-
-def _nn_image(s: np.ndarray) -> np.ndarray:
-    """MX_B_NN bytes of a (K/32) x N scale matrix."""
-    g, n = s.shape
-    return s.reshape(g // 2, 2, n // 16, 16).transpose(2, 0, 3, 1).reshape(-1)
+    return mx_values(dt, shape, rng, FP8_CHOICES)
 
 
 def _gemv(a, b, sa, sb, bias=None) -> np.ndarray:
@@ -60,7 +43,7 @@ def _run(a_dt, b_dt, k, n, *, form="plain", seed=0, sa=None, target="950pr"):
     bias = rng.integers(-6, 7, n).astype(np.float32)
     dev = pto.Device(target)
     ga, gb = dev.gm_array(a_img.copy()), dev.gm_array(b_img.copy())
-    gsa, gsb = dev.gm_array(sa.copy()), dev.gm_array(_nn_image(sb).copy())
+    gsa, gsb = dev.gm_array(sa.copy()), dev.gm_array(b_scale_image(sb, "MX_B_NN").copy())
     gbias = dev.gm_array(bias.reshape(1, n))
     out = dev.gm_zeros((1, n), "float32")
     steps = 2 if form == "acc" else 1

@@ -11,44 +11,21 @@ matrices, one per layout (the byte orders the library's tmatmul_mx gen_data writ
 - MX_B_NN: [N/16][K/64][16 columns][2]; MX_B_ND: [K/64][N][2]; MX_B_DN: N x K/32 row by row.
 """
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import ptosim as pto
 from ptosim.errors import PtoSimError
 from tests.helpers.layout import sync
+from tests.helpers.mx import a_scale_image as _a_image
+from tests.helpers.mx import b_scale_image as _b_image
+from tests.helpers.mx import mx_values
 
-E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
-FP8 = {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
-
-
-def _a_image(s: np.ndarray, layout: str) -> np.ndarray:
-    m, g = s.shape
-    if layout == "MX_A_ZZ":
-        return s.reshape(m // 16, 16, g // 2, 2).transpose(0, 2, 1, 3).reshape(-1)
-    if layout == "MX_A_DN":
-        return s.reshape(m, g // 2, 2).transpose(1, 0, 2).reshape(-1)
-    return s.reshape(-1)  # MX_A_ND
-
-
-def _b_image(s: np.ndarray, layout: str) -> np.ndarray:
-    g, n = s.shape
-    if layout == "MX_B_NN":
-        return s.reshape(g // 2, 2, n // 16, 16).transpose(2, 0, 3, 1).reshape(-1)
-    if layout == "MX_B_ND":
-        return s.reshape(g // 2, 2, n).transpose(0, 2, 1).reshape(-1)
-    return s.T.reshape(-1)  # MX_B_DN
+FP8_CHOICES = [-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.0, 3.5]
 
 
 def _values(dt: str, shape, rng):
-    """(GM bytes row-major, float64 values): fp4 fields packed two per byte (low nibble first)."""
-    if dt == "float4_e2m1":
-        f = rng.integers(0, 16, shape).astype(np.uint8)
-        vals = np.where(f & 8, -1.0, 1.0) * np.array(E2M1)[f & 7]
-        return (f[:, 0::2] | (f[:, 1::2] << 4)).astype(np.uint8), vals
-    vals = rng.choice([-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.0, 3.5], shape)
-    return vals.astype(FP8[dt]).view(np.uint8), vals
+    return mx_values(dt, shape, rng, FP8_CHOICES)
 
 
 def _expected(av, bv, sa, sb, bias=None, init=None):

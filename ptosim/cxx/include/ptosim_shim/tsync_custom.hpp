@@ -57,17 +57,17 @@ inline void ffts_wait(long long pc, int64_t id)
 template <SyncOpType ProducerOp, SyncOpType ConsumerOp>
 struct TSync_Custom {
     static_assert(ConsumerOp == SyncOpType::TLOAD, "TSync_Custom: the consumer operation is TLOAD");
-    static constexpr bool is_c2v_gm = ProducerOp == SyncOpType::TSTORE_C2GM;
-    static constexpr bool is_v2c_gm = ProducerOp == SyncOpType::TSTORE_V2GM;
+    static constexpr bool cube_gm_producer = ProducerOp == SyncOpType::TSTORE_C2GM;
+    static constexpr bool vec_gm_producer = ProducerOp == SyncOpType::TSTORE_V2GM;
 #if defined(PTO_NPU_ARCH_A5)
-    static constexpr bool is_c2v_ub = ProducerOp == SyncOpType::TMOV_C2UB;
-    static constexpr bool is_v2c_ub = ProducerOp == SyncOpType::TINSERT_V2L1;
+    static constexpr bool cube_ub_producer = ProducerOp == SyncOpType::TMOV_C2UB;
+    static constexpr bool vec_l1_producer = ProducerOp == SyncOpType::TINSERT_V2L1;
 #else
-    static constexpr bool is_c2v_ub = false;
-    static constexpr bool is_v2c_ub = false;
+    static constexpr bool cube_ub_producer = false;
+    static constexpr bool vec_l1_producer = false;
 #endif
-    static constexpr bool is_c2v = is_c2v_gm || is_c2v_ub;
-    static constexpr bool is_v2c = is_v2c_gm || is_v2c_ub;
+    static constexpr bool cube_produces = cube_gm_producer || cube_ub_producer;
+    static constexpr bool vec_produces = vec_gm_producer || vec_l1_producer;
 
     uint16_t flag_id;
 
@@ -75,9 +75,9 @@ struct TSync_Custom {
     __attribute__((noinline)) void record() const
     {
         long long pc = ::ptosim::call_site(__builtin_return_address(0));
-        pipe_t pipe = is_c2v ? PIPE_FIX : PIPE_MTE3;
+        pipe_t pipe = cube_produces ? PIPE_FIX : PIPE_MTE3;
 #if defined(PTO_NPU_ARCH_A5)
-        post(pc, pipe, flag_id, is_c2v);
+        post(pc, pipe, flag_id, cube_produces);
 #else
         ptosim_tsync::ffts_post(pc, pipe, flag_id);
 #endif
@@ -87,8 +87,8 @@ struct TSync_Custom {
     {
         long long pc = ::ptosim::call_site(__builtin_return_address(0));
 #if defined(PTO_NPU_ARCH_A5)
-        pipe_t pipe = is_c2v_ub ? PIPE_V : (is_v2c_ub ? PIPE_MTE1 : PIPE_MTE2);
-        hold(pc, pipe, flag_id, is_v2c);
+        pipe_t pipe = cube_ub_producer ? PIPE_V : (vec_l1_producer ? PIPE_MTE1 : PIPE_MTE2);
+        hold(pc, pipe, flag_id, vec_produces);
 #else
         ptosim_tsync::ffts_wait(pc, flag_id);
 #endif
@@ -98,7 +98,7 @@ struct TSync_Custom {
     {
         long long pc = ::ptosim::call_site(__builtin_return_address(0));
 #if defined(PTO_NPU_ARCH_A5)
-        hold(pc, is_c2v ? PIPE_FIX : PIPE_MTE3, flag_id + 1, is_c2v);
+        hold(pc, cube_produces ? PIPE_FIX : PIPE_MTE3, flag_id + 1, cube_produces);
 #else
         ptosim_tsync::ffts_wait(pc, flag_id + 1);
 #endif
@@ -108,8 +108,8 @@ struct TSync_Custom {
     {
         long long pc = ::ptosim::call_site(__builtin_return_address(0));
 #if defined(PTO_NPU_ARCH_A5)
-        pipe_t pipe = is_c2v_ub ? PIPE_V : (is_v2c ? PIPE_MTE1 : PIPE_MTE2);
-        post(pc, pipe, flag_id + 1, is_v2c);
+        pipe_t pipe = cube_ub_producer ? PIPE_V : (vec_produces ? PIPE_MTE1 : PIPE_MTE2);
+        post(pc, pipe, flag_id + 1, vec_produces);
 #else
         ptosim_tsync::ffts_post(pc, PIPE_MTE2, flag_id + 1);
 #endif
